@@ -1,0 +1,3 @@
+// Package sanitize turns untrusted text into text that is safe to show a
+// client, and redacts secrets from log records.
+package sanitize
