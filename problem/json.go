@@ -1,0 +1,244 @@
+package problem
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/faultline-go/faultline/sanitize"
+)
+
+// AppendJSON appends the problem+json document to dst in one pass, members
+// in a fixed order. Every public string passes through sanitize.Public;
+// legacy adds the transition members error and message.
+func (p *Problem) AppendJSON(dst []byte, legacy bool) []byte {
+	dst = append(dst, '{')
+	first := true
+	member := func(name string) {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, '"')
+		dst = append(dst, name...)
+		dst = append(dst, '"', ':')
+	}
+	if p.Type != "" {
+		member("type")
+		dst = appendString(dst, p.Type)
+	}
+	member("title")
+	dst = appendString(dst, p.Title)
+	member("status")
+	dst = strconv.AppendInt(dst, int64(p.Status), 10)
+	if p.Detail != "" {
+		member("detail")
+		dst = appendPublic(dst, p.Detail)
+	}
+	if p.Instance != "" {
+		member("instance")
+		dst = appendString(dst, p.Instance)
+	}
+	member("code")
+	dst = appendString(dst, p.Code)
+	member("action")
+	dst = appendString(dst, string(p.Action))
+	member("cause")
+	dst = appendString(dst, string(p.Cause))
+	member("retryable")
+	dst = strconv.AppendBool(dst, p.Retryable)
+	if ms := p.RetryAfter.Milliseconds(); ms > 0 {
+		member("retry_after_ms")
+		dst = strconv.AppendInt(dst, ms, 10)
+	}
+	if p.Outcome != "" {
+		member("outcome")
+		dst = appendString(dst, string(p.Outcome))
+	}
+	if p.CorrelationID != "" {
+		member("correlation_id")
+		dst = appendString(dst, p.CorrelationID)
+	}
+	if len(p.Errors) > 0 {
+		member("errors")
+		dst = append(dst, '[')
+		for i, fe := range p.Errors {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"detail":`...)
+			dst = appendPublic(dst, fe.Detail)
+			if fe.Pointer != "" {
+				dst = append(dst, `,"pointer":`...)
+				dst = appendString(dst, fe.Pointer)
+			}
+			if fe.Code != "" {
+				dst = append(dst, `,"code":`...)
+				dst = appendString(dst, fe.Code)
+			}
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	for _, e := range p.ext {
+		member(e.Name)
+		dst = appendValue(dst, e.Value)
+	}
+	if legacy {
+		member("error")
+		dst = appendString(dst, p.Code)
+		member("message")
+		dst = appendPublic(dst, p.Message())
+	}
+	return append(dst, '}')
+}
+
+// MarshalJSON renders the problem without legacy members, so a Problem can be
+// embedded in other JSON documents.
+func (p *Problem) MarshalJSON() ([]byte, error) {
+	return p.AppendJSON(nil, false), nil
+}
+
+func appendPublic(dst []byte, s string) []byte {
+	return appendString(dst, sanitize.Public(s))
+}
+
+// appendValue renders an extension value. Common scalar types are written
+// directly; anything else goes through encoding/json and back so its strings
+// are sanitized too.
+func appendValue(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case string:
+		return appendPublic(dst, v)
+	case bool:
+		return strconv.AppendBool(dst, v)
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case int32:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case int64:
+		return strconv.AppendInt(dst, v, 10)
+	case uint:
+		return strconv.AppendUint(dst, uint64(v), 10)
+	case uint32:
+		return strconv.AppendUint(dst, uint64(v), 10)
+	case uint64:
+		return strconv.AppendUint(dst, v, 10)
+	case float32:
+		return appendFloat(dst, float64(v), 32)
+	case float64:
+		return appendFloat(dst, v, 64)
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+			return append(dst, "null"...)
+		}
+		return append(dst, v...)
+	case []string:
+		dst = append(dst, '[')
+		for i, s := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendPublic(dst, s)
+		}
+		return append(dst, ']')
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendValue(dst, e)
+		}
+		return append(dst, ']')
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendPublic(dst, k)
+			dst = append(dst, ':')
+			dst = appendValue(dst, v[k])
+		}
+		return append(dst, '}')
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return append(dst, "null"...)
+	}
+	var generic any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return append(dst, "null"...)
+	}
+	return appendValue(dst, generic)
+}
+
+func appendFloat(dst []byte, f float64, bits int) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, bits)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD;
+// <, > and & are escaped so a body sniffed as HTML cannot carry markup, and
+// U+2028/U+2029 so the body is also valid JavaScript.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,353 @@
+package problem
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/faultline-go/faultline/correlation"
+)
+
+// Writer writes problems to HTTP responses with one configuration: the type
+// base URI, header names, legacy window, logger and error mappers. A Writer
+// is safe for concurrent use and never modified after NewWriter.
+type Writer struct {
+	registry          *Registry
+	baseURI           string
+	brand             string
+	codeHeader        string
+	correlationHeader string
+	legacy            *Legacy
+	now               func() time.Time
+	logger            *slog.Logger
+	clientErrorLevel  slog.Level
+	mappers           []Mapper
+}
+
+// Legacy configures the transition window during which the pre-RFC members
+// error (= code) and message (= detail or title) are emitted too.
+type Legacy struct {
+	// Until ends the window: from then on the legacy members are gone. Zero
+	// means no announced end (and no Deprecation or Sunset headers).
+	Until time.Time
+	// Since is when the legacy members were deprecated, announced in the
+	// Deprecation header; zero announces Until instead.
+	Since time.Time
+}
+
+// Option configures a Writer.
+type Option func(*Writer)
+
+// WithRegistry sets the registry used to resolve bare statuses and to look
+// up codes; the default is DefaultRegistry.
+func WithRegistry(r *Registry) Option { return func(w *Writer) { w.registry = r } }
+
+// WithBaseURI sets the prefix of every type URI: type = base + code.
+func WithBaseURI(base string) Option { return func(w *Writer) { w.baseURI = base } }
+
+// WithBrand sets the name that opens the text/plain proxy plane's first line.
+func WithBrand(brand string) Option { return func(w *Writer) { w.brand = brand } }
+
+// WithCodeHeader sets the name of the header that carries the code on every
+// problem (default X-Error-Code); empty disables it.
+func WithCodeHeader(name string) Option { return func(w *Writer) { w.codeHeader = name } }
+
+// WithCorrelationHeader sets the header that echoes the correlation ID
+// (default correlation.DefaultHeader).
+func WithCorrelationHeader(name string) Option {
+	return func(w *Writer) { w.correlationHeader = name }
+}
+
+// WithLegacy turns on dual emission of error and message for the window l
+// describes.
+func WithLegacy(l Legacy) Option { return func(w *Writer) { w.legacy = &l } }
+
+// WithClock replaces time.Now, for tests of the legacy window.
+func WithClock(now func() time.Time) Option { return func(w *Writer) { w.now = now } }
+
+// WithLogger sets where every written problem is logged (default
+// slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(w *Writer) { w.logger = l } }
+
+// WithClientErrorLevel sets the level of 4xx problems other than 429 and
+// auth denials (default Info).
+func WithClientErrorLevel(l slog.Level) Option {
+	return func(w *Writer) { w.clientErrorLevel = l }
+}
+
+// WithMappers appends error mappers, consulted in order by FromError.
+func WithMappers(m ...Mapper) Option {
+	return func(w *Writer) { w.mappers = append(w.mappers, m...) }
+}
+
+// DefaultBaseURI is the type prefix when none is configured.
+const DefaultBaseURI = "https://faultline.dev/problems/"
+
+// DefaultCodeHeader carries the code on every problem response.
+const DefaultCodeHeader = "X-Error-Code"
+
+// NewWriter returns a Writer with opts applied over the defaults.
+func NewWriter(opts ...Option) *Writer {
+	w := &Writer{
+		registry:          defaultRegistry,
+		baseURI:           DefaultBaseURI,
+		brand:             "faultline",
+		codeHeader:        DefaultCodeHeader,
+		correlationHeader: correlation.DefaultHeader,
+		now:               time.Now,
+		clientErrorLevel:  slog.LevelInfo,
+	}
+	for _, o := range opts {
+		o(w)
+	}
+	return w
+}
+
+var defaultWriter atomic.Pointer[Writer]
+
+func init() { defaultWriter.Store(NewWriter()) }
+
+// Default returns the Writer used by the package-level functions.
+func Default() *Writer { return defaultWriter.Load() }
+
+// SetDefault replaces the Writer used by the package-level functions.
+func SetDefault(w *Writer) { defaultWriter.Store(w) }
+
+// Write writes p with the default Writer.
+func Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
+	return Default().Write(w, r, p)
+}
+
+// WriteError maps err and writes it with the default Writer.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) error {
+	return Default().WriteError(w, r, err)
+}
+
+// Registry returns the writer's registry.
+func (wr *Writer) Registry() *Registry { return wr.registry }
+
+// Brand returns the name the text plane opens with.
+func (wr *Writer) Brand() string { return wr.brand }
+
+// ErrResponseStarted is returned by Write when the response was already
+// committed: a second status line cannot be sent, so nothing is written.
+var ErrResponseStarted = errors.New("problem: response already started")
+
+// ResponseStarter is implemented by response writer wrappers that know
+// whether the status line has gone out (faultline's middlewares do).
+type ResponseStarter interface {
+	ResponseStarted() bool
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// representation headers describe a body; the problem replaces that body, so
+// they would lie about it. Every other header (Allow, Retry-After,
+// WWW-Authenticate, rate limits, CORS, security) is kept.
+var representationHeaders = []string{
+	"Content-Length", "Content-Encoding", "Content-Range", "Content-Language",
+	"Content-Location", "Content-Disposition", "Content-Md5", "Digest",
+	"Etag", "Last-Modified", "Accept-Ranges", "Transfer-Encoding", "Trailer",
+}
+
+var (
+	noStore     = []string{"no-store"}
+	noSniff     = []string{"nosniff"}
+	varyAccept  = "Accept"
+	mediaValues = [...][]string{
+		mediaJSON: {"application/problem+json"},
+		mediaXML:  {"application/problem+xml; charset=utf-8"},
+		mediaText: {"text/plain; charset=utf-8"},
+	}
+)
+
+// Write renders p for r and writes it to w: status, headers, then the body
+// in the negotiated representation. It fills type, instance and
+// correlation_id from the request without modifying p, logs exactly one
+// record, and writes nothing (returning ErrResponseStarted) when the
+// response has already started.
+func (wr *Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
+	res := wr.resolve(r, p)
+	if rs, ok := w.(ResponseStarter); ok && rs.ResponseStarted() {
+		wr.log(r, &res, p, true)
+		return ErrResponseStarted
+	}
+	legacy := wr.legacyActive()
+	h := w.Header()
+	for _, name := range representationHeaders {
+		delete(h, name)
+	}
+	media := negotiate(r.Header.Get("Accept"))
+	h["Content-Type"] = mediaValues[media]
+	h["Cache-Control"] = noStore
+	h["X-Content-Type-Options"] = noSniff
+	if !headerHasToken(h["Vary"], varyAccept) {
+		h.Add("Vary", varyAccept)
+	}
+	if wr.codeHeader != "" {
+		h.Set(wr.codeHeader, res.Code)
+	}
+	if res.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10))
+	}
+	if wr.correlationHeader != "" && res.CorrelationID != "" && h.Get(wr.correlationHeader) != res.CorrelationID {
+		h.Set(wr.correlationHeader, res.CorrelationID)
+	}
+	if legacy && !wr.legacy.Until.IsZero() {
+		since := wr.legacy.Since
+		if since.IsZero() {
+			since = wr.legacy.Until
+		}
+		h.Set("Deprecation", "@"+strconv.FormatInt(since.Unix(), 10))
+		h.Set("Sunset", wr.legacy.Until.UTC().Format(http.TimeFormat))
+	}
+	w.WriteHeader(res.Status)
+	wr.log(r, &res, p, false)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	bp := bufPool.Get().(*[]byte)
+	buf := (*bp)[:0]
+	switch media {
+	case mediaXML:
+		buf = res.AppendXML(buf, legacy)
+	case mediaText:
+		buf = res.AppendText(buf, wr.brand)
+	default:
+		buf = res.AppendJSON(buf, legacy)
+	}
+	_, err := w.Write(buf)
+	if cap(buf) <= 64<<10 {
+		*bp = buf
+		bufPool.Put(bp)
+	}
+	return err
+}
+
+// WriteError maps err to a problem and writes it; the error is kept for the
+// log.
+func (wr *Writer) WriteError(w http.ResponseWriter, r *http.Request, err error) error {
+	return wr.Write(w, r, wr.FromError(err))
+}
+
+// Resolve returns the problem as Write would render it for r: type,
+// instance and correlation_id filled in. It is for surfaces other than an
+// HTTP response (JSON-RPC, CLI) that still want the request's context.
+func (wr *Writer) Resolve(r *http.Request, p *Problem) *Problem {
+	res := wr.resolve(r, p)
+	return &res
+}
+
+// LegacyActive reports whether the legacy members are emitted now.
+func (wr *Writer) LegacyActive() bool { return wr.legacyActive() }
+
+func (wr *Writer) resolve(r *http.Request, p *Problem) Problem {
+	res := p.clone()
+	if res.Status < 400 || res.Status > 599 {
+		res.Status = http.StatusInternalServerError
+	}
+	if res.Type == "" && res.Code != "" {
+		res.Type = wr.baseURI + res.Code
+	}
+	if res.Title == "" {
+		res.Title = http.StatusText(res.Status)
+	}
+	if res.Code == "" {
+		c := wr.registry.ForStatus(res.Status)
+		res.Code, res.Action, res.Cause = c.Name, c.Action, c.Cause
+	}
+	if r != nil {
+		if res.Instance == "" && r.URL != nil {
+			res.Instance = r.URL.Path
+		}
+		if res.CorrelationID == "" {
+			res.CorrelationID = correlation.ID(r.Context())
+		}
+	}
+	return res
+}
+
+func (wr *Writer) legacyActive() bool {
+	if wr.legacy == nil {
+		return false
+	}
+	return wr.legacy.Until.IsZero() || wr.now().Before(wr.legacy.Until)
+}
+
+// retryAfterSeconds rounds up: telling a client to come back before the
+// limit resets would only earn it another refusal.
+func retryAfterSeconds(d time.Duration) int64 {
+	s := int64((d + time.Second - 1) / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	return s
+}
+
+func headerHasToken(values []string, token string) bool {
+	for _, v := range values {
+		if v == token || v == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// log writes the one record a problem produces. The wrapped error chain and
+// a hidden detail go here, never to the client.
+func (wr *Writer) log(r *http.Request, res *Problem, orig *Problem, started bool) {
+	logger := wr.logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	level := wr.level(res)
+	ctx := context.Background()
+	if r != nil {
+		ctx = r.Context()
+	}
+	if !logger.Enabled(ctx, level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 12+len(orig.logAttrs))
+	attrs = append(attrs,
+		slog.String("code", res.Code),
+		slog.Int("status", res.Status),
+		slog.String("cause", string(res.Cause)),
+		slog.String("action", string(res.Action)),
+		slog.String("correlation_id", res.CorrelationID),
+	)
+	if r != nil {
+		attrs = append(attrs, slog.String("method", r.Method), slog.String("path", r.URL.Path))
+	}
+	if orig.err != nil {
+		attrs = append(attrs, slog.String("error", orig.err.Error()))
+	}
+	if orig.hiddenDetail != "" {
+		attrs = append(attrs, slog.String("hidden_detail", orig.hiddenDetail))
+	}
+	if started {
+		attrs = append(attrs, slog.Bool("response_started", true))
+	}
+	attrs = append(attrs, orig.logAttrs...)
+	msg := "problem"
+	if started {
+		msg = "problem not written: response already started"
+	}
+	logger.LogAttrs(ctx, level, msg, attrs...)
+}
+
+func (wr *Writer) level(p *Problem) slog.Level {
+	switch {
+	case p.Status >= 500:
+		return slog.LevelError
+	case p.Status == http.StatusTooManyRequests, p.Status == http.StatusUnauthorized,
+		p.Status == http.StatusForbidden, p.Cause == CauseAuth:
+		return slog.LevelWarn
+	}
+	return wr.clientErrorLevel
+}
