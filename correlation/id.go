@@ -1,0 +1,102 @@
+package correlation
+
+import (
+	"crypto/rand"
+	"sync"
+	"time"
+)
+
+// Valid reports whether id is acceptable as a correlation ID: 8 to 128 bytes,
+// each one of A-Z a-z 0-9 and . _ ~ + / = -. The alphabet covers UUIDs, ULIDs,
+// base64 and base64url tokens while leaving out everything that could split a
+// header, a log line or a JSON string.
+func Valid(id string) bool {
+	return rejectReason(id) == ""
+}
+
+const (
+	minIDLen = 8
+	maxIDLen = 128
+)
+
+// rejectReason is Valid with an explanation for the log. The reasons are
+// constants, so a valid ID costs no allocation.
+func rejectReason(id string) string {
+	switch {
+	case id == "":
+		return "empty"
+	case len(id) < minIDLen:
+		return "too_short"
+	case len(id) > maxIDLen:
+		return "too_long"
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '.', c == '_', c == '~', c == '+', c == '/', c == '=', c == '-':
+		case c < 0x20 || c == 0x7f:
+			return "control_char"
+		case c >= 0x80:
+			return "non_ascii"
+		default:
+			return "invalid_char"
+		}
+	}
+	return ""
+}
+
+// randChunk is the number of random bytes a UUIDv7 needs (rand_a and rand_b
+// share 10 bytes with the version and variant bits).
+const randChunk = 10
+
+// randBuf amortises the crypto/rand call over many IDs. Buffers live in a
+// sync.Pool, so concurrent callers never share one and never take a lock.
+type randBuf struct {
+	b   [randChunk * 64]byte
+	off int
+}
+
+var randPool = sync.Pool{New: func() any { return &randBuf{off: len(randBuf{}.b)} }}
+
+// NewID returns a fresh UUIDv7 (RFC 9562) in its canonical 36-character form:
+// a 48-bit Unix millisecond timestamp, so IDs sort roughly by creation time
+// in logs and indexes, and 74 bits from crypto/rand. It carries nothing about
+// the host or the process. IDs created within the same millisecond are not
+// ordered among themselves. Safe for concurrent use.
+func NewID() string {
+	var u [16]byte
+	ms := uint64(time.Now().UnixMilli())
+	u[0] = byte(ms >> 40)
+	u[1] = byte(ms >> 32)
+	u[2] = byte(ms >> 24)
+	u[3] = byte(ms >> 16)
+	u[4] = byte(ms >> 8)
+	u[5] = byte(ms)
+
+	rb := randPool.Get().(*randBuf)
+	if rb.off+randChunk > len(rb.b) {
+		rand.Read(rb.b[:])
+		rb.off = 0
+	}
+	copy(u[6:], rb.b[rb.off:rb.off+randChunk])
+	rb.off += randChunk
+	randPool.Put(rb)
+
+	u[6] = 0x70 | u[6]&0x0f // version 7
+	u[8] = 0x80 | u[8]&0x3f // variant 10
+
+	const hexdigits = "0123456789abcdef"
+	var s [36]byte
+	j := 0
+	for i, b := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			s[j] = '-'
+			j++
+		}
+		s[j] = hexdigits[b>>4]
+		s[j+1] = hexdigits[b&0x0f]
+		j += 2
+	}
+	return string(s[:])
+}

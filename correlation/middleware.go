@@ -1,0 +1,156 @@
+package correlation
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+)
+
+// DefaultHeader is the header the middleware echoes the correlation ID in,
+// and the first one it accepts an inbound ID from.
+const DefaultHeader = "X-Request-Id"
+
+// Option configures Middleware.
+type Option func(*config)
+
+type config struct {
+	inbound  []string
+	response string
+	logger   *slog.Logger
+	generate func() string
+}
+
+// WithHeaders sets the inbound headers an ID is accepted from, in order of
+// preference. The default is X-Request-Id, then X-Correlation-Id. With no
+// names, inbound IDs are ignored and every request gets a fresh one.
+func WithHeaders(names ...string) Option {
+	return func(c *config) {
+		c.inbound = make([]string, len(names))
+		for i, n := range names {
+			c.inbound[i] = http.CanonicalHeaderKey(n)
+		}
+	}
+}
+
+// WithResponseHeader sets the response header the ID is echoed in
+// (default X-Request-Id).
+func WithResponseHeader(name string) Option {
+	return func(c *config) { c.response = http.CanonicalHeaderKey(name) }
+}
+
+// WithLogger sets where rejected inbound IDs are reported. The default is
+// slog.Default() at the time of the request, so a later slog.SetDefault
+// still takes effect.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+// WithGenerator replaces NewID as the source of fresh IDs. A generated value
+// that fails Valid is replaced by NewID, because the ID is echoed to clients
+// and written to logs unescaped.
+func WithGenerator(gen func() string) Option {
+	return func(c *config) { c.generate = gen }
+}
+
+// traceparentHeader is in canonical form so it can index http.Header directly.
+const traceparentHeader = "Traceparent"
+
+// Middleware gives every request a correlation ID. It accepts an inbound ID
+// only when every value of every configured inbound header agrees and is
+// Valid; otherwise it generates a fresh ID and logs the rejected value at
+// Warn, escaped and truncated. A bad ID never fails the request. A valid
+// traceparent header contributes the trace ID. Both go into the request
+// context (see ID and TraceID), and the ID is set on the response header
+// before the next handler runs, so it is present even on responses that
+// handler writes early or abandons.
+func Middleware(opts ...Option) func(http.Handler) http.Handler {
+	cfg := config{
+		inbound:  []string{DefaultHeader, "X-Correlation-Id"},
+		response: DefaultHeader,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c := &idContext{Context: r.Context()}
+			id, rej := cfg.accept(r.Header)
+			if id == "" {
+				id = cfg.fresh()
+			}
+			c.id = id
+			if tp := r.Header[traceparentHeader]; len(tp) == 1 {
+				if tc, ok := ParseTraceparent(tp[0]); ok {
+					c.traceID = tc.TraceID
+				}
+			}
+			if rej.reason != "" {
+				cfg.report(c, rej)
+			}
+			c.hdr[0] = id
+			w.Header()[cfg.response] = c.hdr[:]
+			next.ServeHTTP(w, r.WithContext(c))
+		})
+	}
+}
+
+type rejection struct {
+	header, value, reason string
+}
+
+// accept returns the inbound ID, or "" with the reason it was rejected (a
+// zero rejection means no inbound ID was offered at all). Differing values
+// are rejected rather than resolved by preference: a client or proxy that
+// sends two IDs has already broken correlation, and picking one would hide it.
+func (cfg *config) accept(h http.Header) (string, rejection) {
+	var id string
+	for _, name := range cfg.inbound {
+		for _, v := range h[name] {
+			if id != "" {
+				if v != id {
+					return "", rejection{name, v, "conflicting"}
+				}
+				continue
+			}
+			if reason := rejectReason(v); reason != "" {
+				return "", rejection{name, v, reason}
+			}
+			id = v
+		}
+	}
+	return id, rejection{}
+}
+
+func (cfg *config) fresh() string {
+	if cfg.generate != nil {
+		if id := cfg.generate(); Valid(id) {
+			return id
+		}
+	}
+	return NewID()
+}
+
+// logValueMax bounds how much of a rejected value reaches the log: enough to
+// recognise it, too little to flood the log or smuggle a payload through it.
+const logValueMax = 64
+
+func (cfg *config) report(ctx context.Context, rej rejection) {
+	l := cfg.logger
+	if l == nil {
+		l = slog.Default()
+	}
+	v := rej.value
+	if len(v) > logValueMax {
+		v = v[:logValueMax]
+	}
+	q := strconv.QuoteToASCII(v)
+	l.LogAttrs(ctx, slog.LevelWarn, "correlation: inbound request ID rejected, generated a new one",
+		slog.String(AttrKey, ID(ctx)),
+		slog.String("header", rej.header),
+		slog.String("reason", rej.reason),
+		slog.String("value", q[1:len(q)-1]),
+		slog.Int("length", len(rej.value)),
+		slog.Bool("truncated", len(rej.value) > logValueMax),
+	)
+}

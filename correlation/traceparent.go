@@ -1,0 +1,90 @@
+package correlation
+
+// TraceContext is a parsed W3C Trace Context traceparent header
+// (https://www.w3.org/TR/trace-context/#traceparent-header).
+type TraceContext struct {
+	Version  byte
+	TraceID  string // 32 lowercase hex digits, not all zero
+	ParentID string // 16 lowercase hex digits, not all zero
+	Flags    byte
+}
+
+// Sampled reports the sampled flag: whether the caller may have recorded
+// this trace.
+func (tc TraceContext) Sampled() bool { return tc.Flags&0x01 != 0 }
+
+// String formats tc as a traceparent value of its version, without any
+// suffix a later version may have carried.
+func (tc TraceContext) String() string {
+	b := make([]byte, 0, traceparentLen)
+	b = appendHexByte(b, tc.Version)
+	b = append(b, '-')
+	b = append(b, tc.TraceID...)
+	b = append(b, '-')
+	b = append(b, tc.ParentID...)
+	b = append(b, '-')
+	b = appendHexByte(b, tc.Flags)
+	return string(b)
+}
+
+func appendHexByte(b []byte, v byte) []byte {
+	const hexdigits = "0123456789abcdef"
+	return append(b, hexdigits[v>>4], hexdigits[v&0x0f])
+}
+
+// traceparentLen is the length of version-traceid-parentid-flags.
+const traceparentLen = 2 + 1 + 32 + 1 + 16 + 1 + 2
+
+// ParseTraceparent parses a traceparent header value by the W3C rules:
+// lowercase hex only, version ff is invalid, an all-zero trace-id or
+// parent-id is invalid, version 00 has exactly 55 characters, and a higher
+// version may carry a suffix that starts with "-" after the flags (which is
+// ignored). The returned IDs are substrings of s; parsing does not allocate.
+func ParseTraceparent(s string) (TraceContext, bool) {
+	if len(s) < traceparentLen || s[2] != '-' || s[35] != '-' || s[52] != '-' {
+		return TraceContext{}, false
+	}
+	version, ok := parseHexByte(s[0:2])
+	if !ok || version == 0xff {
+		return TraceContext{}, false
+	}
+	if len(s) > traceparentLen && (version == 0 || s[traceparentLen] != '-') {
+		return TraceContext{}, false
+	}
+	traceID, parentID := s[3:35], s[36:52]
+	if !isLowerHexNonZero(traceID) || !isLowerHexNonZero(parentID) {
+		return TraceContext{}, false
+	}
+	flags, ok := parseHexByte(s[53:55])
+	if !ok {
+		return TraceContext{}, false
+	}
+	return TraceContext{Version: version, TraceID: traceID, ParentID: parentID, Flags: flags}, true
+}
+
+func lowerHexVal(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+func parseHexByte(s string) (byte, bool) {
+	hi, ok1 := lowerHexVal(s[0])
+	lo, ok2 := lowerHexVal(s[1])
+	return hi<<4 | lo, ok1 && ok2
+}
+
+func isLowerHexNonZero(s string) bool {
+	nonZero := false
+	for i := 0; i < len(s); i++ {
+		if _, ok := lowerHexVal(s[i]); !ok {
+			return false
+		}
+		nonZero = nonZero || s[i] != '0'
+	}
+	return nonZero
+}
