@@ -60,5 +60,10 @@ func TraceID(ctx context.Context) string {
 // with Valid first if it came from outside. A trace ID already in ctx is kept,
 // because re-keying a job does not leave the trace it belongs to.
 func WithID(ctx context.Context, id string) context.Context {
+	if ctx == nil {
+		// Fail here, like context.WithValue, rather than at the first
+		// lookup of some unrelated key far away.
+		panic("correlation: WithID called with a nil Context")
+	}
 	return &idContext{Context: ctx, id: id, traceID: TraceID(ctx)}
 }

@@ -54,3 +54,13 @@ func TestContextDelegates(t *testing.T) {
 		t.Fatalf("Cause = %v", context.Cause(child))
 	}
 }
+
+func TestWithIDNilContext(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic")
+		}
+	}()
+	var nilCtx context.Context
+	WithID(nilCtx, "job-1234")
+}

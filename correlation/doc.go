@@ -1,3 +1,13 @@
 // Package correlation accepts, validates, generates and propagates request
 // correlation IDs and W3C trace context.
+//
+// Middleware gives every request an ID: an inbound one when it is Valid and
+// unambiguous, otherwise a fresh UUIDv7 from NewID. The ID is echoed in the
+// response header and stored in the request context, where ID and TraceID
+// read it back. NewHandler wraps a slog.Handler so that records logged with
+// that context carry correlation_id and trace_id, which is how a response
+// seen by a client is matched with the server's log lines.
+//
+// The package depends on the standard library only and knows nothing of
+// problem details or other middlewares.
 package correlation
