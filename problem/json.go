@@ -192,6 +192,19 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// plainJSON marks the bytes a JSON string may carry as they are. Everything
+// else (controls, quote, backslash, <, >, &, and every non-ASCII byte) takes
+// the slow path, which stays rare in problem text.
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	for _, c := range []byte{'"', '\\', '<', '>', '&'} {
+		t[c] = false
+	}
+	return t
+}()
+
 // appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD;
 // <, > and & are escaped so a body sniffed as HTML cannot carry markup, and
 // U+2028/U+2029 so the body is also valid JavaScript.
@@ -199,12 +212,14 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i < len(s) && plainJSON[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -225,7 +240,7 @@ func appendString(dst []byte, s string) []byte {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
+			dst = append(dst, "\uFFFD"...)
 			i++
 			start = i
 			continue

@@ -27,6 +27,9 @@ type Writer struct {
 	logger            *slog.Logger
 	clientErrorLevel  slog.Level
 	mappers           []Mapper
+	// codeValues caches the code header's value slice per code, so the hot
+	// error path does not allocate one per response.
+	codeValues sync.Map
 }
 
 // Legacy configures the transition window during which the pre-RFC members
@@ -105,6 +108,8 @@ func NewWriter(opts ...Option) *Writer {
 	for _, o := range opts {
 		o(w)
 	}
+	w.codeHeader = http.CanonicalHeaderKey(w.codeHeader)
+	w.correlationHeader = http.CanonicalHeaderKey(w.correlationHeader)
 	return w
 }
 
@@ -155,10 +160,13 @@ var representationHeaders = []string{
 	"Etag", "Last-Modified", "Accept-Ranges", "Transfer-Encoding", "Trailer",
 }
 
+// Constant header values are shared slices: assigning them costs no
+// allocation per response. Nothing in net/http modifies a value slice in
+// place, and Add appends past their length into a new array.
 var (
 	noStore     = []string{"no-store"}
 	noSniff     = []string{"nosniff"}
-	varyAccept  = "Accept"
+	varyAccept  = []string{"Accept"}
 	mediaValues = [...][]string{
 		mediaJSON: {"application/problem+json"},
 		mediaXML:  {"application/problem+xml; charset=utf-8"},
@@ -186,11 +194,13 @@ func (wr *Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 	h["Content-Type"] = mediaValues[media]
 	h["Cache-Control"] = noStore
 	h["X-Content-Type-Options"] = noSniff
-	if !headerHasToken(h["Vary"], varyAccept) {
-		h.Add("Vary", varyAccept)
+	if vary := h["Vary"]; len(vary) == 0 {
+		h["Vary"] = varyAccept
+	} else if !headerHasToken(vary, varyAccept[0]) {
+		h.Add("Vary", varyAccept[0])
 	}
 	if wr.codeHeader != "" {
-		h.Set(wr.codeHeader, res.Code)
+		h[wr.codeHeader] = wr.codeValue(res.Code)
 	}
 	if res.RetryAfter > 0 {
 		h.Set("Retry-After", strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10))
@@ -270,6 +280,17 @@ func (wr *Writer) resolve(r *http.Request, p *Problem) Problem {
 		}
 	}
 	return res
+}
+
+func (wr *Writer) codeValue(code string) []string {
+	if v, ok := wr.codeValues.Load(code); ok {
+		return v.([]string)
+	}
+	v := []string{code}
+	if _, registered := wr.registry.Lookup(code); registered {
+		wr.codeValues.Store(code, v)
+	}
+	return v
 }
 
 func (wr *Writer) legacyActive() bool {

@@ -1,0 +1,50 @@
+package problem
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// FuzzAppendJSON checks that any text in any member renders as valid JSON
+// that parses back to the same document.
+func FuzzAppendJSON(f *testing.F) {
+	f.Add("plain detail", "/v1/orders", "x", "/name", int64(2400))
+	f.Add("quote \" \\ \n \x00 \u2028 <>&", "/a b", "\xff\xfe", "/~0~1", int64(0))
+	f.Fuzz(func(t *testing.T, detail, instance, ext, pointer string, ms int64) {
+		p := New(ValidationFailed).WithDetail(detail).WithRetryAfter(time.Duration(ms) * time.Millisecond)
+		p.Instance = instance
+		p.Errors = []FieldError{{Detail: detail, Pointer: pointer, Code: "min"}}
+		_ = p.SetExtension("note", ext)
+		_ = p.SetExtension("list", []any{ext, 1.5, nil, true})
+		out := p.AppendJSON(nil, true)
+		if !json.Valid(out) || !utf8.Valid(out) {
+			t.Fatalf("invalid output %q", out)
+		}
+		parsed, err := Parse(out)
+		if err != nil {
+			t.Fatalf("Parse: %v\n%s", err, out)
+		}
+		if again := parsed.AppendJSON(nil, true); !bytes.Equal(again, out) {
+			t.Fatalf("round trip differs:\n%s\n%s", out, again)
+		}
+	})
+}
+
+// FuzzParse checks that arbitrary bodies never panic the parser and that
+// whatever it accepts renders as valid JSON.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"status":404,"code":"not_found","errors":[{"detail":"x"}],"ext":{"a":[1]}}`))
+	f.Add([]byte(`{"status":1e400}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		p, err := Parse(body)
+		if err != nil {
+			return
+		}
+		if out := p.AppendJSON(nil, true); !json.Valid(out) {
+			t.Fatalf("accepted %q, rendered invalid %q", body, out)
+		}
+	})
+}

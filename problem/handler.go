@@ -1,0 +1,23 @@
+package problem
+
+import "net/http"
+
+// HandlerFunc is a handler that returns its failure instead of writing it,
+// so the error path cannot forget a return after writing.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// ServeHTTP runs f and writes a returned error with the default Writer.
+func (f HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := f(w, r); err != nil {
+		_ = WriteError(w, r, err)
+	}
+}
+
+// Handler is HandlerFunc bound to a specific Writer.
+func (wr *Writer) Handler(f func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := f(w, r); err != nil {
+			_ = wr.WriteError(w, r, err)
+		}
+	})
+}

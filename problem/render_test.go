@@ -1,0 +1,200 @@
+package problem
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files and README's code table")
+
+// samples are the problems the golden files pin down, one per shape.
+func samples() map[string]*Problem {
+	rate := New(RateLimited).WithDetail("The limit of 100 requests per 1m0s was reached.").WithRetryAfter(2400 * time.Millisecond)
+	rate.Type = DefaultBaseURI + "rate_limited"
+	rate.Instance = "/v1/orders"
+	rate.CorrelationID = "0193b1c2-7d1e-7a3b-9c4d-5e6f70819203"
+
+	invalid := New(ValidationFailed).WithErrors(
+		FieldError{Detail: "must be at least 3 characters", Pointer: "/name", Code: "min"},
+		FieldError{Detail: "must be a valid email address", Pointer: "/customer/email", Code: "email"},
+		FieldError{Detail: "is required", Pointer: "/items/0/sku", Code: "required"},
+	)
+	invalid.Instance = "/v1/orders"
+	invalid.CorrelationID = "req-12345678"
+
+	timeout := New(Timeout).WithOutcome(OutcomeUnknown)
+	timeout.Retryable = false
+	timeout.Instance = "/v1/orders"
+	_ = timeout.SetExtension("deadline_ms", 5000)
+	_ = timeout.SetExtension("hints", []string{"retry with an Idempotency-Key", "<script>"})
+
+	escaping := New(BadRequest).WithDetail("quote \" backslash \\ tab \t newline \n bell \a html <b>&</b> ls \u2028 bad \xff end")
+	return map[string]*Problem{"rate_limited": rate, "validation_failed": invalid, "timeout": timeout, "escaping": escaping}
+}
+
+func TestGoldenJSON(t *testing.T) {
+	for name, p := range samples() {
+		for _, legacy := range []bool{false, true} {
+			file := name
+			if legacy {
+				file += "_legacy"
+			}
+			got := p.AppendJSON(nil, legacy)
+			if !json.Valid(got) {
+				t.Fatalf("%s: invalid JSON: %s", file, got)
+			}
+			var indented bytes.Buffer
+			if err := json.Indent(&indented, got, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", "golden", file+".json"), indented.Bytes())
+		}
+	}
+}
+
+func TestGoldenXML(t *testing.T) {
+	for name, p := range samples() {
+		got := p.AppendXML(nil, true)
+		dec := xml.NewDecoder(bytes.NewReader(got))
+		for {
+			if _, err := dec.Token(); err != nil {
+				if err.Error() != "EOF" {
+					t.Fatalf("%s: not well-formed XML: %v\n%s", name, err, got)
+				}
+				break
+			}
+		}
+		golden(t, filepath.Join("testdata", "golden", name+".xml"), got)
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./problem -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s drifted:\n got: %s\nwant: %s", path, got, want)
+	}
+}
+
+func TestJSONMemberOrderAndValues(t *testing.T) {
+	p := samples()["rate_limited"]
+	got := string(p.AppendJSON(nil, true))
+	want := `{"type":"https://faultline.dev/problems/rate_limited","title":"Too many requests","status":429,` +
+		`"detail":"The limit of 100 requests per 1m0s was reached.","instance":"/v1/orders","code":"rate_limited",` +
+		`"action":"retry","cause":"request","retryable":true,"retry_after_ms":2400,` +
+		`"correlation_id":"0193b1c2-7d1e-7a3b-9c4d-5e6f70819203","error":"rate_limited",` +
+		`"message":"The limit of 100 requests per 1m0s was reached."}`
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestInvalidUTF8IsReplaced(t *testing.T) {
+	p := New(BadRequest).WithDetail("a\xffb\xc3")
+	var decoded struct{ Detail string }
+	if err := json.Unmarshal(p.AppendJSON(nil, false), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	if decoded.Detail != "a\uFFFDb\uFFFD" {
+		t.Fatalf("detail = %q", decoded.Detail)
+	}
+}
+
+func TestParseRoundTrip(t *testing.T) {
+	for name, p := range samples() {
+		body := p.AppendJSON(nil, true)
+		parsed, err := Parse(body)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if again := parsed.AppendJSON(nil, true); !bytes.Equal(again, body) {
+			t.Errorf("%s: round trip changed the document:\n%s\n%s", name, body, again)
+		}
+	}
+	for _, bad := range []string{``, `[]`, `"x"`, `{}`, `{"status":"x"}`, `{"status":500} {}`, `{"status":500`} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("Parse(%q) accepted a non-problem", bad)
+		}
+	}
+}
+
+func TestExtensionNames(t *testing.T) {
+	p := New(Conflict)
+	for _, name := range []string{"type", "code", "retry_after_ms", "errors", "message", "error"} {
+		if err := p.SetExtension(name, 1); err == nil {
+			t.Errorf("reserved %q accepted", name)
+		}
+	}
+	for _, name := range []string{"ab", "1abc", "_abc", "a-bc", "a bc", "ünï", "a.bc", strings.Repeat("a", 65)} {
+		if err := p.SetExtension(name, 1); err == nil {
+			t.Errorf("invalid name %q accepted", name)
+		}
+	}
+	for _, name := range []string{"balance", "Accounts", "order_id2"} {
+		if err := p.SetExtension(name, 1); err != nil {
+			t.Errorf("%q refused: %v", name, err)
+		}
+	}
+	_ = p.SetExtension("balance", 30)
+	if v, _ := p.Extension("balance"); v != 30 {
+		t.Errorf("setting a name twice should replace, got %v", v)
+	}
+	if n := len(p.Extensions()); n != 3 {
+		t.Errorf("%d extensions, want 3", n)
+	}
+}
+
+func TestOtherSurfaces(t *testing.T) {
+	p := New(ValidationFailed).WithDetail("Two fields are invalid.\nSecond line").
+		WithErrors(FieldError{Detail: "is required", Pointer: "/name", Code: "required"})
+	p.CorrelationID = "req-12345678"
+	if got, want := p.CLILine(), "validation_failed: Two fields are invalid. Second line"; got != want {
+		t.Errorf("CLILine = %q, want %q", got, want)
+	}
+	text := string(p.AppendText(nil, "Acme\r\nAPI"))
+	first, _, _ := strings.Cut(text, "\n")
+	if first != "Acme  API: validation_failed: Two fields are invalid. Second line" {
+		t.Errorf("text first line = %q", first)
+	}
+	if json.Valid([]byte(text)) || !strings.Contains(text, "correlation_id: req-12345678\n") {
+		t.Errorf("text plane = %q", text)
+	}
+	var rpc struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(p.AppendJSONRPCError(nil, false), &rpc); err != nil {
+		t.Fatal(err)
+	}
+	if rpc.Code != RPCInvalidParams || rpc.Message != p.Detail {
+		t.Errorf("rpc = %+v", rpc)
+	}
+	if back, err := Parse(rpc.Data); err != nil || back.Code != "validation_failed" {
+		t.Errorf("rpc data = %s (%v)", rpc.Data, err)
+	}
+	for code, want := range map[Code]int{InvalidJSON: RPCInvalidRequest, BadRequest: RPCInvalidParams, Internal: RPCInternalError, NotFound: RPCInternalError} {
+		if got := New(code).RPCCode(); got != want {
+			t.Errorf("%s: RPCCode = %d, want %d", code.Name, got, want)
+		}
+	}
+}
