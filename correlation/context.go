@@ -18,6 +18,10 @@ type idContext struct {
 	context.Context
 	id      string
 	traceID string
+	// fromRequest marks a context made by Middleware, as opposed to WithID:
+	// an ID a server's BaseContext carries must not be shared by all of its
+	// requests, but one an outer Middleware assigned must be kept.
+	fromRequest bool
 	// hdr backs the response header's value slice so that setting the header
 	// does not need an allocation of its own.
 	hdr [1]string

@@ -64,6 +64,11 @@ const traceparentHeader = "Traceparent"
 // context (see ID and TraceID), and the ID is set on the response header
 // before the next handler runs, so it is present even on responses that
 // handler writes early or abandons.
+//
+// Stacking the middleware twice on one request (say once for the whole
+// server and once in a route group) is harmless: the inner one keeps the
+// outer one's ID, so a rejected inbound value is neither logged twice nor
+// replaced by two different IDs.
 func Middleware(opts ...Option) func(http.Handler) http.Handler {
 	cfg := config{
 		inbound:  []string{DefaultHeader, "X-Correlation-Id"},
@@ -74,7 +79,12 @@ func Middleware(opts ...Option) func(http.Handler) http.Handler {
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			c := &idContext{Context: r.Context()}
+			if outer := fromContext(r.Context()); outer != nil && outer.fromRequest {
+				w.Header()[cfg.response] = []string{outer.id}
+				next.ServeHTTP(w, r)
+				return
+			}
+			c := &idContext{Context: r.Context(), fromRequest: true}
 			id, rej := cfg.accept(r.Header)
 			if id == "" {
 				id = cfg.fresh()

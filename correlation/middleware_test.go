@@ -3,6 +3,7 @@ package correlation
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -497,4 +498,37 @@ func BenchmarkMiddleware(b *testing.B) {
 	b.Run("generated", func(b *testing.B) {
 		run(b, httptest.NewRequest(http.MethodGet, "/", nil))
 	})
+}
+
+func TestMiddlewareStacked(t *testing.T) {
+	var sink logSink
+	mw := Middleware(WithLogger(sink.logger()))
+	inner := Middleware(WithLogger(sink.logger()), WithResponseHeader("X-Correlation-Id"))
+	srv := newServer(t, mw(inner(echo)))
+	resp := clientGet(t, srv.URL, map[string][]string{"X-Request-Id": {"bad id"}})
+	id := resp.Header.Get(DefaultHeader)
+	if resp.Header.Get("X-Correlation-Id") != id {
+		t.Fatalf("stacked middlewares disagree: %q vs %q", id, resp.Header.Get("X-Correlation-Id"))
+	}
+	expectGenerated(t, resp, "bad")
+	if n := len(sink.records(t)); n != 1 {
+		t.Fatalf("rejection logged %d times", n)
+	}
+}
+
+func TestMiddlewareIgnoresBaseContextID(t *testing.T) {
+	// An ID put on the server's base context identifies the server, not a
+	// request; each request still gets its own.
+	srv := httptest.NewUnstartedServer(Middleware()(echo))
+	srv.Config.BaseContext = func(net.Listener) context.Context {
+		return WithID(context.Background(), "server-0001")
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	a, b := clientGet(t, srv.URL, nil), clientGet(t, srv.URL, nil)
+	expectGenerated(t, a, "server-0001")
+	expectGenerated(t, b, "server-0001")
+	if a.Header.Get(DefaultHeader) == b.Header.Get(DefaultHeader) {
+		t.Fatal("two requests share an ID")
+	}
 }
