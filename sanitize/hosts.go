@@ -1,0 +1,62 @@
+package sanitize
+
+// Top-level labels that only resolve inside a private network.
+var internalSuffixes = []string{"internal", "localdomain", "local", "svc", "consul", "corp", "lan", "intranet"}
+
+// internalSuffixAt returns the length of an internal top-level label
+// starting at s[i] and ending at a label boundary, or 0.
+func internalSuffixAt(s string, i int) int {
+	rest := s[i:]
+	for _, suf := range internalSuffixes {
+		if hasPrefixFold(rest, suf) && (len(rest) == len(suf) || !isHostByte(rest[len(suf)]) || rest[len(suf)] == '.') {
+			return len(suf)
+		}
+	}
+	return 0
+}
+
+// redactHosts replaces whole host names that carry an internal label
+// ("db.internal", "api.prod.svc.cluster.local"), with any trailing labels.
+func redactHosts(s string) string {
+	var b []byte
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '.' {
+			continue
+		}
+		n := internalSuffixAt(s, i+1)
+		if n == 0 {
+			continue
+		}
+		start := i
+		for start > last && isHostByte(s[start-1]) {
+			start--
+		}
+		for start < i && (s[start] == '.' || s[start] == '-') {
+			start++
+		}
+		if start == i {
+			continue
+		}
+		end := i + 1 + n
+		for end < len(s) && isHostByte(s[end]) {
+			end++
+		}
+		for s[end-1] == '.' || s[end-1] == '-' {
+			end--
+		}
+		if b == nil {
+			b = make([]byte, 0, len(s))
+		}
+		b = append(b, s[last:start]...)
+		b = append(b, Redacted...)
+		last = end
+		i = end - 1
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+func isHostByte(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }

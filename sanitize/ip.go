@@ -1,0 +1,146 @@
+package sanitize
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// redactIPs replaces every IPv4 and IPv6 literal, with its port or zone.
+// A hand-written scanner proposes candidate spans and netip decides on IPv6;
+// a regular expression for IPv6 would be both slow and wrong.
+func redactIPs(s string) string {
+	var b []byte
+	last := 0
+	for i := 0; i < len(s); {
+		end := ipAt(s, i)
+		if end <= i {
+			i++
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(s)+len(Redacted))
+		}
+		b = append(b, s[last:i]...)
+		b = append(b, Redacted...)
+		last, i = end, end
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+// ipAt returns the end of an IP literal starting at s[i], or 0.
+func ipAt(s string, i int) int {
+	c := s[i]
+	if c == '[' {
+		return bracketedIPv6At(s, i)
+	}
+	var prev byte
+	if i > 0 {
+		prev = s[i-1]
+	}
+	if (isHex(c) || c == ':') && !isWordByte(prev) && prev != ':' && prev != '.' {
+		if end := ipv6At(s, i); end > 0 {
+			return end
+		}
+	}
+	// Letters may touch an IPv4 literal ("ip10.0.0.1"); only digits and dots
+	// make it part of something longer, such as an OID.
+	if isDigit(c) && !isDigit(prev) && prev != '.' {
+		return ipv4At(s, i)
+	}
+	return 0
+}
+
+func ipv4At(s string, i int) int {
+	p := i
+	for part := 0; part < 4; part++ {
+		if part > 0 {
+			if p >= len(s) || s[p] != '.' {
+				return 0
+			}
+			p++
+		}
+		start, n := p, 0
+		for p < len(s) && isDigit(s[p]) && p-start < 4 {
+			n = n*10 + int(s[p]-'0')
+			p++
+		}
+		// Leading zeros are accepted: some resolvers read them as octal, and
+		// the literal still names a host.
+		if p == start || p-start > 3 || n > 255 {
+			return 0
+		}
+	}
+	if p < len(s) && (isDigit(s[p]) || s[p] == '.' && p+1 < len(s) && isDigit(s[p+1])) {
+		return 0
+	}
+	return withPort(s, p)
+}
+
+func ipv6At(s string, i int) int {
+	end, colons := i, 0
+	for end < len(s) && (isHex(s[end]) || s[end] == ':' || s[end] == '.') {
+		if s[end] == ':' {
+			colons++
+		}
+		end++
+	}
+	if colons < 2 {
+		return 0
+	}
+	if end < len(s) && s[end] == '%' {
+		z := end + 1
+		for z < len(s) && (isWordByte(s[z]) || s[z] == '-') {
+			z++
+		}
+		if z > end+1 && validIPv6(s[i:z]) {
+			return z
+		}
+	}
+	// Trailing dots and colons usually belong to the sentence ("fe80::1: no
+	// route"), so retry without them.
+	for e := end; e > i; e-- {
+		if e < end && s[e] != '.' && s[e] != ':' {
+			break
+		}
+		if e < len(s) && isWordByte(s[e]) {
+			return 0
+		}
+		if validIPv6(s[i:e]) {
+			return e
+		}
+	}
+	return 0
+}
+
+func validIPv6(s string) bool {
+	a, err := netip.ParseAddr(s)
+	return err == nil && a.Is6()
+}
+
+func bracketedIPv6At(s string, i int) int {
+	rest := s[i+1:]
+	if len(rest) > 64 {
+		rest = rest[:64]
+	}
+	j := strings.IndexByte(rest, ']')
+	if j < 2 || strings.IndexByte(rest[:j], ':') < 0 {
+		return 0
+	}
+	if !validIPv6(rest[:j]) {
+		return 0
+	}
+	return withPort(s, i+1+j+1)
+}
+
+func withPort(s string, p int) int {
+	if p+1 < len(s) && s[p] == ':' && isDigit(s[p+1]) {
+		p++
+		for p < len(s) && isDigit(s[p]) {
+			p++
+		}
+	}
+	return p
+}

@@ -1,0 +1,86 @@
+package sanitize
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Log returns s fit for a log line: credentials, tokens, cookies and
+// connection-string passwords are replaced with Redacted, while SQL, IP
+// addresses, host names, paths and stack traces stay for the operator.
+// Control characters, line and paragraph separators and bidirectional
+// overrides are written as visible escapes (`\n`, `\u202e`), so one value
+// can neither forge a second log line nor reorder what a reader sees.
+func Log(s string) string {
+	if len(s) <= MaxLogLen {
+		f := scan(s)
+		if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || cleanRunes(s)) {
+			return s
+		}
+	}
+	return settle(s, MaxLogLen, logPass)
+}
+
+// logPass escapes before it redacts, so every rule that reads "to the end of
+// the line" sees the same line on the first pass and on any later one.
+func logPass(s string) string {
+	s = escapeControls(s)
+	return redactSecrets(s, scan(s))
+}
+
+func cleanRunes(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || mustEscape(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func mustEscape(r rune) bool {
+	switch {
+	case r < 0x20, 0x7f <= r && r <= 0x9f:
+		return true
+	case r == 0x2028, r == 0x2029: // line and paragraph separators
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f, // bidi marks
+		0x202a <= r && r <= 0x202e, // embeddings and overrides
+		0x2066 <= r && r <= 0x2069: // isolates
+		return true
+	}
+	return false
+}
+
+func escapeControls(s string) string {
+	for i, r := range s {
+		if mustEscape(r) {
+			return escapeFrom(s, i)
+		}
+	}
+	return s
+}
+
+func escapeFrom(s string, i int) string {
+	b := make([]byte, 0, len(s)+16)
+	b = append(b, s[:i]...)
+	for _, r := range s[i:] {
+		switch {
+		case r == '\n':
+			b = append(b, `\n`...)
+		case r == '\r':
+			b = append(b, `\r`...)
+		case r == '\t':
+			b = append(b, `\t`...)
+		case mustEscape(r):
+			b = append(b, `\u`...)
+			h := strconv.FormatInt(int64(r), 16)
+			for n := len(h); n < 4; n++ {
+				b = append(b, '0')
+			}
+			b = append(b, h...)
+		default:
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,101 @@
+package sanitize
+
+import "strings"
+
+// Roots under which a path tells an outsider something about the machine.
+// URL paths ("/v1/orders/42") start elsewhere and survive.
+var unixRoots = []string{
+	"home", "root", "etc", "var", "usr", "opt", "tmp", "srv", "proc", "sys",
+	"dev", "app", "go", "Users", "private", "mnt", "run", "lib", "lib64",
+	"bin", "sbin", "snap", "nix", "media", "boot", "Library", "System",
+	"Volumes", "Applications", "workspace", "builds",
+}
+
+// redactPaths replaces Unix paths under well-known roots, Windows drive
+// paths and UNC paths.
+func redactPaths(s string) string {
+	var b []byte
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var from int
+		switch {
+		case s[i] == '/' && unixPathAt(s, i):
+			from = i + 1
+		case s[i] == '\\' && uncPathAt(s, i):
+			from = i + 2
+		case drivePathAt(s, i):
+			from = i + 3
+		default:
+			continue
+		}
+		end := pathEnd(s, from)
+		if b == nil {
+			b = make([]byte, 0, len(s))
+		}
+		b = append(b, s[last:i]...)
+		b = append(b, Redacted...)
+		last = end
+		i = end - 1
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+// unixPathAt reports whether the '/' at s[i] starts an absolute path under a
+// well-known root. A slash inside a word or a URL ("example.com/etc/x") is
+// part of something else; "file:///etc" is the exception.
+func unixPathAt(s string, i int) bool {
+	if i > 0 {
+		switch p := s[i-1]; {
+		case p == '/':
+			if !strings.HasSuffix(s[:i], ":///") && !strings.HasSuffix(s[:i], "://") {
+				return false
+			}
+		case isWordByte(p) || strings.IndexByte(".~-]", p) >= 0:
+			return false
+		}
+	}
+	rest := s[i+1:]
+	for _, r := range unixRoots {
+		if len(rest) > len(r) && rest[len(r)] == '/' && rest[:len(r)] == r {
+			return true
+		}
+	}
+	return false
+}
+
+// drivePathAt reports whether s[i] starts a Windows drive path ("C:\", "D:/").
+func drivePathAt(s string, i int) bool {
+	if i+2 >= len(s) || s[i+1] != ':' || s[i+2] != '\\' && s[i+2] != '/' {
+		return false
+	}
+	c := s[i]
+	if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+		return false
+	}
+	// "http://" has a word before its colon; a drive letter stands alone.
+	return i == 0 || !isWordByte(s[i-1]) && s[i-1] != ']'
+}
+
+// uncPathAt reports whether s[i] starts a UNC path ("\\server\share").
+func uncPathAt(s string, i int) bool {
+	return i+2 < len(s) && s[i+1] == '\\' && isWordByte(s[i+2]) && (i == 0 || s[i-1] != '\\')
+}
+
+// pathEnd extends a path to the first byte that cannot be part of it in
+// running text, leaving a sentence's final period outside.
+func pathEnd(s string, i int) int {
+	for i < len(s) && !isPathStop(s[i]) {
+		i++
+	}
+	for i > 0 && s[i-1] == '.' {
+		i--
+	}
+	return i
+}
+
+func isPathStop(c byte) bool {
+	return c <= ' ' || c == 0x7f || strings.IndexByte("\"'<>|:;,()[]{}`", c) >= 0
+}

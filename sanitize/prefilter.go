@@ -1,0 +1,228 @@
+package sanitize
+
+import "strings"
+
+// flags records which rule families could possibly match a text. The scan
+// that computes them is a single pass with no allocation, so that clean text
+// never reaches a regular expression or a hand-written scanner.
+type flags uint32
+
+const (
+	fCtrl      flags = 1 << iota // C0 control byte or DEL
+	fNonASCII                    // needs UTF-8 validation (and rune checks in the log tier)
+	fStack                       // Go panic or stack trace marker
+	fPEM                         // -----BEGIN
+	fToken                       // AWS, GitHub, JWT or Slack token prefix
+	fHeader                      // Authorization or Cookie
+	fScheme                      // Bearer, Basic or Digest
+	fKeyword                     // a secret-ish key name; an assignment needs fSep as well
+	fSep                         // ':' or '='
+	fAssign                      // fKeyword and fSep
+	fSchemeSep                   // "://"
+	fAt                          // '@'
+	fURL                         // fSchemeSep and fAt: possible userinfo
+	fDSN                         // @tcp( and friends
+	fSQL                         // a driver message that quotes row values
+	fIP                          // digit.digit or a colon in hex context
+	fHost                        // .internal, .local, ...
+	fPath                        // a path under a well-known root, a drive or UNC path
+)
+
+const (
+	secretFlags  = fPEM | fToken | fHeader | fScheme | fAssign | fURL | fDSN
+	locatorFlags = fIP | fHost | fPath
+	publicFlags  = secretFlags | fStack | fSQL | locatorFlags
+)
+
+func scan(s string) flags {
+	var f flags
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			f |= fNonASCII
+			continue
+		}
+		if c < 0x20 || c == 0x7f {
+			f |= fCtrl
+			continue
+		}
+		switch c {
+		case '-':
+			if strings.HasPrefix(s[i:], "-----BEGIN") {
+				f |= fPEM
+			}
+		case '.':
+			if i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
+				f |= fIP
+			}
+			if strings.HasPrefix(s[i:], ".go:") && i+4 < len(s) && isDigit(s[i+4]) {
+				f |= fStack
+			}
+			if internalSuffixAt(s, i+1) > 0 {
+				f |= fHost
+			}
+		case ':':
+			f |= fSep
+			if strings.HasPrefix(s[i:], "://") {
+				f |= fSchemeSep
+			}
+			if i > 0 && i+1 < len(s) && (isHex(s[i-1]) || s[i-1] == ':') && (isHex(s[i+1]) || s[i+1] == ':') {
+				f |= fIP
+			}
+			if i > 0 && drivePathAt(s, i-1) {
+				f |= fPath
+			}
+		case '=':
+			f |= fSep
+		case '@':
+			f |= fAt
+			if dsnProtocol(s[i+1:]) > 0 {
+				f |= fDSN
+			}
+		case '/':
+			if unixPathAt(s, i) {
+				f |= fPath
+			}
+		case '\\':
+			if uncPathAt(s, i) {
+				f |= fPath
+			}
+		case '[':
+			if strings.HasPrefix(s[i:], "[signal ") {
+				f |= fStack
+			}
+			if i+1 < len(s) && (isHex(s[i+1]) || s[i+1] == ':') {
+				f |= fIP
+			}
+		default:
+			f |= scanWord(s, i)
+		}
+	}
+	if f&fKeyword != 0 && f&fSep != 0 {
+		f |= fAssign
+	}
+	if f&fSchemeSep != 0 && f&fAt != 0 {
+		f |= fURL
+	}
+	return f
+}
+
+// scanWord checks the trigger words that can start at s[i]; it is called for
+// every ASCII letter, so each case compares only a handful of bytes.
+func scanWord(s string, i int) flags {
+	t := s[i:]
+	switch s[i] | 0x20 {
+	case 'a':
+		if strings.HasPrefix(t, "AKIA") || strings.HasPrefix(t, "ASIA") {
+			return fToken
+		}
+		if hasPrefixFold(t, "authorization") {
+			return fHeader
+		}
+	case 'b':
+		if hasPrefixFold(t, "bearer") || hasPrefixFold(t, "basic") {
+			return fScheme
+		}
+	case 'c':
+		if hasPrefixFold(t, "cookie") {
+			return fHeader
+		}
+		if hasPrefixFold(t, "credential") {
+			return fKeyword
+		}
+	case 'd':
+		if hasPrefixFold(t, "digest") {
+			return fScheme
+		}
+		if strings.HasPrefix(t, "Duplicate entry '") {
+			return fSQL
+		}
+	case 'e':
+		if strings.HasPrefix(t, "eyJ") {
+			return fToken
+		}
+	case 'f':
+		if strings.HasPrefix(t, "Failing row contains") {
+			return fSQL
+		}
+	case 'g':
+		if strings.HasPrefix(t, "goroutine ") && goroutineHeader(t[len("goroutine "):]) {
+			return fStack
+		}
+		if len(t) > 3 && t[0] == 'g' && t[1] == 'h' && t[3] == '_' && strings.IndexByte("pousr", t[2]) >= 0 ||
+			strings.HasPrefix(t, "github_pat_") {
+			return fToken
+		}
+	case 'h':
+		if strings.HasPrefix(t, "hooks.slack.com") {
+			return fToken
+		}
+	case 'k':
+		if strings.HasPrefix(t, "Key (") {
+			return fSQL
+		}
+		if hasPrefixFold(t, "key") {
+			return fKeyword
+		}
+	case 'n':
+		if strings.HasPrefix(t, "near '") {
+			return fSQL
+		}
+	case 'p':
+		if strings.HasPrefix(t, "panic(") {
+			return fStack
+		}
+		if hasPrefixFold(t, "pass") || hasPrefixFold(t, "pwd") {
+			return fKeyword
+		}
+	case 's':
+		if hasPrefixFold(t, "secret") || hasPrefixFold(t, "session") || hasPrefixFold(t, "signature") {
+			return fKeyword
+		}
+	case 't':
+		if hasPrefixFold(t, "token") {
+			return fKeyword
+		}
+	case 'x':
+		if strings.HasPrefix(t, "xox") {
+			return fToken
+		}
+	}
+	return 0
+}
+
+// goroutineHeader reports whether t continues "goroutine " as in a Go
+// traceback header: digits, a space and an opening bracket.
+func goroutineHeader(t string) bool {
+	n := 0
+	for n < len(t) && isDigit(t[n]) {
+		n++
+	}
+	return n > 0 && strings.HasPrefix(t[n:], " [")
+}
+
+func hasPrefixFold(s, lower string) bool {
+	if len(s) < len(lower) {
+		return false
+	}
+	for i := 0; i < len(lower); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isHex(c byte) bool {
+	return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func isWordByte(c byte) bool {
+	return isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+}

@@ -1,0 +1,65 @@
+package sanitize
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+const (
+	// Redacted replaces every span a tier removes.
+	Redacted = "[redacted]"
+	// GenericDetail replaces the whole public text when it looks like a Go
+	// stack trace: a partial trace would still map the program's insides.
+	GenericDetail = "An internal error occurred."
+	// Truncated ends a text that was cut to its tier's limit.
+	Truncated = "…[truncated]"
+	// MaxPublicLen bounds the bytes Public returns (and reads), so a hostile
+	// input cannot make a problem body or the scan arbitrarily large.
+	MaxPublicLen = 8 << 10
+	// MaxLogLen bounds the bytes Log returns. It is larger than the public
+	// limit because operators need whole stack traces.
+	MaxLogLen = 64 << 10
+)
+
+// settle runs a tier's pass over s cut to limit. A pass may lengthen the text
+// (a marker is longer than a short IP, an escape longer than its control
+// character), so an over-long result is cut and passed again until it fits.
+// Because the returned text is a fixed point of pass and fits the limit,
+// sanitizing it again returns it unchanged.
+func settle(s string, limit int, pass func(string) string) string {
+	s = pass(clip(s, limit))
+	for range 4 {
+		if len(s) <= limit {
+			return s
+		}
+		s = pass(clip(s, limit))
+	}
+	if len(s) <= limit {
+		return s
+	}
+	return Redacted
+}
+
+// clip makes s valid UTF-8 and at most limit bytes. The cut falls on the last
+// whitespace before the limit when there is one nearby, so a secret cut in
+// half (a DSN without its '@') is dropped whole instead of leaking its start.
+func clip(s string, limit int) string {
+	if !utf8.ValidString(s) {
+		if len(s) > 4*limit {
+			s = s[:4*limit]
+		}
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit - len(Truncated)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	from := max(0, cut-256)
+	if ws := strings.LastIndexAny(s[from:cut], " \t\r\n"); ws >= 0 {
+		cut = from + ws
+	}
+	return s[:cut] + Truncated
+}
