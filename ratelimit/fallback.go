@@ -1,0 +1,69 @@
+package ratelimit
+
+import (
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"time"
+)
+
+// ErrUnavailable is wrapped by the error behind a fail-closed 503: the
+// shared counter could not be reached.
+var ErrUnavailable = errors.New("ratelimit: shared counter unavailable")
+
+var (
+	errDown        = errors.New("redis marked down, waiting for the next probe")
+	errScriptReply = errors.New("unexpected reply from the rate-limit script")
+)
+
+type unavailableError struct{ cause error }
+
+func (e unavailableError) Error() string { return ErrUnavailable.Error() + ": " + e.cause.Error() }
+func (e unavailableError) Unwrap() []error {
+	return []error{ErrUnavailable, e.cause}
+}
+
+// health tracks whether Redis answers, shared by every policy of a Limiter.
+// It is driven by requests rather than a background goroutine, so there is
+// nothing to stop and nothing to leak: while Redis is down, at most one
+// request per interval tries it (and waits at most the call timeout); all
+// others skip it at no cost.
+type health struct {
+	logger     *slog.Logger
+	every      time.Duration
+	failClosed bool
+	down       atomic.Bool
+	nextProbe  atomic.Int64 // UnixNano
+}
+
+// shouldTry reports whether this request should call Redis: always while it
+// is up, and only the one request claiming the probe slot while it is down.
+func (h *health) shouldTry(now time.Time) bool {
+	if !h.down.Load() {
+		return true
+	}
+	next := h.nextProbe.Load()
+	t := now.UnixNano()
+	return t >= next && h.nextProbe.CompareAndSwap(next, t+int64(h.every))
+}
+
+// failed marks Redis down, logging only the transition so that an outage
+// under load is one log record, not one per request.
+func (h *health) failed(err error) {
+	h.nextProbe.Store(time.Now().Add(h.every).UnixNano())
+	if !h.down.CompareAndSwap(false, true) {
+		return
+	}
+	mode := "counting in process (fail-open): each instance enforces the limits on its own"
+	if h.failClosed {
+		mode = "refusing requests with 503 unavailable (fail-closed)"
+	}
+	h.logger.Warn("ratelimit: redis unreachable, "+mode,
+		slog.String("error", err.Error()), slog.Duration("probe_interval", h.every))
+}
+
+func (h *health) succeeded() {
+	if h.down.Load() && h.down.CompareAndSwap(true, false) {
+		h.logger.Info("ratelimit: redis reachable again, limits are shared again")
+	}
+}

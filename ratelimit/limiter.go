@@ -1,0 +1,315 @@
+// Package ratelimit limits request rates with github.com/go-chi/httprate and
+// answers a refused request with a rate_limited problem that tells the
+// client exactly when to come back.
+//
+// One instance counts in process with httprate's own limiter. Several
+// instances share limits through Redis (WithRedis) with one atomic script
+// per request and no process-wide lock; while Redis is unreachable they
+// either count in process (FailOpen) or refuse with 503 unavailable
+// (FailClosed), and return to Redis by themselves when it answers again.
+//
+// Keys are httprate.KeyFunc values: ByIP, ByRoutePattern, ByHeader and Join
+// build them, and any httprate key function works too. A key function that
+// yields an empty key fails the request (500 internal, logged) instead of
+// silently putting every client into one shared bucket.
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-chi/httprate"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// Policy is one limit: at most Limit requests per Window for each key.
+type Policy struct {
+	// Name identifies the policy in the RateLimit-Policy header, in logs and
+	// in Redis keys: instances share counts exactly when their policies have
+	// the same name (and prefix). It defaults to "<limit>-per-<window>", so
+	// two limiters with equal numbers on one Redis share buckets unless
+	// named apart. Letters, digits and "-_.:" only.
+	Name   string
+	Limit  int
+	Window time.Duration
+	Key    httprate.KeyFunc
+}
+
+// FailureMode decides what a request gets while the shared counter is
+// unreachable.
+type FailureMode int
+
+const (
+	// FailOpen serves requests, counted by an in-process limiter of the same
+	// policy, so each instance still enforces the limit on its own.
+	FailOpen FailureMode = iota
+	// FailClosed answers 503 unavailable (action retry) until Redis is back.
+	FailClosed
+)
+
+// Option configures a Limiter.
+type Option func(*config)
+
+type config struct {
+	writer        *problem.Writer
+	logger        *slog.Logger
+	draftHeaders  bool
+	redis         redis.UniversalClient
+	prefix        string
+	timeout       time.Duration
+	probeInterval time.Duration
+	failure       FailureMode
+}
+
+// WithWriter sets the problem writer; the default is problem.Default() at
+// the time of each response.
+func WithWriter(w *problem.Writer) Option { return func(c *config) { c.writer = w } }
+
+// WithLogger sets where Redis outages and recoveries are logged (default
+// slog.Default()). Problems are logged by the problem writer.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithDraftHeaders adds the RateLimit and RateLimit-Policy fields of
+// draft-ietf-httpapi-ratelimit-headers. They are opt-in because the draft
+// may still change.
+func WithDraftHeaders() Option { return func(c *config) { c.draftHeaders = true } }
+
+// WithRedis counts in Redis so that every instance using the same client
+// configuration shares the limits. The client is not closed by the Limiter.
+func WithRedis(client redis.UniversalClient) Option {
+	return func(c *config) { c.redis = client }
+}
+
+// WithPrefix sets the prefix of every Redis key (default "faultline:rl:").
+func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = prefix } }
+
+// WithTimeout bounds each Redis call (default 100ms): a stalled Redis delays
+// a request by at most this much before the failure mode applies.
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// WithProbeInterval sets how often, while Redis is down, one request tries
+// it again (default 1s); the others go straight to the failure mode.
+func WithProbeInterval(d time.Duration) Option { return func(c *config) { c.probeInterval = d } }
+
+// WithFailureMode chooses what happens while Redis is unreachable (default
+// FailOpen).
+func WithFailureMode(m FailureMode) Option { return func(c *config) { c.failure = m } }
+
+// Limiter enforces one or more policies on every request it handles.
+type Limiter struct {
+	policies     []*policy
+	writer       *problem.Writer
+	draftHeaders bool
+	policyField  []string
+	// unavailableRetry is what a fail-closed refusal advises: the next probe
+	// is due by then.
+	unavailableRetry time.Duration
+}
+
+type policy struct {
+	Policy
+	counter    counter
+	detail     string
+	limitValue []string
+	reset      atomic.Pointer[resetValue]
+}
+
+// counter admits or refuses one request for a key, counting it if admitted.
+type counter interface {
+	take(ctx context.Context, key string) (result, error)
+}
+
+// result is one admission decision and what the response reports about it.
+type result struct {
+	admitted   bool
+	remaining  int
+	retryAfter time.Duration
+	reset      time.Time
+}
+
+func newResult(admitted bool, limit int, curr, prev int64, window time.Duration, start, now time.Time) result {
+	elapsed := now.Sub(start)
+	res := result{admitted: admitted, reset: start.Add(window)}
+	if admitted {
+		res.remaining = remaining(limit, curr, prev, window, elapsed)
+	} else {
+		res.retryAfter = retryAfter(limit, curr, prev, window, elapsed)
+	}
+	return res
+}
+
+// ErrInvalidPolicy is wrapped by New's error for a policy that cannot work.
+var ErrInvalidPolicy = errors.New("ratelimit: invalid policy")
+
+// New returns a Limiter for several policies on one router. A request passes
+// only if every policy admits it; they are checked in order and the first
+// refusal answers, so policies before it have counted the request (as when
+// chaining several httprate limiters).
+func New(policies []Policy, opts ...Option) (*Limiter, error) {
+	cfg := config{
+		prefix:        "faultline:rl:",
+		timeout:       100 * time.Millisecond,
+		probeInterval: time.Second,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if len(policies) == 0 {
+		return nil, fmt.Errorf("%w: no policy", ErrInvalidPolicy)
+	}
+	if cfg.timeout <= 0 || cfg.probeInterval <= 0 {
+		return nil, fmt.Errorf("%w: timeout and probe interval must be positive", ErrInvalidPolicy)
+	}
+	logger := cfg.logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	var h *health
+	if cfg.redis != nil {
+		h = &health{logger: logger, every: cfg.probeInterval, failClosed: cfg.failure == FailClosed}
+	}
+	l := &Limiter{writer: cfg.writer, draftHeaders: cfg.draftHeaders, unavailableRetry: cfg.probeInterval}
+	seen := map[string]bool{}
+	for _, p := range policies {
+		if p.Limit < 1 || p.Window < time.Millisecond || p.Key == nil {
+			return nil, fmt.Errorf("%w: %q needs a limit of at least 1, a window of at least 1ms and a key function", ErrInvalidPolicy, p.Name)
+		}
+		if p.Name == "" {
+			p.Name = strconv.Itoa(p.Limit) + "-per-" + p.Window.String()
+		}
+		if !validName(p.Name) {
+			return nil, fmt.Errorf("%w: name %q may only hold letters, digits and -_.:", ErrInvalidPolicy, p.Name)
+		}
+		if seen[p.Name] {
+			return nil, fmt.Errorf("%w: name %q used twice", ErrInvalidPolicy, p.Name)
+		}
+		seen[p.Name] = true
+		pp := &policy{
+			Policy:     p,
+			detail:     detail(p.Limit, p.Window),
+			limitValue: []string{strconv.Itoa(p.Limit)},
+		}
+		if h != nil {
+			pp.counter = newRedisCounter(cfg, h, p)
+		} else {
+			pp.counter = newMemoryCounter(p.Limit, p.Window)
+		}
+		l.policies = append(l.policies, pp)
+	}
+	if l.draftHeaders {
+		l.policyField = []string{policyField(l.policies)}
+	}
+	return l, nil
+}
+
+// LimitBy is New with a single policy, shaped like httprate.LimitBy. It
+// panics on an invalid policy, since that is a programming error found at
+// startup.
+func LimitBy(limit int, window time.Duration, key httprate.KeyFunc, opts ...Option) func(http.Handler) http.Handler {
+	l, err := New([]Policy{{Limit: limit, Window: window, Key: key}}, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return l.Handler
+}
+
+// Handler is the middleware.
+func (l *Limiter) Handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var tightest *policy
+		var tight result
+		for _, p := range l.policies {
+			key, err := p.Key(r)
+			if err == nil && key == "" {
+				err = ErrEmptyKey
+			}
+			if err != nil {
+				l.keyFailed(w, r, p, err)
+				return
+			}
+			res, err := p.counter.take(r.Context(), key)
+			if err != nil {
+				l.unavailable(w, r, p, err)
+				return
+			}
+			if !res.admitted {
+				l.setHeaders(w.Header(), p, res)
+				l.refuse(w, r, p, res)
+				return
+			}
+			if tightest == nil || res.remaining < tight.remaining {
+				tightest, tight = p, res
+			}
+		}
+		l.setHeaders(w.Header(), tightest, tight)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (l *Limiter) write(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
+	wr := l.writer
+	if wr == nil {
+		wr = problem.Default()
+	}
+	// The writer logs every problem, including one it could not write.
+	_ = wr.Write(w, r, p)
+}
+
+func (l *Limiter) refuse(w http.ResponseWriter, r *http.Request, p *policy, res result) {
+	l.write(w, r, problem.New(problem.RateLimited).
+		WithDetail(p.detail).
+		WithRetryAfter(res.retryAfter).
+		WithLogAttrs(slog.String("ratelimit_policy", p.Name)))
+}
+
+// keyFailed answers a request the limiter cannot key. A key function may
+// return a *problem.Problem to say it was the client's fault (ByHeader does:
+// 400 bad_request); anything else, an empty key included, is the server's
+// configuration and answers 500 internal with the reason in the log.
+func (l *Limiter) keyFailed(w http.ResponseWriter, r *http.Request, p *policy, err error) {
+	var pr *problem.Problem
+	if errors.As(err, &pr) {
+		l.write(w, r, pr)
+		return
+	}
+	l.write(w, r, problem.New(problem.Internal).Wrap(err).
+		WithLogAttrs(slog.String("ratelimit_policy", p.Name)))
+}
+
+func (l *Limiter) unavailable(w http.ResponseWriter, r *http.Request, p *policy, err error) {
+	l.write(w, r, problem.New(problem.Unavailable).
+		WithDetail("The rate limiter cannot reach its shared counter; try again shortly.").
+		WithRetryAfter(l.unavailableRetry).
+		Wrap(err).
+		WithLogAttrs(slog.String("ratelimit_policy", p.Name)))
+}
+
+func detail(limit int, window time.Duration) string {
+	unit := "requests"
+	if limit == 1 {
+		unit = "request"
+	}
+	return fmt.Sprintf("The limit of %d %s per %s was reached.", limit, unit, window)
+}
+
+func validName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '-' || c == '_' || c == '.' || c == ':') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,287 @@
+package ratelimit_test
+
+import (
+	"bytes"
+	"io"
+	"log"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/httprate"
+
+	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/ratelimit"
+)
+
+// syncBuffer collects log output written from server goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func quietWriter(buf io.Writer) *problem.Writer {
+	return problem.NewWriter(problem.WithLogger(slog.New(slog.NewTextHandler(buf, nil))))
+}
+
+var okHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	_, _ = io.WriteString(w, "ok")
+})
+
+// serve starts a real HTTP server; ErrorLog catches superfluous WriteHeader
+// calls, which would mean a request got more than one response.
+func serve(t *testing.T, h http.Handler) (*httptest.Server, *syncBuffer) {
+	t.Helper()
+	var errLog syncBuffer
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ErrorLog = log.New(&errLog, "", 0)
+	srv.Start()
+	t.Cleanup(func() {
+		srv.Close()
+		if s := errLog.String(); s != "" {
+			t.Errorf("server error log not empty:\n%s", s)
+		}
+	})
+	return srv, &errLog
+}
+
+func get(t *testing.T, url string, hdr map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+func TestRefusalIsARateLimitedProblem(t *testing.T) {
+	const limit = 3
+	window := time.Minute
+	var logs syncBuffer
+	mw := ratelimit.LimitBy(limit, window, httprate.Key("all"),
+		ratelimit.WithWriter(quietWriter(&logs)), ratelimit.WithDraftHeaders())
+	srv, _ := serve(t, mw(okHandler))
+
+	for i := range limit {
+		resp, _ := get(t, srv.URL, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("request %d: status %d, want 200", i, resp.StatusCode)
+		}
+		if got, want := resp.Header.Get("X-RateLimit-Remaining"), strconv.Itoa(limit-1-i); got != want {
+			t.Errorf("request %d: X-RateLimit-Remaining %q, want %q", i, got, want)
+		}
+	}
+	resp, body := get(t, srv.URL, nil)
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("status %d, want 429; body %s", resp.StatusCode, body)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	p, err := problem.Parse(body)
+	if err != nil {
+		t.Fatalf("parse %s: %v", body, err)
+	}
+	if p.Code != "rate_limited" || p.Status != 429 || p.Action != problem.ActionRetry || !p.Retryable {
+		t.Errorf("members: code %q status %d action %q retryable %v", p.Code, p.Status, p.Action, p.Retryable)
+	}
+	if want := "The limit of 3 requests per 1m0s was reached."; p.Detail != want {
+		t.Errorf("detail %q, want %q", p.Detail, want)
+	}
+	ms := p.RetryAfter.Milliseconds()
+	if ms <= 0 || ms >= window.Milliseconds() {
+		t.Errorf("retry_after_ms %d, want in (0, %d)", ms, window.Milliseconds())
+	}
+	if got, want := resp.Header.Get("Retry-After"), strconv.FormatInt(int64(math.Ceil(float64(ms)/1000)), 10); got != want {
+		t.Errorf("Retry-After %q, want %q (ceil of %dms)", got, want, ms)
+	}
+	if got := resp.Header.Get("X-RateLimit-Limit"); got != "3" {
+		t.Errorf("X-RateLimit-Limit %q", got)
+	}
+	if got := resp.Header.Get("X-RateLimit-Remaining"); got != "0" {
+		t.Errorf("X-RateLimit-Remaining %q", got)
+	}
+	reset, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64)
+	if wantReset := time.Now().Truncate(window).Add(window).Unix(); err != nil || reset < wantReset-1 || reset > wantReset+1 {
+		t.Errorf("X-RateLimit-Reset %q, want about %d", resp.Header.Get("X-RateLimit-Reset"), wantReset)
+	}
+	if got, want := resp.Header.Get("RateLimit-Policy"), `"3-per-1m0s";q=3;w=60`; got != want {
+		t.Errorf("RateLimit-Policy %q, want %q", got, want)
+	}
+	if got, want := resp.Header.Get("RateLimit"), `"3-per-1m0s";r=0;t=`+resp.Header.Get("Retry-After"); got != want {
+		t.Errorf("RateLimit %q, want %q", got, want)
+	}
+	if !strings.Contains(logs.String(), "code=rate_limited") || !strings.Contains(logs.String(), "ratelimit_policy=3-per-1m0s") {
+		t.Errorf("log record missing: %s", logs.String())
+	}
+}
+
+func TestDraftHeadersAreOptIn(t *testing.T) {
+	srv, _ := serve(t, ratelimit.LimitBy(5, time.Minute, httprate.Key("k"))(okHandler))
+	resp, _ := get(t, srv.URL, nil)
+	if resp.Header.Get("RateLimit") != "" || resp.Header.Get("RateLimit-Policy") != "" {
+		t.Errorf("draft headers without the option: %v", resp.Header)
+	}
+	if resp.Header.Get("X-RateLimit-Limit") != "5" || resp.Header.Get("X-RateLimit-Remaining") != "4" {
+		t.Errorf("X-RateLimit headers: %v", resp.Header)
+	}
+}
+
+// TestRetryAfterIsWhenTheWindowAdmits checks the advertised retry time
+// against reality: a request sent just before it is refused, one sent just
+// after it is admitted.
+func TestRetryAfterIsWhenTheWindowAdmits(t *testing.T) {
+	const limit = 4
+	window := 400 * time.Millisecond
+	// Start right after a window boundary so the first burst and the refusal
+	// both fall into one window and the retry lands in the next.
+	time.Sleep(time.Until(time.Now().Truncate(window).Add(window + 20*time.Millisecond)))
+	srv, _ := serve(t, ratelimit.LimitBy(limit, window, httprate.Key("k"), ratelimit.WithWriter(quietWriter(io.Discard)))(okHandler))
+	for range limit {
+		if resp, _ := get(t, srv.URL, nil); resp.StatusCode != 200 {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+	resp, body := get(t, srv.URL, nil)
+	if resp.StatusCode != 429 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	p, _ := problem.Parse(body)
+	wait := p.RetryAfter
+	if wait <= 0 || wait >= 2*window {
+		t.Fatalf("retry after %v", wait)
+	}
+	refusedAt := time.Now()
+	time.Sleep(time.Until(refusedAt.Add(wait - 30*time.Millisecond)))
+	if resp, _ := get(t, srv.URL, nil); resp.StatusCode != 429 {
+		t.Errorf("30ms before the advertised retry time: status %d, want 429", resp.StatusCode)
+	}
+	time.Sleep(time.Until(refusedAt.Add(wait + 30*time.Millisecond)))
+	if resp, _ := get(t, srv.URL, nil); resp.StatusCode != 200 {
+		t.Errorf("30ms after the advertised retry time: status %d, want 200", resp.StatusCode)
+	}
+}
+
+func TestSeveralPolicies(t *testing.T) {
+	l, err := ratelimit.New([]ratelimit.Policy{
+		{Name: "burst", Limit: 2, Window: time.Second, Key: httprate.Key("k")},
+		{Name: "sustained", Limit: 100, Window: time.Hour, Key: httprate.Key("k")},
+	}, ratelimit.WithDraftHeaders(), ratelimit.WithWriter(quietWriter(io.Discard)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := serve(t, l.Handler(okHandler))
+	resp, _ := get(t, srv.URL, nil)
+	if got := resp.Header.Get("X-RateLimit-Limit"); got != "2" {
+		t.Errorf("X-RateLimit-Limit %q: want the tightest policy", got)
+	}
+	if got, want := resp.Header.Get("RateLimit-Policy"), `"burst";q=2;w=1, "sustained";q=100;w=3600`; got != want {
+		t.Errorf("RateLimit-Policy %q, want %q", got, want)
+	}
+	get(t, srv.URL, nil)
+	resp, body := get(t, srv.URL, nil)
+	if resp.StatusCode != 429 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	p, _ := problem.Parse(body)
+	if p.Detail != "The limit of 2 requests per 1s was reached." || p.RetryAfter > time.Second {
+		t.Errorf("detail %q retry %v", p.Detail, p.RetryAfter)
+	}
+	if !strings.HasPrefix(resp.Header.Get("RateLimit"), `"burst";r=0;t=`) {
+		t.Errorf("RateLimit %q", resp.Header.Get("RateLimit"))
+	}
+}
+
+func TestInvalidPolicies(t *testing.T) {
+	key := httprate.Key("k")
+	for name, ps := range map[string][]ratelimit.Policy{
+		"none":       nil,
+		"zero limit": {{Limit: 0, Window: time.Second, Key: key}},
+		"no window":  {{Limit: 1, Key: key}},
+		"no key":     {{Limit: 1, Window: time.Second}},
+		"bad name":   {{Name: `a"b`, Limit: 1, Window: time.Second, Key: key}},
+		"twice":      {{Limit: 1, Window: time.Second, Key: key}, {Limit: 1, Window: time.Second, Key: key}},
+	} {
+		if _, err := ratelimit.New(ps); err == nil {
+			t.Errorf("%s: New accepted it", name)
+		}
+	}
+}
+
+func TestEmptyKeyFailsLoudly(t *testing.T) {
+	var logs syncBuffer
+	wr := quietWriter(&logs)
+	r := chi.NewRouter()
+	// No ClientIPFrom* middleware: ByIP has nothing to key by.
+	r.With(ratelimit.LimitBy(10, time.Minute, ratelimit.ByIP, ratelimit.WithWriter(wr))).Get("/ip", okHandler)
+	empty := func(*http.Request) (string, error) { return "", nil }
+	r.With(ratelimit.LimitBy(10, time.Minute, empty, ratelimit.WithWriter(wr))).Get("/empty", okHandler)
+	r.With(ratelimit.LimitBy(10, time.Minute, ratelimit.Join(httprate.Key("x"), empty), ratelimit.WithWriter(wr))).Get("/joined", okHandler)
+	r.With(ratelimit.LimitBy(10, time.Minute, ratelimit.ByHeader("x-api-key"), ratelimit.WithWriter(wr))).Get("/apikey", okHandler)
+	srv, _ := serve(t, r)
+
+	for _, path := range []string{"/ip", "/empty", "/joined"} {
+		resp, body := get(t, srv.URL+path, nil)
+		p, err := problem.Parse(body)
+		if resp.StatusCode != 500 || err != nil || p.Code != "internal" {
+			t.Errorf("%s: status %d body %s", path, resp.StatusCode, body)
+		}
+		if strings.Contains(string(body), "ratelimit") {
+			t.Errorf("%s: internal reason leaked: %s", path, body)
+		}
+	}
+	for _, want := range []string{"ClientIPFrom", "empty rate-limit key", "Join returned an empty key"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs.String())
+		}
+	}
+
+	resp, body := get(t, srv.URL+"/apikey", nil)
+	p, _ := problem.Parse(body)
+	if resp.StatusCode != 400 || p.Code != "bad_request" || p.Detail != "The request must carry the X-Api-Key header." {
+		t.Errorf("missing API key: status %d body %s", resp.StatusCode, body)
+	}
+	if resp, _ := get(t, srv.URL+"/apikey", map[string]string{"X-Api-Key": "k1"}); resp.StatusCode != 200 {
+		t.Errorf("with API key: status %d", resp.StatusCode)
+	}
+}
+
+func TestLimitByPanicsOnInvalidPolicy(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic")
+		}
+	}()
+	ratelimit.LimitBy(0, time.Second, ratelimit.ByIP)
+}

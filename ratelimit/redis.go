@@ -1,0 +1,100 @@
+package ratelimit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// redisCounter counts one policy in Redis, one script run per request.
+// httprate's RateLimiter would hold a process-wide mutex across two round
+// trips (Get, then IncrementBy); the script makes read-decide-increment one
+// atomic server-side step, so requests of this process run side by side and
+// instances cannot race each other.
+type redisCounter struct {
+	client  redis.UniversalClient
+	base    string // prefix + policy name + ":{"
+	limit   int
+	window  time.Duration
+	ttl     int64 // milliseconds
+	timeout time.Duration
+	health  *health
+	local   *memoryCounter // nil when failing closed
+}
+
+func newRedisCounter(cfg config, h *health, p Policy) *redisCounter {
+	c := &redisCounter{
+		client:  cfg.redis,
+		base:    cfg.prefix + p.Name + ":{",
+		limit:   p.Limit,
+		window:  p.Window,
+		ttl:     (2*p.Window + time.Second).Milliseconds(),
+		timeout: cfg.timeout,
+		health:  h,
+	}
+	if cfg.failure == FailOpen {
+		c.local = newMemoryCounter(p.Limit, p.Window)
+	}
+	return c
+}
+
+func (c *redisCounter) take(ctx context.Context, key string) (result, error) {
+	if !c.health.shouldTry(time.Now()) {
+		return c.fallback(ctx, key, errDown)
+	}
+	res, err := c.shared(ctx, key)
+	if err != nil {
+		c.health.failed(err)
+		return c.fallback(ctx, key, err)
+	}
+	c.health.succeeded()
+	return res, nil
+}
+
+func (c *redisCounter) fallback(ctx context.Context, key string, cause error) (result, error) {
+	if c.local == nil {
+		return result{}, unavailableError{cause}
+	}
+	return c.local.take(ctx, key)
+}
+
+func (c *redisCounter) shared(ctx context.Context, key string) (result, error) {
+	// The request's cancellation must not count as a Redis failure, but its
+	// values (tracing) may matter to go-redis hooks; only the timeout bounds
+	// the call.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
+	defer cancel()
+
+	now := time.Now().UTC()
+	start := now.Truncate(c.window)
+	keys := c.keys(key, start)
+	v, err := slidingWindow.Run(ctx, c.client, keys[:],
+		c.limit, c.window.Microseconds(), now.Sub(start).Microseconds(), c.ttl).Int64Slice()
+	if err != nil {
+		return result{}, err
+	}
+	if len(v) != 3 {
+		return result{}, errScriptReply
+	}
+	return newResult(v[0] == 1, c.limit, v[1], v[2], c.window, start, now), nil
+}
+
+// keys names the current and previous window counters of key. The hashed
+// key sits in a {hashtag} so both land in one Cluster slot, as a script's
+// keys must; hashing bounds the key length and keeps API keys and other
+// secrets a key function may return out of Redis.
+func (c *redisCounter) keys(key string, start time.Time) [2]string {
+	sum := sha256.Sum256([]byte(key))
+	var buf [128]byte
+	b := append(buf[:0], c.base...)
+	b = base64.RawURLEncoding.AppendEncode(b, sum[:16])
+	b = append(b, "}:"...)
+	n := len(b)
+	curr := string(strconv.AppendInt(b, start.UnixMilli(), 10))
+	prev := string(strconv.AppendInt(b[:n], start.Add(-c.window).UnixMilli(), 10))
+	return [2]string{curr, prev}
+}
