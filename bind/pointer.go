@@ -1,0 +1,169 @@
+package bind
+
+import (
+	"encoding"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// pointer renders path segments as an RFC 6901 JSON Pointer.
+func pointer(segments []string) string {
+	var b strings.Builder
+	for _, s := range segments {
+		b.WriteByte('/')
+		escapeSegment(&b, s)
+	}
+	return b.String()
+}
+
+func escapeSegment(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '~':
+			b.WriteString("~0")
+		case '/':
+			b.WriteString("~1")
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+}
+
+// namespacePointer turns validator's StructNamespace (Go field names, with
+// "[i]" or "[key]" after slices and maps) into a JSON Pointer over the
+// document. It walks the namespace along the value itself: Go names map to
+// JSON names through the type, embedded structs drop out as encoding/json
+// promotes their fields, and map keys are matched against the real keys
+// because validator prints them unescaped, so a key holding "]" or "." would
+// make the text alone ambiguous. ok is false when the namespace does not
+// fit the value, so no wrong pointer is ever reported.
+func namespacePointer(root reflect.Value, ns string) (string, bool) {
+	for root.Kind() == reflect.Pointer || root.Kind() == reflect.Interface {
+		if root.IsNil() {
+			return "", false
+		}
+		root = root.Elem()
+	}
+	if name := root.Type().Name(); name != "" {
+		rest, ok := strings.CutPrefix(ns, name+".")
+		if !ok {
+			return "", false
+		}
+		ns = rest
+	}
+	segs, ok := walkNamespace(root, ns, nil, true)
+	if !ok {
+		return "", false
+	}
+	return pointer(segs), true
+}
+
+// walkNamespace consumes ns from v. field is true where ns starts with a
+// field name (right after a struct), false where it continues after one.
+func walkNamespace(v reflect.Value, ns string, segs []string, field bool) ([]string, bool) {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return segs, ns == ""
+		}
+		v = v.Elem()
+	}
+	if ns == "" {
+		return segs, true
+	}
+	if field {
+		if v.Kind() != reflect.Struct {
+			return nil, false
+		}
+		end := strings.IndexAny(ns, ".[")
+		if end < 0 {
+			end = len(ns)
+		}
+		df, ok := infoOf(v.Type()).direct[ns[:end]]
+		if !ok {
+			return nil, false
+		}
+		if !df.promoted {
+			segs = append(segs, df.segment)
+		}
+		return walkNamespace(v.FieldByName(ns[:end]), ns[end:], segs, false)
+	}
+	switch ns[0] {
+	case '.':
+		return walkNamespace(v, ns[1:], segs, true)
+	case '[':
+	default:
+		return nil, false
+	}
+	switch v.Kind() {
+	case reflect.Slice, reflect.Array:
+		end := strings.IndexByte(ns, ']')
+		if end < 0 {
+			return nil, false
+		}
+		i, err := strconv.Atoi(ns[1:end])
+		if err != nil || i < 0 || i >= v.Len() {
+			return nil, false
+		}
+		return walkNamespace(v.Index(i), ns[end+1:], append(segs, ns[1:end]), false)
+	case reflect.Map:
+		return walkMapKey(v, ns, segs)
+	}
+	return nil, false
+}
+
+// walkMapKey picks the key whose printed form opens ns and whose remainder
+// still fits the value; the longest such key wins so "a]" beats "a".
+func walkMapKey(v reflect.Value, ns string, segs []string) ([]string, bool) {
+	var (
+		best    []string
+		bestLen = -1
+	)
+	iter := v.MapRange()
+	for iter.Next() {
+		printed := printKey(iter.Key())
+		rest, ok := strings.CutPrefix(ns[1:], printed+"]")
+		if !ok || len(printed) <= bestLen {
+			continue
+		}
+		key, ok := jsonKey(iter.Key())
+		if !ok {
+			continue
+		}
+		out, ok := walkNamespace(iter.Value(), rest, append(segs[:len(segs):len(segs)], key), false)
+		if ok {
+			best, bestLen = out, len(printed)
+		}
+	}
+	return best, bestLen >= 0
+}
+
+// printKey prints a key as validator does; a key reached through an
+// unexported embedded struct cannot be turned back into an interface.
+func printKey(k reflect.Value) string {
+	if k.CanInterface() {
+		return fmt.Sprint(k.Interface())
+	}
+	return fmt.Sprint(k)
+}
+
+// jsonKey is the member name encoding/json uses for a map key.
+func jsonKey(k reflect.Value) (string, bool) {
+	if k.Kind() == reflect.String {
+		return k.String(), true
+	}
+	if k.CanInterface() {
+		if tm, ok := k.Interface().(encoding.TextMarshaler); ok {
+			b, err := tm.MarshalText()
+			return string(b), err == nil
+		}
+	}
+	switch k.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(k.Int(), 10), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.FormatUint(k.Uint(), 10), true
+	}
+	return "", false
+}
