@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// syncBuffer lets the test read what the server writes while it runs.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+type instance struct {
+	base   string
+	stdout *syncBuffer
+	stderr *syncBuffer
+}
+
+var listeningRE = regexp.MustCompile(`listening on (http://\S+)`)
+
+// start runs the showcase as main would, on a free loopback port, and stops
+// it when the test ends.
+func start(t *testing.T, args ...string) *instance {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	inst := &instance{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	done := make(chan error, 1)
+	args = append([]string{"-addr", "127.0.0.1:0"}, args...)
+	go func() { done <- run(ctx, args, inst.stdout, inst.stderr, func(string) string { return "" }) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("run did not return after cancel")
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := listeningRE.FindStringSubmatch(inst.stdout.String()); m != nil {
+			inst.base = m[1]
+			return inst
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("run returned early: %v\nstderr: %s", err, inst.stderr)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatalf("no listening line; stdout: %s", inst.stdout)
+	return nil
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (inst *instance) do(t *testing.T, method, path, contentType, body string, header ...string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, inst.base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// logRecords returns the JSON log lines carrying the correlation ID, waiting
+// briefly because a record can be written just after the response.
+func (inst *instance) logRecords(t *testing.T, id string) []map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		var recs []map[string]any
+		sc := bufio.NewScanner(strings.NewReader(inst.stderr.String()))
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			var rec map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+				t.Fatalf("log line is not JSON: %q", sc.Text())
+			}
+			if rec["correlation_id"] == id {
+				recs = append(recs, rec)
+			}
+		}
+		if len(recs) > 0 || time.Now().After(deadline) {
+			return recs
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+type want struct {
+	status    int
+	code      string
+	action    string
+	retryable bool
+}
+
+// checkProblem asserts the wire contract every problem response shares and
+// returns the parsed problem and the raw members.
+func checkProblem(t *testing.T, inst *instance, res response, w want) (*problem.Problem, map[string]any) {
+	t.Helper()
+	if res.status != w.status {
+		t.Fatalf("status = %d, want %d; body %s", res.status, w.status, res.body)
+	}
+	if ct := res.header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	if got := res.header.Get("X-Error-Code"); got != w.code {
+		t.Errorf("X-Error-Code = %q, want %q", got, w.code)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(res.body, &raw); err != nil {
+		t.Fatalf("body is not JSON: %v: %s", err, res.body)
+	}
+	p, err := problem.Parse(res.body)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if p.Status != w.status || p.Code != w.code || string(p.Action) != w.action || p.Retryable != w.retryable {
+		t.Errorf("got status=%d code=%s action=%s retryable=%v, want %+v", p.Status, p.Code, p.Action, p.Retryable, w)
+	}
+	id := res.header.Get("X-Request-Id")
+	if id == "" || p.CorrelationID != id {
+		t.Errorf("correlation_id %q, X-Request-Id %q: want equal and set", p.CorrelationID, id)
+	}
+	if time.Now().Before(legacyUntil) {
+		if raw["error"] != w.code || raw["message"] != p.Message() {
+			t.Errorf("legacy members: error=%v message=%v", raw["error"], raw["message"])
+		}
+		if res.header.Get("Deprecation") == "" || res.header.Get("Sunset") != legacyUntil.Format(http.TimeFormat) {
+			t.Errorf("Deprecation %q, Sunset %q", res.header.Get("Deprecation"), res.header.Get("Sunset"))
+		}
+	}
+	recs := inst.logRecords(t, id)
+	found := false
+	for _, rec := range recs {
+		if rec["code"] == w.code {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no log record with code %s for correlation ID %s; records: %v", w.code, id, recs)
+	}
+	return p, raw
+}
+
+func TestHealthz(t *testing.T) {
+	inst := start(t)
+	res := inst.do(t, http.MethodGet, "/healthz", "", "")
+	if res.status != http.StatusOK || !strings.Contains(string(res.body), `"ok"`) {
+		t.Fatalf("healthz: %d %s", res.status, res.body)
+	}
+	if res.header.Get("X-Request-Id") == "" {
+		t.Error("a success carries the correlation ID too")
+	}
+	if !strings.Contains(inst.stdout.String(), "curl -i "+inst.base+"/v1/upstream") {
+		t.Errorf("stdout lacks the curl lines:\n%s", inst.stdout)
+	}
+}
+
+func TestOrders(t *testing.T) {
+	inst := start(t)
+	res := inst.do(t, http.MethodGet, "/v1/orders/ord_1", "", "")
+	if res.status != http.StatusOK || !strings.Contains(string(res.body), `"id":"ord_1"`) {
+		t.Fatalf("known order: %d %s", res.status, res.body)
+	}
+	res = inst.do(t, http.MethodGet, "/v1/orders/ord_404", "", "")
+	p, _ := checkProblem(t, inst, res, want{404, "not_found", "fix_request", false})
+	if p.Instance != "/v1/orders/ord_404" {
+		t.Errorf("instance = %q", p.Instance)
+	}
+}
+
+func TestRouterProblems(t *testing.T) {
+	inst := start(t)
+	res := inst.do(t, http.MethodGet, "/nowhere", "", "")
+	checkProblem(t, inst, res, want{404, "not_found", "fix_request", false})
+
+	res = inst.do(t, http.MethodPut, "/healthz", "", "")
+	checkProblem(t, inst, res, want{405, "method_not_allowed", "fix_request", false})
+}
+
+func TestInboundCorrelationIDIsEchoed(t *testing.T) {
+	inst := start(t)
+	const id = "client-chosen-id-0001"
+	res := inst.do(t, http.MethodGet, "/v1/orders/ord_404", "", "", "X-Request-Id", id)
+	p, _ := checkProblem(t, inst, res, want{404, "not_found", "fix_request", false})
+	if p.CorrelationID != id {
+		t.Errorf("correlation_id = %q, want the client's %q", p.CorrelationID, id)
+	}
+}
+
+func TestUpstreamLeaksNothing(t *testing.T) {
+	inst := start(t)
+	res := inst.do(t, http.MethodGet, "/v1/upstream", "", "")
+	_, raw := checkProblem(t, inst, res, want{502, "upstream_error", "retry", true})
+	if raw["cause"] != "upstream" {
+		t.Errorf("cause = %v", raw["cause"])
+	}
+	wire := string(res.body) + headerText(res.header)
+	for _, secret := range []string{"Tr0ub4dor", "orders_app", "postgres", "10.42.7.19", "5432", "SELECT", "SKU-LEAK-42", "55P03", "stock"} {
+		if strings.Contains(wire, secret) {
+			t.Errorf("response leaks %q:\n%s", secret, wire)
+		}
+	}
+	recs := inst.logRecords(t, res.header.Get("X-Request-Id"))
+	var logged string
+	for _, rec := range recs {
+		if e, ok := rec["error"].(string); ok {
+			logged += e
+		}
+	}
+	for _, kept := range []string{"10.42.7.19:5432", "55P03", "SELECT qty FROM stock", "SKU-LEAK-42"} {
+		if !strings.Contains(logged, kept) {
+			t.Errorf("log lacks %q, which the operator needs; logged error: %q", kept, logged)
+		}
+	}
+	if strings.Contains(inst.stderr.String(), "Tr0ub4dor") {
+		t.Errorf("the DSN password reached the log: %q", logged)
+	}
+}
+
+func headerText(h http.Header) string {
+	var b strings.Builder
+	_ = h.Write(&b)
+	return b.String()
+}
