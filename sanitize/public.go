@@ -25,13 +25,19 @@ func publicPass(s string) string {
 	if f&fStack != 0 {
 		return GenericDetail
 	}
-	if r := redactSecrets(s, f); r != s {
-		// A redaction can give a neighbour the boundary it lacked
-		// ("x.internal" followed by a token), so look again.
-		s, f = r, scan(r)
+	// Row values go before the other secrets, since a secret rule could take
+	// a marker such as "Key" for the value of a preceding "password=". Only
+	// a private key spans lines, so it must go even earlier.
+	if f&fPEM != 0 {
+		s = replaceMatches(s, pemRE, redactWhole)
 	}
 	if f&fSQL != 0 {
 		s = redactSQL(s)
+	}
+	if r := redactSecrets(s, f&^fPEM); r != s {
+		// A redaction can give a neighbour the boundary it lacked
+		// ("x.internal" followed by a token), so look again.
+		s, f = r, scan(r)
 	}
 	if f&locatorFlags != 0 {
 		s = redactLocators(s)

@@ -16,10 +16,10 @@ const (
 	unquotedWord  = `(?:[^\s&,;"'<>)}\\]|\\[^nrtu\s])+`
 	unquotedLine  = `(?:[^\r\n\\]|\\[^nru])+`
 	keyValueSep   = `(\\?["']?[ \t]*(?::=|[:=])[ \t]*)`
-	assignPattern = `(?i)(password|passwd|passphrase|pass|pwd|secret|token|` +
+	assignPattern = `((?i:password|passwd|passphrase|pass|pwd|secret|token|` +
 		`(?:api|access|secret|private|signing|encryption|master|client)[_-]?key|apikey|` +
-		`credentials?|session[_-]?id|signature)` + keyValueSep + `(` + quotedValue + `|` + unquotedWord + `)`
-	headerPattern = `(?i)((?:proxy-)?authorization|cookie)` + keyValueSep + `(` + quotedValue + `|` + unquotedLine + `)`
+		`credentials?|session[_-]?id|signature))` + keyValueSep + `(` + quotedValue + `|` + unquotedWord + `)`
+	headerPattern = `((?i:(?:proxy-)?authorization|cookie))` + keyValueSep + `(` + quotedValue + `|` + unquotedLine + `)`
 )
 
 var (
@@ -47,7 +47,7 @@ func redactSecrets(s string, f flags) string {
 		s = replaceMatches(s, pemRE, redactWhole)
 	}
 	if f&fHeader != 0 {
-		s = replaceMatches(s, headerRE, redactKeyValue)
+		s = redactKeyValues(s, headerRE)
 	}
 	if f&fURL != 0 {
 		s = replaceMatches(s, userinfoRE, redactURLUserinfo)
@@ -62,7 +62,7 @@ func redactSecrets(s string, f flags) string {
 		s = redactSchemes(s)
 	}
 	if f&fAssign != 0 {
-		s = replaceMatches(s, assignRE, redactKeyValue)
+		s = redactKeyValues(s, assignRE)
 	}
 	return s
 }
@@ -99,6 +99,57 @@ func redactDSNUserinfo(b []byte, s string, m []int) []byte {
 	b = append(b, Redacted...)
 	b = append(b, '@')
 	return append(b, s[m[4]:m[5]]...)
+}
+
+// redactKeyValues redacts the values of re's key-value matches. Its
+// separator may be followed by spaces ("password: x"), so a match can take
+// the next key for its value ("password= client_secret: x"); such a match
+// is skipped and the search resumes at that key, so the later secret is not
+// hidden behind the earlier one.
+func redactKeyValues(s string, re *regexp.Regexp) string {
+	var b []byte
+	last := 0
+	for i := 0; i < len(s); {
+		m := re.FindStringSubmatchIndex(s[i:])
+		if m == nil {
+			break
+		}
+		for k := range m {
+			m[k] += i
+		}
+		if valueIsKey(s, m[6], m[7]) {
+			i = m[6]
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(s)+len(Redacted))
+		}
+		b = append(b, s[last:m[0]]...)
+		b = redactKeyValue(b, s, m)
+		last, i = m[1], m[1]
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+// valueIsKey reports whether the value s[vs:ve] begins with another
+// key-value pair: a key possibly prefixed by more of its name ("client_"),
+// quotes or an escape. Digits and spaces in front rule it out, so a value
+// like "hunter2 token=x" is still redacted as a whole.
+func valueIsKey(s string, vs, ve int) bool {
+	for _, re := range []*regexp.Regexp{assignRE, headerRE} {
+		m := re.FindStringIndex(s[vs:])
+		if m == nil || m[0] >= ve-vs {
+			continue
+		}
+		prefix := s[vs : vs+m[0]]
+		if strings.TrimLeft(prefix, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.-\"'\\") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // redactKeyValue keeps the key and separator (groups 1 and 2) and the quotes

@@ -1,0 +1,94 @@
+package sanitize
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+type stringer string
+
+func (s stringer) String() string { return string(s) }
+
+type panicky struct{}
+
+func (*panicky) Error() string { panic("boom") }
+
+func TestLogHandlerJSON(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(NewLogHandler(slog.NewJSONHandler(&buf, nil)))
+
+	log = log.With("dsn", "postgres://app:S3cretPw@db:5432/x").WithGroup("req")
+	log.Info("login password=hunter2\nforged=line",
+		"auth", "Bearer abcdef123456",
+		slog.Group("http", "cookie", "Cookie: sid=c00k1e", "peer", "10.0.0.5"),
+		"err", errors.New("dial: token=t0ps3cr3t"),
+		"who", stringer("ghp_16C7e42F292c6912E7710c838347Ae178B4a"),
+		"count", 3,
+		"nilerr", (*panicky)(nil),
+	)
+	log.Warn("second", "k", "v")
+
+	out := buf.String()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 lines, got %d:\n%s", len(lines), out)
+	}
+	for _, secret := range []string{"S3cretPw", "hunter2", "abcdef123456", "c00k1e", "t0ps3cr3t", "16C7e42F292c6912E7710c838347Ae178B4a"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("output leaks %q:\n%s", secret, out)
+		}
+	}
+
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec["msg"]; got != `login password=[redacted]\nforged=line` {
+		t.Errorf("msg = %q", got)
+	}
+	if got := rec["dsn"]; got != "postgres://[redacted]@db:5432/x" {
+		t.Errorf("dsn = %q (WithAttrs)", got)
+	}
+	req, _ := rec["req"].(map[string]any)
+	if req == nil {
+		t.Fatalf("group req missing: %s", lines[0])
+	}
+	http, _ := req["http"].(map[string]any)
+	if http["peer"] != "10.0.0.5" {
+		t.Errorf("IP must stay in logs: %v", http["peer"])
+	}
+	if req["count"] != float64(3) {
+		t.Errorf("count = %v", req["count"])
+	}
+	if req["err"] != "dial: token=[redacted]" {
+		t.Errorf("err = %v", req["err"])
+	}
+	if req["nilerr"] != "<nil>" {
+		t.Errorf("nilerr = %v", req["nilerr"])
+	}
+}
+
+func TestLogHandlerEnabled(t *testing.T) {
+	h := NewLogHandler(slog.NewJSONHandler(&bytes.Buffer{}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if h.Enabled(context.Background(), slog.LevelInfo) || !h.Enabled(context.Background(), slog.LevelError) {
+		t.Fatal("Enabled must follow the wrapped handler")
+	}
+}
+
+func TestReplaceAttr(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: ReplaceAttr}))
+	log.Error("boom\nINFO fake", "err", errors.New("password=x1"), slog.Group("g", "c", "Cookie: a=b"))
+	out := buf.String()
+	if strings.Count(out, "\n") != 1 || strings.Contains(out, "x1") || strings.Contains(out, "a=b") {
+		t.Fatalf("got %q", out)
+	}
+	if !strings.Contains(out, "level=ERROR") {
+		t.Fatalf("level lost: %q", out)
+	}
+}

@@ -1,0 +1,113 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestLogRedactsSecrets(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		gone []string
+	}{
+		{"auth with Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln", []string{"eyJzdWIiOiIxIn0"}},
+		{"Authorization: Basic dXNlcjpwYXNz\nnext", []string{"dXNlcjpwYXNz"}},
+		{"Cookie: sid=abc123; csrf=def456", []string{"abc123", "def456"}},
+		{"dial postgres://app:S3cretPw@10.0.0.5:5432/orders", []string{"S3cretPw"}},
+		{"redis://:r3d1spw@cache.internal:6379", []string{"r3d1spw"}},
+		{"root:myPa55@tcp(db:3306)/shop", []string{"myPa55"}},
+		{"config password=hunter2 loaded", []string{"hunter2"}},
+		{`{"client_secret":"GOCSPX-abc"}`, []string{"GOCSPX-abc"}},
+		{"key AKIAIOSFODNN7EXAMPLE", []string{"IOSFODNN7EXAMPLE"}},
+		{"ghp_16C7e42F292c6912E7710c838347Ae178B4a", []string{"16C7e42F292c6912E7710c838347Ae178B4a"}},
+		{"xoxb-123456789012-abcdefghijkl", []string{"abcdefghijkl"}},
+		{"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----", []string{"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"}},
+	} {
+		got := Log(tc.in)
+		for _, core := range tc.gone {
+			if strings.Contains(got, core) {
+				t.Errorf("Log(%q) = %q, still contains %q", tc.in, got, core)
+			}
+		}
+		if again := Log(got); again != got {
+			t.Errorf("not idempotent: %q then %q", got, again)
+		}
+	}
+}
+
+// TestLogKeepsOperatorContext lists what operators need and the log tier
+// must leave alone.
+func TestLogKeepsOperatorContext(t *testing.T) {
+	for _, s := range []string{
+		"dial tcp 10.0.0.5:5432: connect: connection refused",
+		"dial [fe80::1%eth0]:8080 and 2001:db8::1",
+		"lookup db-primary.internal on 10.96.0.10:53: no such host",
+		`ERROR: duplicate key value violates unique constraint "users_email_key" (SQLSTATE 23505)`,
+		"Key (email)=(alice@example.com) already exists.",
+		"Error 1062: Duplicate entry 'x' for key 'users.email'",
+		"open /home/app/config.yaml: permission denied",
+		`C:\Users\svc\app.log`,
+		"goroutine 1 [running]: main.main() /app/main.go:12 +0x1d",
+		"panic(0x1234)",
+		"Ünïcödé ✓ 東京",
+	} {
+		if got := Log(s); got != s {
+			t.Errorf("Log(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
+
+func TestLogNeutralisesInjection(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\nb":                           `a\nb`,
+		"a\r\nINFO forged line":          `a\r\nINFO forged line`,
+		"tab\there":                      `tab\there`,
+		"nul\x00bell\x07esc\x1b[31m":     `nul\u0000bell\u0007esc\u001b[31m`,
+		"del\x7f":                        `del\u007f`,
+		"c1\u0085next":                   `c1\u0085next`,
+		"ls\u2028ps\u2029":               `ls\u2028ps\u2029`,
+		"user \u202egnp.exe":             `user \u202egnp.exe`,
+		"isolate\u2066x\u2069 mark\u200f": `isolate\u2066x\u2069 mark\u200f`,
+	} {
+		got := Log(in)
+		if got != want {
+			t.Errorf("Log(%q) = %q, want %q", in, got, want)
+		}
+		if strings.ContainsAny(got, "\r\n\u2028\u2029\u202e") {
+			t.Errorf("Log(%q) still breaks lines: %q", in, got)
+		}
+		if Log(got) != got {
+			t.Errorf("Log(%q) not idempotent", in)
+		}
+	}
+}
+
+// TestLogLineRulesStopAtEscapedBreak checks that a value running "to the end
+// of the line" stops where the original line ended, not at the end of the
+// whole escaped text.
+func TestLogLineRulesStopAtEscapedBreak(t *testing.T) {
+	got := Log("Cookie: sid=abc\nuser=bob ip=10.0.0.1")
+	want := `Cookie: [redacted]\nuser=bob ip=10.0.0.1`
+	if got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestLogLimitsAndUTF8(t *testing.T) {
+	got := Log(strings.Repeat("\n", MaxLogLen))
+	if len(got) > MaxLogLen || strings.Contains(got, "\n") || Log(got) != got {
+		t.Fatalf("escape flood: len %d", len(got))
+	}
+	got = Log("x\xffy")
+	if !utf8.ValidString(got) || Log(got) != got {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestLogCleanDoesNotAllocate(t *testing.T) {
+	s := "dial tcp 10.0.0.5:5432: connection refused at /srv/app/db.go:88"
+	if n := testing.AllocsPerRun(100, func() { _ = Log(s) }); n != 0 {
+		t.Fatalf("Log allocated %v times on clean text", n)
+	}
+}
