@@ -1,0 +1,67 @@
+package middleware
+
+import (
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// Recover turns a panic in the handler into a 500 internal problem with the
+// generic public detail. The panic value and the stack go to the problem's
+// single log record, under the request's correlation ID; the client sees
+// neither. (If the body limit had already cut the request body, the panic is
+// taken to be its consequence and the problem is request_too_large.)
+//
+// A panic after the response started cannot become a problem: it is logged
+// and the connection is aborted, so the client sees a truncated response
+// rather than a clean one. http.ErrAbortHandler is re-panicked untouched:
+// it is how handlers ask net/http for exactly that. panic(nil) is handled,
+// since Go 1.21 turns it into a *runtime.PanicNilError (unless
+// GODEBUG=panicnil=1, which makes it invisible to recover).
+func Recover(opts ...Option) func(http.Handler) http.Handler {
+	cfg := newConfig(opts)
+	cfg.limit, cfg.timeout = 0, 0
+	return cfg.layer(true, false)
+}
+
+// panicError carries the panic value to the log as the problem's error.
+type panicError struct{ value any }
+
+func (e *panicError) Error() string { return "panic: " + safeString(e.value) }
+
+// Unwrap exposes a panicked error to errors.Is and errors.As in log
+// handlers.
+func (e *panicError) Unwrap() error {
+	err, _ := e.value.(error)
+	return err
+}
+
+func (l *layer) recovered(st *state, v any) {
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	stack := debug.Stack()
+	var p *problem.Problem
+	if st.flags.Load()&fTripped != 0 {
+		p = problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(st.limit))
+	} else {
+		p = problem.New(problem.Internal).ForRequest(st.req)
+	}
+	p.Wrap(&panicError{v}).WithLogAttrs(
+		slog.String("panic", safeString(v)),
+		slog.String("stack", string(stack)),
+		slog.String("written_by", "faultline.recover"),
+	)
+	f := st.flags.Load()
+	if f&(fTimedOut|fReplaced) != 0 {
+		// The client already has a complete problem; aborting now would
+		// only truncate it. problem.Write logs the panic and writes nothing.
+		st.safeWrite(st, p)
+		return
+	}
+	if !st.safeWrite(st, p) || f&fStarted != 0 {
+		panic(http.ErrAbortHandler)
+	}
+}

@@ -1,0 +1,166 @@
+package middleware
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// Timeout gives each request a deadline of d. When it passes before the
+// handler has started its response, the client gets a timeout problem (503,
+// see the package documentation) at that moment, and everything the handler
+// writes afterwards is refused with http.ErrHandlerTimeout. A response that
+// has already started is left alone: the handler sees ctx.Done() and ends it
+// as it can. The handler runs on the request's own goroutine and its success
+// is not buffered.
+//
+// Headers the handler sets are kept apart until it starts its response, so
+// a timeout problem carries only the headers set before Timeout ran: put
+// CORS and similar middlewares outside it. Timeout panics if d <= 0.
+func Timeout(d time.Duration, opts ...Option) func(http.Handler) http.Handler {
+	if d <= 0 {
+		panic("middleware: Timeout needs a positive duration")
+	}
+	cfg := newConfig(opts)
+	cfg.timeout = d
+	return cfg.layer(false, false)
+}
+
+// deadlineTimer is a reusable time.AfterFunc timer: arming one per request
+// would cost two allocations (the timer and the bound callback).
+type deadlineTimer struct {
+	t  *time.Timer
+	st atomic.Pointer[state]
+}
+
+var timerPool = sync.Pool{New: func() any {
+	dt := &deadlineTimer{}
+	dt.t = time.AfterFunc(time.Hour, dt.fire)
+	dt.t.Stop()
+	return dt
+}}
+
+func (dt *deadlineTimer) fire() {
+	if st := dt.st.Load(); st != nil {
+		st.expire()
+	}
+}
+
+// arm starts the request's deadline. It runs before the handler, so nothing
+// has seen the state's Done channel yet.
+func (st *state) arm(d time.Duration) {
+	st.timeout = d
+	st.deadline = time.Now().Add(d)
+	dt := timerPool.Get().(*deadlineTimer)
+	dt.st.Store(st)
+	st.timer = dt
+	dt.t.Reset(d)
+}
+
+// disarm stops the timer when the handler returns. If the timer already
+// fired, it waits for the callback to finish writing (through mu), so
+// ServeHTTP never returns while the underlying writer is in use.
+func (st *state) disarm() {
+	dt := st.timer
+	if dt.t.Stop() {
+		dt.st.Store(nil)
+		timerPool.Put(dt)
+		st.commitHeaders()
+	} else {
+		// Not put back: a callback that has not run yet would otherwise
+		// read whichever state the next request stored.
+		st.mu.Lock()
+		if st.flags.Load()&(fStarted|fTimedOut) == 0 {
+			st.commitHeaders()
+		}
+		st.flags.Or(fFinished)
+		st.mu.Unlock()
+	}
+	if c := st.real.Load(); c != nil {
+		c.cancel()
+	}
+}
+
+func (st *state) expire() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.flags.Load()&(fStarted|fFinished|fHijacked|fTimedOut) != 0 {
+		return
+	}
+	st.flags.Or(fTimedOut | fStarted)
+	p := problem.New(problem.Timeout).ForRequest(st.req).
+		WithLogAttrs(slog.Duration("timeout", st.timeout), slog.String("written_by", "faultline.timeout"))
+	st.safeWrite(st.w, p)
+}
+
+// deadlineCtx is the real context.WithDeadline, made only when someone asks
+// for the Done channel: most handlers never do, and the timer above already
+// covers the response.
+type deadlineCtx struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (st *state) deadlineCtx() context.Context {
+	if c := st.real.Load(); c != nil {
+		return c.ctx
+	}
+	ctx, cancel := context.WithDeadline(st.Context, st.deadline)
+	c := &deadlineCtx{ctx, cancel}
+	if !st.real.CompareAndSwap(nil, c) {
+		cancel()
+		return st.real.Load().ctx
+	}
+	return ctx
+}
+
+// Deadline reports the earlier of the parent's deadline and the timeout's.
+func (st *state) Deadline() (time.Time, bool) {
+	d, ok := st.Context.Deadline()
+	if st.timeout == 0 || ok && d.Before(st.deadline) {
+		return d, ok
+	}
+	return st.deadline, true
+}
+
+// Done is the parent's channel unless a timeout applies.
+func (st *state) Done() <-chan struct{} {
+	if st.timeout == 0 {
+		return st.Context.Done()
+	}
+	return st.deadlineCtx().Done()
+}
+
+// Err agrees with Done, and reports the passed deadline even when no one has
+// asked for the channel.
+func (st *state) Err() error {
+	if st.timeout == 0 {
+		return st.Context.Err()
+	}
+	if c := st.real.Load(); c != nil {
+		return c.ctx.Err()
+	}
+	if err := st.Context.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(st.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// Value comes from the parent, or from the deadline context once it exists
+// so that context.Cause and derived contexts see its cancellation.
+func (st *state) Value(key any) any {
+	if st.timeout != 0 {
+		if c := st.real.Load(); c != nil {
+			return c.ctx.Value(key)
+		}
+	}
+	return st.Context.Value(key)
+}

@@ -1,0 +1,328 @@
+package middleware
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/problem"
+)
+
+// Bits of state.flags. They live in one atomic word so the passthrough
+// Write can decide with a single load and no lock.
+const (
+	// fStarted: a status line went to the underlying writer (ours or the
+	// handler's); nothing may replace it any more.
+	fStarted uint32 = 1 << iota
+	// fReplaced: the guard wrote a problem instead of the handler's error
+	// response, so the handler's body is swallowed.
+	fReplaced
+	// fTimedOut: the deadline passed first and the timeout problem went out;
+	// the handler's output is refused with http.ErrHandlerTimeout.
+	fTimedOut
+	fHijacked
+	// fFinished: ServeHTTP is returning; a late timer must not write.
+	fFinished
+	// fTripped: the body limit cut the body, so a bare error status the
+	// handler sends afterwards is really request_too_large.
+	fTripped
+	// fAbort: writing a problem panicked; the connection is aborted when the
+	// handler returns, because the response may be half written.
+	fAbort
+)
+
+// state is everything faultline keeps per request in one allocation: it is
+// the ResponseWriter the handler writes to (guard, timeout and recover
+// bookkeeping), the request's context (deadline without context.WithTimeout's
+// allocations), and the body limit's reader. Layers nested on the same
+// request join the state of the outermost one instead of wrapping again.
+type state struct {
+	context.Context // the parent
+
+	w   http.ResponseWriter // what this state wraps
+	srv http.ResponseWriter // the writer http.MaxBytesReader must see: the server's own
+	req *http.Request       // the request as the handler sees it, for problems written on its behalf
+	cfg *config
+
+	guard bool
+	flags atomic.Uint32
+	// mu orders the decision to start the response between the handler's
+	// goroutine and the timeout timer's.
+	mu sync.Mutex
+
+	timeout  time.Duration
+	deadline time.Time
+	timer    *deadlineTimer
+	real     atomic.Pointer[deadlineCtx]
+	// shadow is the header map the handler sees while a timeout may still
+	// fire: the timer writes the problem with the real map, and the handler
+	// must never touch that one concurrently.
+	shadow http.Header
+
+	limit int64
+	body  limitedBody
+}
+
+func newState(w http.ResponseWriter, r *http.Request, cfg *config) *state {
+	st := &state{Context: r.Context(), w: w, srv: w, cfg: cfg}
+	if outer, ok := w.(*state); ok {
+		st.srv = outer.srv
+	}
+	st.body.st = st
+	return st
+}
+
+// joinable returns the state a layer can share: the one it is handed as the
+// writer, provided nothing between derived a new context (which would
+// not see a deadline the state gains later) or wrapped the writer.
+func joinable(w http.ResponseWriter, r *http.Request) *state {
+	st, ok := w.(*state)
+	if ok && r.Context() == context.Context(st) {
+		return st
+	}
+	return nil
+}
+
+func (st *state) writer() *problem.Writer { return st.cfg.writer }
+
+// Header returns the handler's header map.
+func (st *state) Header() http.Header {
+	if st.timeout == 0 || st.flags.Load()&fStarted != 0 {
+		return st.w.Header()
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.shadow == nil {
+		if st.flags.Load()&fTimedOut != 0 {
+			// Too late: the problem owns the real map now. The handler may
+			// still write to something.
+			return http.Header{}
+		}
+		real := st.w.Header()
+		st.shadow = make(http.Header, len(real)+4)
+		for k, v := range real {
+			st.shadow[k] = v
+		}
+	}
+	return st.shadow
+}
+
+// commitHeaders makes the real header map what the handler built in the
+// shadow. Called with mu held (or when the timer can no longer fire).
+func (st *state) commitHeaders() {
+	if st.shadow == nil {
+		return
+	}
+	real := st.w.Header()
+	for k := range real {
+		if _, ok := st.shadow[k]; !ok {
+			delete(real, k)
+		}
+	}
+	for k, v := range st.shadow {
+		real[k] = v
+	}
+	if st.flags.Load()&fStarted != 0 {
+		st.shadow = nil
+	}
+}
+
+// WriteHeader is where the guard decides: the status and the headers are
+// known, no byte of the body has gone out, and the handler's body can still
+// be swallowed.
+func (st *state) WriteHeader(code int) {
+	f := st.flags.Load()
+	if f&(fStarted|fHijacked) != 0 {
+		if f&(fReplaced|fTimedOut|fHijacked) == 0 {
+			// A second call on a passthrough response is the handler's own
+			// bug; net/http reports it as it would without us.
+			st.w.WriteHeader(code)
+		}
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	f = st.flags.Load()
+	if f&(fStarted|fHijacked) != 0 {
+		return
+	}
+	if code < 200 {
+		// Informational responses do not start the response.
+		st.commitHeaders()
+		st.w.WriteHeader(code)
+		return
+	}
+	if code >= 400 && st.guard && !st.isProblem() {
+		st.replace(code)
+		return
+	}
+	st.flags.Or(fStarted)
+	st.commitHeaders()
+	st.w.WriteHeader(code)
+}
+
+// isProblem reports whether the response being started is already a
+// problem: problem.Write set a problem media type, or the text plane's
+// text/plain together with the code header.
+func (st *state) isProblem() bool {
+	h := st.shadow
+	if h == nil {
+		h = st.w.Header()
+	}
+	var ct string
+	if v := h["Content-Type"]; len(v) > 0 {
+		ct = v[0]
+	}
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.TrimSpace(mt)
+	switch {
+	case strings.EqualFold(mt, "application/problem+json"), strings.EqualFold(mt, "application/problem+xml"):
+		return true
+	case strings.EqualFold(mt, "text/plain"):
+		return len(h[problem.DefaultCodeHeader]) > 0
+	}
+	return false
+}
+
+// replace writes the registry problem for a bare error status in place of
+// the handler's response. Called with mu held.
+func (st *state) replace(code int) {
+	st.flags.Or(fStarted | fReplaced)
+	st.commitHeaders()
+	var p *problem.Problem
+	if st.flags.Load()&fTripped != 0 && (code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge || code >= 500) {
+		p = problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(st.limit))
+	} else {
+		p = problem.New(st.writer().Registry().ForStatus(code))
+		if p.Cause == problem.CauseInternal {
+			p.ForRequest(st.req)
+		}
+	}
+	p.WithLogAttrs(slog.Int("handler_status", code), slog.String("written_by", "faultline.guard"))
+	st.safeWrite(st.w, p)
+}
+
+// Write passes the handler's bytes straight through once the response has
+// started; success is never buffered.
+func (st *state) Write(b []byte) (int, error) {
+	f := st.flags.Load()
+	if f&fStarted == 0 {
+		st.WriteHeader(http.StatusOK)
+		f = st.flags.Load()
+	}
+	switch {
+	case f&fTimedOut != 0:
+		return 0, http.ErrHandlerTimeout
+	case f&fReplaced != 0:
+		return len(b), nil
+	case f&fHijacked != 0:
+		return 0, http.ErrHijacked
+	}
+	return st.w.Write(b)
+}
+
+// ReadFrom keeps sendfile and splice available to handlers serving files.
+func (st *state) ReadFrom(src io.Reader) (int64, error) {
+	f := st.flags.Load()
+	if f&fStarted == 0 {
+		st.WriteHeader(http.StatusOK)
+		f = st.flags.Load()
+	}
+	switch {
+	case f&fTimedOut != 0:
+		return 0, http.ErrHandlerTimeout
+	case f&fReplaced != 0:
+		return io.Copy(io.Discard, src)
+	case f&fHijacked != 0:
+		return 0, http.ErrHijacked
+	}
+	if rf, ok := st.w.(io.ReaderFrom); ok {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(writerOnly{st.w}, src)
+}
+
+// writerOnly hides a ReadFrom that would otherwise call back into itself.
+type writerOnly struct{ io.Writer }
+
+// FlushError is what http.ResponseController.Flush calls; it starts the
+// response like net/http does when nothing was written yet.
+func (st *state) FlushError() error {
+	f := st.flags.Load()
+	if f&fStarted == 0 {
+		st.WriteHeader(http.StatusOK)
+		f = st.flags.Load()
+	}
+	if f&(fTimedOut|fReplaced|fHijacked) != 0 {
+		// The response is the timer's or the guard's, or no longer ours.
+		return nil
+	}
+	return http.NewResponseController(st.w).Flush()
+}
+
+// Flush implements http.Flusher for code that type-asserts it.
+func (st *state) Flush() { _ = st.FlushError() }
+
+// Hijack hands the connection over; faultline stops writing for the request.
+func (st *state) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if f := st.flags.Load(); f&(fTimedOut|fReplaced) != 0 {
+		return nil, nil, http.ErrHandlerTimeout
+	}
+	c, rw, err := http.NewResponseController(st.w).Hijack()
+	if err == nil {
+		st.flags.Or(fHijacked | fStarted)
+	}
+	return c, rw, err
+}
+
+// Unwrap lets http.ResponseController reach the deadlines and full-duplex
+// switch of the underlying writer.
+func (st *state) Unwrap() http.ResponseWriter { return st.w }
+
+// ResponseStarted tells problem.Write that a status line has gone out.
+func (st *state) ResponseStarted() bool {
+	return st.flags.Load()&(fStarted|fHijacked) != 0
+}
+
+// safeWrite writes p to w. A panic in the writer (a bad log handler, a
+// panicking String method in a log value) must neither crash the server nor
+// loop through Recover again: it is logged and the connection is aborted
+// when the handler returns.
+func (st *state) safeWrite(w http.ResponseWriter, p *problem.Problem) (ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			ok = false
+			st.flags.Or(fAbort)
+			st.cfg.log().LogAttrs(st, slog.LevelError, "faultline: panic while writing a problem; connection aborted",
+				slog.String("code", p.Code),
+				slog.String(correlation.AttrKey, correlation.ID(st)),
+				slog.String("panic", safeString(v)),
+				slog.String("stack", string(debug.Stack())),
+			)
+		}
+	}()
+	err := st.writer().Write(w, st.req, p)
+	return err == nil
+}
+
+// safeString formats a panic value whose own methods may panic.
+func safeString(v any) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = fmt.Sprintf("%T (formatting it panicked)", v)
+		}
+	}()
+	return fmt.Sprint(v)
+}
