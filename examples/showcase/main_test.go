@@ -216,6 +216,42 @@ func TestOrders(t *testing.T) {
 	}
 }
 
+func TestCreateOrder(t *testing.T) {
+	inst := start(t)
+	res := inst.do(t, http.MethodPost, "/v1/orders", "application/json", `{"sku":"KB101","quantity":2,"email":"grace@example.com"}`)
+	if res.status != http.StatusCreated {
+		t.Fatalf("valid order: %d %s", res.status, res.body)
+	}
+	var o order
+	if err := json.Unmarshal(res.body, &o); err != nil {
+		t.Fatal(err)
+	}
+	if res.header.Get("Location") != "/v1/orders/"+o.ID {
+		t.Errorf("Location = %q for %q", res.header.Get("Location"), o.ID)
+	}
+	if got := inst.do(t, http.MethodGet, "/v1/orders/"+o.ID, "", ""); got.status != http.StatusOK {
+		t.Errorf("created order not readable: %d", got.status)
+	}
+
+	res = inst.do(t, http.MethodPost, "/v1/orders", "application/json", `{"sku":"","quantity":0,"email":"nope"}`)
+	p, _ := checkProblem(t, inst, res, want{422, "validation_failed", "fix_request", false})
+	pointers := map[string]bool{}
+	for _, fe := range p.Errors {
+		pointers[fe.Pointer] = true
+	}
+	for _, ptr := range []string{"/sku", "/quantity", "/email"} {
+		if !pointers[ptr] {
+			t.Errorf("errors lack %s: %+v", ptr, p.Errors)
+		}
+	}
+
+	res = inst.do(t, http.MethodPost, "/v1/orders", "application/json", `{"sku":`)
+	checkProblem(t, inst, res, want{400, "invalid_json", "fix_request", false})
+
+	res = inst.do(t, http.MethodPost, "/v1/orders", "text/plain", `sku=KB101`)
+	checkProblem(t, inst, res, want{415, "unsupported_media_type", "fix_request", false})
+}
+
 func TestRouterProblems(t *testing.T) {
 	inst := start(t)
 	res := inst.do(t, http.MethodGet, "/nowhere", "", "")

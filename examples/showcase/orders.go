@@ -2,12 +2,22 @@ package main
 
 import (
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/faultline-go/faultline/bind"
 	"github.com/faultline-go/faultline/problem"
 )
+
+// orderRequest is the body of POST /v1/orders. Every rule fails on its own
+// line of the validation_failed errors array, with a JSON Pointer.
+type orderRequest struct {
+	SKU      string `json:"sku" validate:"required,alphanum,max=32"`
+	Quantity int    `json:"quantity" validate:"required,min=1,max=100"`
+	Email    string `json:"email" validate:"required,email"`
+}
 
 type order struct {
 	ID       string `json:"id"`
@@ -38,5 +48,20 @@ func (s *orderStore) get(w http.ResponseWriter, r *http.Request) error {
 		return problem.New(problem.NotFound).WithDetail("No order exists with this id.")
 	}
 	writeJSON(w, http.StatusOK, o)
+	return nil
+}
+
+func (s *orderStore) create(w http.ResponseWriter, r *http.Request) error {
+	req, p := bind.Decode[orderRequest](r)
+	if p != nil {
+		return p
+	}
+	s.mu.Lock()
+	o := order{ID: "ord_" + strconv.Itoa(s.next), SKU: req.SKU, Quantity: req.Quantity, Email: req.Email}
+	s.next++
+	s.orders[o.ID] = o
+	s.mu.Unlock()
+	w.Header().Set("Location", "/v1/orders/"+o.ID)
+	writeJSON(w, http.StatusCreated, o)
 	return nil
 }

@@ -32,6 +32,7 @@ func newServer(cfg config, logger *slog.Logger, getenv func(string) string) (*se
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
+	r.Method(http.MethodPost, "/v1/orders", wr.Handler(orders.create))
 	r.Method(http.MethodGet, "/v1/orders/{id}", wr.Handler(orders.get))
 	r.Method(http.MethodGet, "/v1/upstream", wr.Handler(callUpstream))
 
