@@ -60,14 +60,14 @@ func TestLogKeepsOperatorContext(t *testing.T) {
 
 func TestLogNeutralisesInjection(t *testing.T) {
 	for in, want := range map[string]string{
-		"a\nb":                           `a\nb`,
-		"a\r\nINFO forged line":          `a\r\nINFO forged line`,
-		"tab\there":                      `tab\there`,
-		"nul\x00bell\x07esc\x1b[31m":     `nul\u0000bell\u0007esc\u001b[31m`,
-		"del\x7f":                        `del\u007f`,
-		"c1\u0085next":                   `c1\u0085next`,
-		"ls\u2028ps\u2029":               `ls\u2028ps\u2029`,
-		"user \u202egnp.exe":             `user \u202egnp.exe`,
+		"a\nb":                            `a\nb`,
+		"a\r\nINFO forged line":           `a\r\nINFO forged line`,
+		"tab\there":                       `tab\there`,
+		"nul\x00bell\x07esc\x1b[31m":      `nul\u0000bell\u0007esc\u001b[31m`,
+		"del\x7f":                         `del\u007f`,
+		"c1\u0085next":                    `c1\u0085next`,
+		"ls\u2028ps\u2029":                `ls\u2028ps\u2029`,
+		"user \u202egnp.exe":              `user \u202egnp.exe`,
 		"isolate\u2066x\u2069 mark\u200f": `isolate\u2066x\u2069 mark\u200f`,
 	} {
 		got := Log(in)

@@ -141,14 +141,14 @@ func TestPublicCorpus(t *testing.T) {
 
 func TestPublicKeepsContext(t *testing.T) {
 	for in, want := range map[string]string{
-		"login failed password=hunter2 for bob":                       "login failed password=[redacted] for bob",
-		`{"password": "x", "user": "bob"}`:                            `{"password": "[redacted]", "user": "bob"}`,
-		"dial postgres://app:pw@db.example.com:5432/orders":           "dial postgres://[redacted]@db.example.com:5432/orders",
-		"Key (email)=(a@b.c) already exists":                          "Key (email)=([redacted]) already exists",
-		"Duplicate entry 'x' for key 'users.email'":                   "Duplicate entry '[redacted]' for key 'users.email'",
-		"dial tcp 10.0.0.1:5432: connection refused":                  "dial tcp [redacted]: connection refused",
-		"goroutine 7 [chan receive]:":                                 GenericDetail,
-		"Cookie: a=1\nX-Other: kept":                                  "Cookie: [redacted]\nX-Other: kept",
+		"login failed password=hunter2 for bob":                      "login failed password=[redacted] for bob",
+		`{"password": "x", "user": "bob"}`:                           `{"password": "[redacted]", "user": "bob"}`,
+		"dial postgres://app:pw@db.example.com:5432/orders":          "dial postgres://[redacted]@db.example.com:5432/orders",
+		"Key (email)=(a@b.c) already exists":                         "Key (email)=([redacted]) already exists",
+		"Duplicate entry 'x' for key 'users.email'":                  "Duplicate entry '[redacted]' for key 'users.email'",
+		"dial tcp 10.0.0.1:5432: connection refused":                 "dial tcp [redacted]: connection refused",
+		"goroutine 7 [chan receive]:":                                GenericDetail,
+		"Cookie: a=1\nX-Other: kept":                                 "Cookie: [redacted]\nX-Other: kept",
 		"basic validation failed; Bearer authentication is required": "basic validation failed; Bearer authentication is required",
 	} {
 		if got := Public(in); got != want {

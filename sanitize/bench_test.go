@@ -1,0 +1,112 @@
+package sanitize
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Two 200-byte detail strings, typical of validation and driver messages.
+var (
+	benchClean  = pad("The request body failed validation: field quantity must be between 1 and 250, and field currency must be one of the supported ISO codes. Review the errors array and send the corrected request.")
+	benchSecret = pad("The upstream request was rejected because the configured credential is invalid; the client sent password=Tr0ub4dor3xyz with the login call. Review the configuration of this service and retry.")
+)
+
+func pad(s string) string {
+	if len(s) < 200 {
+		s += strings.Repeat(".", 200-len(s))
+	}
+	return s[:200]
+}
+
+// naiveRules is the baseline the prefilter is measured against: every rule
+// as a regular expression, all applied in sequence to every text.
+var naiveRules = []*regexp.Regexp{
+	regexp.MustCompile(`goroutine \d+ \[|\.go:\d+|panic\(|\[signal `),
+	regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`),
+	regexp.MustCompile(`(?:AKIA|ASIA)[A-Z0-9]{16,}`),
+	regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}`),
+	regexp.MustCompile(`eyJ[A-Za-z0-9_-]{2,}\.eyJ[A-Za-z0-9_-]{2,}(?:\.[A-Za-z0-9_-]+)?`),
+	regexp.MustCompile(`xox[abeoprs]-[A-Za-z0-9-]{8,}|(?:https?://)?hooks\.slack\.com/[A-Za-z0-9_/-]+`),
+	regexp.MustCompile(`(?i)\b(?:bearer|basic)[ \t]+[A-Za-z0-9\-._~+/]+=*|(?i)\bdigest[ \t]+\w+=[^\r\n]*`),
+	regexp.MustCompile(headerPattern),
+	regexp.MustCompile(assignPattern),
+	regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s/?#]+@`),
+	regexp.MustCompile(`[^\s"'(]+@(?:tcp6?|udp|unix)\(`),
+	regexp.MustCompile(`Key \([^)]*\)=\([^\r\n]*?\)|Failing row contains \([^\r\n]*\)|Duplicate entry '[^\r\n]*' for key|near '[^\r\n]*' at line \d+`),
+	regexp.MustCompile(`\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?::\d+)?\b`),
+	regexp.MustCompile(`(?i)\[?\b(?:[0-9a-f]{1,4}:){2,7}[0-9a-f:.]*(?:%[\w-]+)?\]?(?::\d+)?|::(?:[0-9a-f]{1,4})?\b`),
+	regexp.MustCompile(`(?i)\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|local|localdomain|svc|consul|corp|lan|intranet)\b`),
+	regexp.MustCompile(`(?:^|[\s"'=(])/(?:home|root|etc|var|usr|opt|tmp|srv|proc|sys|dev|app|go|Users|private|mnt|run|lib|bin)/[^\s"'<>|:;,()\[\]{}]*`),
+	regexp.MustCompile(`\b[A-Za-z]:[\\/][^\s"'<>|:;,]*|\\\\\w[^\s"'<>|:;,]*`),
+}
+
+func naive(s string) string {
+	for _, re := range naiveRules {
+		s = re.ReplaceAllString(s, Redacted)
+	}
+	return s
+}
+
+var sink string
+
+func BenchmarkPublic(b *testing.B) {
+	b.Run("clean_200B", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sink = Public(benchClean)
+		}
+	})
+	b.Run("one_secret_200B", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sink = Public(benchSecret)
+		}
+	})
+}
+
+func BenchmarkNaive(b *testing.B) {
+	b.Run("clean_200B", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sink = naive(benchClean)
+		}
+	})
+	b.Run("one_secret_200B", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sink = naive(benchSecret)
+		}
+	})
+}
+
+func BenchmarkLog(b *testing.B) {
+	b.Run("clean_200B", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sink = Log(benchClean)
+		}
+	})
+	b.Run("one_secret_200B", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sink = Log(benchSecret)
+		}
+	})
+}
+
+// TestBenchInputs keeps the benchmark honest: the clean input must be clean
+// and the secret input must lose its secret, in both implementations.
+func TestBenchInputs(t *testing.T) {
+	if len(benchClean) != 200 || len(benchSecret) != 200 {
+		t.Fatal("benchmark inputs must be 200 bytes")
+	}
+	if Public(benchClean) != benchClean || naive(benchClean) != benchClean {
+		t.Fatal("clean input changed")
+	}
+	for _, got := range []string{Public(benchSecret), naive(benchSecret)} {
+		if strings.Contains(got, "Tr0ub4dor3xyz") {
+			t.Fatalf("secret survived: %q", got)
+		}
+	}
+}
