@@ -1,8 +1,15 @@
 package middleware
 
 import (
+	"context"
+	"io"
+	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/faultline-go/faultline/problem"
 )
 
 func TestRecoverBeforeFirstWrite(t *testing.T) {
@@ -29,4 +36,120 @@ func TestRecoverBeforeFirstWrite(t *testing.T) {
 			t.Fatalf("log record %v", rec)
 		}
 	})
+}
+
+func TestRecoverPOSTOutcomeUnknown(t *testing.T) {
+	k := newKit()
+	srv := k.serve(t, Stack(WithWriter(k.writer))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		panic("write failed halfway")
+	})))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
+	wantProblem(t, do(t, req), 500, "internal", map[string]any{"outcome": "unknown", "retryable": false})
+}
+
+func TestRecoverAfterFirstWriteAborts(t *testing.T) {
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		h := rt.build(Stack(WithWriter(k.writer)), map[string]http.HandlerFunc{
+			"GET /half": func(w http.ResponseWriter, r *http.Request) {
+				w.Write([]byte("part one;"))
+				http.NewResponseController(w).Flush()
+				panic("after the first write")
+			},
+		})
+		srv := k.serve(t, h)
+		resp, err := http.Get(srv.URL + "/half")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		b, err := io.ReadAll(resp.Body)
+		if err == nil {
+			t.Fatalf("client read a clean response %q; want a truncated one", b)
+		}
+		if string(b) != "part one;" {
+			t.Fatalf("body %q", b)
+		}
+		recs := waitRecords(t, k.logs, 1)
+		if recs[0]["response_started"] != true || recs[0]["panic"] != "after the first write" {
+			t.Fatalf("log record %v", recs[0])
+		}
+	})
+}
+
+// waitRecords waits for the server to log n records: after an aborted
+// response the client can finish before the server does.
+func waitRecords(t *testing.T, b *syncBuffer, n int) []map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		recs := b.records(t)
+		if len(recs) >= n || time.Now().After(deadline) {
+			if len(recs) != n {
+				t.Fatalf("%d log records, want %d: %v", len(recs), n, recs)
+			}
+			return recs
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestRecoverErrAbortHandlerRepanicked(t *testing.T) {
+	k := newKit()
+	srv := k.serve(t, Stack(WithWriter(k.writer))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		panic(http.ErrAbortHandler)
+	})))
+	resp, err := http.Get(srv.URL)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("got a response (%d); want the connection aborted", resp.StatusCode)
+	}
+	if s := k.logs.String(); s != "" {
+		t.Fatalf("ErrAbortHandler was logged as a problem: %s", s)
+	}
+}
+
+func TestRecoverPanicNil(t *testing.T) {
+	k := newKit()
+	srv := k.serve(t, Stack(WithWriter(k.writer))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		panic(nil)
+	})))
+	wantProblem(t, get(t, srv.URL), 500, "internal", nil)
+	recs := k.logs.records(t)
+	if len(recs) != 1 || !containsStr(recs[0]["error"], "nil") {
+		t.Fatalf("log %v", recs)
+	}
+}
+
+// panickingHandler is a log handler that fails, as a broken one in
+// production could: the problem writer itself panics.
+type panickingHandler struct{ slog.Handler }
+
+func (panickingHandler) Handle(context.Context, slog.Record) error { panic("log handler broke") }
+
+func TestRecoverPanicInsideWriter(t *testing.T) {
+	fallback := &syncBuffer{}
+	wr := problem.NewWriter(problem.WithLogger(slog.New(panickingHandler{slog.NewJSONHandler(io.Discard, nil)})))
+	k := newKit()
+	srv := k.serve(t, Stack(WithWriter(wr), WithLogger(slog.New(slog.NewJSONHandler(fallback, nil))))(
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic("first") })))
+	resp, err := http.Get(srv.URL)
+	if err == nil {
+		b, rerr := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if rerr == nil && resp.StatusCode == 200 {
+			t.Fatalf("clean 200 %q after the writer panicked", b)
+		}
+	}
+	recs := waitRecords(t, fallback, 1)
+	if recs[0]["panic"] != "log handler broke" || recs[0]["code"] != "internal" {
+		t.Fatalf("fallback log %v", recs[0])
+	}
+	// The server survived.
+	if _, err := http.Get(srv.URL); err != nil && !strings.Contains(err.Error(), "EOF") {
+		t.Fatalf("second request: %v", err)
+	}
 }

@@ -1,9 +1,11 @@
 package middleware
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,8 +97,30 @@ func (st *state) expire() {
 	st.flags.Or(fTimedOut | fStarted)
 	p := problem.New(problem.Timeout).ForRequest(st.req).
 		WithLogAttrs(slog.Duration("timeout", st.timeout), slog.String("written_by", "faultline.timeout"))
-	st.safeWrite(st.w, p)
+	// The client must have the whole problem now, not when the stuck
+	// handler finally returns: so it goes out with a Content-Length and is
+	// flushed.
+	bw := &bufferedWriter{ResponseWriter: st.w}
+	if !st.safeWrite(bw, p) {
+		return
+	}
+	if st.req.Method != http.MethodHead {
+		st.w.Header().Set("Content-Length", strconv.Itoa(bw.buf.Len()))
+	}
+	st.w.WriteHeader(bw.status)
+	_, _ = st.w.Write(bw.buf.Bytes())
+	_ = http.NewResponseController(st.w).Flush()
 }
+
+// bufferedWriter holds the timeout problem back until its length is known.
+type bufferedWriter struct {
+	http.ResponseWriter
+	status int
+	buf    bytes.Buffer
+}
+
+func (b *bufferedWriter) WriteHeader(code int)        { b.status = code }
+func (b *bufferedWriter) Write(p []byte) (int, error) { return b.buf.Write(p) }
 
 // deadlineCtx is the real context.WithDeadline, made only when someone asks
 // for the Done channel: most handlers never do, and the timer above already

@@ -95,18 +95,20 @@ func joinable(w http.ResponseWriter, r *http.Request) *state {
 
 func (st *state) writer() *problem.Writer { return st.cfg.writer }
 
-// Header returns the handler's header map.
+// Header returns the handler's header map: the real one, except while a
+// timeout may still fire or after it fired, when the timer owns the real
+// map and the handler gets the shadow.
 func (st *state) Header() http.Header {
-	if st.timeout == 0 || st.flags.Load()&fStarted != 0 {
+	if st.timeout == 0 || st.flags.Load()&(fStarted|fTimedOut) == fStarted {
 		return st.w.Header()
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.shadow == nil {
 		if st.flags.Load()&fTimedOut != 0 {
-			// Too late: the problem owns the real map now. The handler may
-			// still write to something.
-			return http.Header{}
+			// Too late to matter, but the handler may still set headers.
+			st.shadow = http.Header{}
+			return st.shadow
 		}
 		real := st.w.Header()
 		st.shadow = make(http.Header, len(real)+4)
