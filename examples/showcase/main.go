@@ -37,9 +37,14 @@ func main() {
 }
 
 type config struct {
-	addr string
-	// timeout is the server's own deadline per request; /v1/slow outlives it.
-	timeout time.Duration
+	addr      string
+	bodyLimit int64
+	// timeout is the server's own deadline per request; /v1/slow works for
+	// slow, longer than that.
+	timeout     time.Duration
+	slow        time.Duration
+	limit       int
+	limitWindow time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -47,12 +52,19 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("showcase", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen address")
+	fs.Int64Var(&cfg.bodyLimit, "body-limit", 4<<10, "request body limit in bytes")
 	fs.DurationVar(&cfg.timeout, "timeout", 2*time.Second, "per-request deadline")
+	fs.DurationVar(&cfg.slow, "slow", 30*time.Second, "how long /v1/slow works")
+	fs.IntVar(&cfg.limit, "limit", 3, "requests per window on /v1/limited")
+	fs.DurationVar(&cfg.limitWindow, "limit-window", 10*time.Second, "window of the /v1/limited limit")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
-	if cfg.timeout <= 0 {
-		return cfg, errors.New("-timeout must be positive")
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if cfg.bodyLimit <= 0 || cfg.timeout <= 0 || cfg.slow <= 0 || cfg.limit <= 0 || cfg.limitWindow <= 0 {
+		return cfg, errors.New("-body-limit, -timeout, -slow, -limit and -limit-window must be positive")
 	}
 	return cfg, nil
 }
@@ -85,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if err != nil {
 		return err
 	}
-	defer srv.close()
+	defer func() { _ = srv.close() }()
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -93,7 +105,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "faultline showcase listening on %s\n\n", base)
-	printCurls(stdout, base)
+	printCurls(stdout, base, cfg)
 
 	hs := &http.Server{
 		Handler:           srv.handler,
@@ -117,14 +129,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	return nil
 }
 
-func printCurls(w io.Writer, base string) {
+func printCurls(w io.Writer, base string, cfg config) {
+	const jsonCT = " -H 'Content-Type: application/json'"
 	lines := []struct{ what, cmd string }{
-		{"200 success", "curl -i " + base + "/healthz"},
-		{"200 a known order", "curl -i " + base + "/v1/orders/ord_1"},
-		{"404 not_found (unknown order)", "curl -i " + base + "/v1/orders/ord_404"},
-		{"404 not_found (no such route)", "curl -i " + base + "/nowhere"},
-		{"405 method_not_allowed, with Allow", "curl -i -X PUT " + base + "/healthz"},
-		{"502 upstream_error; the DSN, IP and SQL stay in the log", "curl -i " + base + "/v1/upstream"},
+		{"200: success is silent", "curl -i " + base + "/healthz"},
+		{"201: a valid order", "curl -i -X POST " + base + "/v1/orders" + jsonCT + ` -d '{"sku":"KB101","quantity":2,"email":"grace@example.com"}'`},
+		{"422 validation_failed: every field error at once, with JSON Pointers", "curl -i -X POST " + base + "/v1/orders" + jsonCT + ` -d '{"sku":"","quantity":0,"email":"nope"}'`},
+		{"400 invalid_json", "curl -i -X POST " + base + "/v1/orders" + jsonCT + ` -d '{"sku":'`},
+		{"415 unsupported_media_type", "curl -i -X POST " + base + "/v1/orders -H 'Content-Type: text/plain' -d 'sku=KB101'"},
+		{fmt.Sprintf("413 request_too_large (the limit is %d bytes)", cfg.bodyLimit), fmt.Sprintf("printf '%%0%dd' 0 | curl -i -X POST %s/v1/orders%s --data-binary @-", cfg.bodyLimit+1, base, jsonCT)},
+		{"200: a known order", "curl -i " + base + "/v1/orders/ord_1"},
+		{"404 not_found: an unknown order", "curl -i " + base + "/v1/orders/ord_404"},
+		{"404 not_found: no such route", "curl -i " + base + "/nowhere"},
+		{"405 method_not_allowed, with an Allow header", "curl -i -X PUT " + base + "/healthz"},
+		{"403 policy_denied: action none, do not work around it", "curl -i -X DELETE " + base + "/v1/orders/ord_1"},
+		{"500 internal: a handler panic; the panic and its stack go to the log only", "curl -i " + base + "/v1/panic"},
+		{fmt.Sprintf("503 timeout after %s: GET is not_committed and retryable", cfg.timeout), "curl -i " + base + "/v1/slow"},
+		{"503 timeout on a write: outcome unknown, retryable only with an Idempotency-Key", "curl -i -X POST " + base + "/v1/slow -H 'Idempotency-Key: 7f1c0a52'"},
+		{"502 upstream_error: the DSN password, private IP and SQL stay in the log", "curl -i " + base + "/v1/upstream"},
+		{fmt.Sprintf("429 rate_limited after %d requests per %s, with Retry-After", cfg.limit, cfg.limitWindow), fmt.Sprintf("for i in $(seq %d); do curl -s -o /dev/null -w '%%{http_code}\\n' %s/v1/limited; done", cfg.limit+1, base)},
+		{"the same problem as XML, and as the plain-text proxy plane", "curl -i -H 'Accept: application/problem+xml' " + base + "/nowhere; curl -i -H 'Accept: text/plain' " + base + "/nowhere"},
 	}
 	for _, l := range lines {
 		fmt.Fprintf(w, "# %s\n%s\n\n", l.what, l.cmd)

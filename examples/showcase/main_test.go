@@ -49,7 +49,7 @@ func start(t *testing.T, args ...string) *instance {
 	ctx, cancel := context.WithCancel(context.Background())
 	inst := &instance{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
 	done := make(chan error, 1)
-	args = append([]string{"-addr", "127.0.0.1:0"}, args...)
+	args = append([]string{"-addr", "127.0.0.1:0", "-timeout", "300ms", "-limit", "3", "-limit-window", "1m"}, args...)
 	go func() { done <- run(ctx, args, inst.stdout, inst.stderr, func(string) string { return "" }) }()
 	t.Cleanup(func() {
 		cancel()
@@ -259,6 +259,94 @@ func TestRouterProblems(t *testing.T) {
 
 	res = inst.do(t, http.MethodPut, "/healthz", "", "")
 	checkProblem(t, inst, res, want{405, "method_not_allowed", "fix_request", false})
+	if allow := res.header.Get("Allow"); allow != "GET" {
+		t.Errorf("Allow = %q, want GET", allow)
+	}
+
+	big := `{"sku":"` + strings.Repeat("A", 5000) + `"}`
+	res = inst.do(t, http.MethodPost, "/v1/orders", "application/json", big)
+	p, _ := checkProblem(t, inst, res, want{413, "request_too_large", "fix_request", false})
+	if !strings.Contains(p.Detail, "4096 bytes") {
+		t.Errorf("detail should name the limit: %q", p.Detail)
+	}
+
+	res = inst.do(t, http.MethodDelete, "/v1/orders/ord_1", "", "")
+	checkProblem(t, inst, res, want{403, "policy_denied", "none", false})
+}
+
+func TestOtherRepresentations(t *testing.T) {
+	inst := start(t)
+	res := inst.do(t, http.MethodGet, "/nowhere", "", "", "Accept", "application/problem+xml")
+	if res.status != 404 || !strings.HasPrefix(res.header.Get("Content-Type"), "application/problem+xml") ||
+		!strings.Contains(string(res.body), "<code>not_found</code>") {
+		t.Errorf("XML: %d %q %s", res.status, res.header.Get("Content-Type"), res.body)
+	}
+	res = inst.do(t, http.MethodGet, "/nowhere", "", "", "Accept", "text/plain")
+	if res.status != 404 || !strings.HasPrefix(string(res.body), "faultline: not_found: ") {
+		t.Errorf("text plane: %d %s", res.status, res.body)
+	}
+}
+
+func TestPanic(t *testing.T) {
+	inst := start(t)
+	res := inst.do(t, http.MethodGet, "/v1/panic", "", "")
+	p, _ := checkProblem(t, inst, res, want{500, "internal", "retry", true})
+	if p.Outcome != problem.OutcomeNotCommitted {
+		t.Errorf("outcome = %q: a GET changed nothing", p.Outcome)
+	}
+	if strings.Contains(string(res.body), "pricing table") || strings.Contains(string(res.body), "goroutine") {
+		t.Errorf("the panic reached the client: %s", res.body)
+	}
+	recs := inst.logRecords(t, p.CorrelationID)
+	if len(recs) == 0 || !strings.Contains(recs[0]["panic"].(string), "pricing table") || recs[0]["stack"] == nil {
+		t.Errorf("the panic value and stack belong in the log: %v", recs)
+	}
+}
+
+func TestSlowTimesOut(t *testing.T) {
+	inst := start(t)
+	for _, tc := range []struct {
+		method, key string
+		outcome     problem.Outcome
+		retryable   bool
+	}{
+		{http.MethodGet, "", problem.OutcomeNotCommitted, true},
+		{http.MethodPost, "", problem.OutcomeUnknown, false},
+		{http.MethodPost, "a1b2c3d4-idem", problem.OutcomeUnknown, true},
+	} {
+		var hdr []string
+		if tc.key != "" {
+			hdr = []string{"Idempotency-Key", tc.key}
+		}
+		began := time.Now()
+		res := inst.do(t, tc.method, "/v1/slow", "", "", hdr...)
+		if took := time.Since(began); took > 5*time.Second {
+			t.Errorf("%s /v1/slow took %s: the deadline did not answer", tc.method, took)
+		}
+		p, _ := checkProblem(t, inst, res, want{503, "timeout", "retry", tc.retryable})
+		if p.Outcome != tc.outcome {
+			t.Errorf("%s key=%q: outcome = %q, want %q", tc.method, tc.key, p.Outcome, tc.outcome)
+		}
+	}
+}
+
+func TestLimited(t *testing.T) {
+	inst := start(t)
+	for i := range 3 {
+		if res := inst.do(t, http.MethodGet, "/v1/limited", "", ""); res.status != http.StatusOK {
+			t.Fatalf("request %d within the limit: %d %s", i+1, res.status, res.body)
+		}
+	}
+	res := inst.do(t, http.MethodGet, "/v1/limited", "", "")
+	p, _ := checkProblem(t, inst, res, want{429, "rate_limited", "retry", true})
+	// A sliding window may ask for more than one window: the weighted count
+	// of the previous window must drop far enough to admit one more.
+	if p.RetryAfter <= 0 || p.RetryAfter > 2*time.Minute {
+		t.Errorf("retry_after_ms = %s, want between 0 and two 1m windows", p.RetryAfter)
+	}
+	if ra := res.header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Errorf("Retry-After = %q", ra)
+	}
 }
 
 func TestInboundCorrelationIDIsEchoed(t *testing.T) {

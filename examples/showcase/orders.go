@@ -65,3 +65,9 @@ func (s *orderStore) create(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusCreated, o)
 	return nil
 }
+
+// remove is refused whoever asks: orders are kept for accounting. The
+// problem's action none tells a client not to look for a way around it.
+func (s *orderStore) remove(http.ResponseWriter, *http.Request) error {
+	return problem.New(problem.PolicyDenied).WithDetail("Orders are never deleted; cancel the order instead.")
+}
