@@ -29,8 +29,11 @@ var naiveRules = []*regexp.Regexp{
 	regexp.MustCompile(`eyJ[A-Za-z0-9_-]{2,}\.eyJ[A-Za-z0-9_-]{2,}(?:\.[A-Za-z0-9_-]+)?`),
 	regexp.MustCompile(`xox[abeoprs]-[A-Za-z0-9-]{8,}|(?:https?://)?hooks\.slack\.com/[A-Za-z0-9_/-]+`),
 	regexp.MustCompile(`(?i)\b(?:bearer|basic)[ \t]+[A-Za-z0-9\-._~+/]+=*|(?i)\bdigest[ \t]+\w+=[^\r\n]*`),
-	regexp.MustCompile(headerPattern),
-	regexp.MustCompile(assignPattern),
+	regexp.MustCompile(`(?i)(?:proxy-)?(?:authorization|cookie)\\?["']?[ \t]*[:=][ \t]*(?:"[^"\r\n]*"?|[^\r\n]+)`),
+	regexp.MustCompile(`(?i)(?:password|passwd|passphrase|pass|pwd|secret|token|` +
+		`(?:api|access|secret|private|signing|encryption|master|client)[_-]?key|apikey|` +
+		`credentials?|session[_-]?id|signature)\\?["']?[ \t]*(?::=|[:=])[ \t]*` +
+		`(?:\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\\r\n]|\\.)*"?|'[^'\r\n]*'?|[^\s&,;"'<>)}]+)`),
 	regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s/?#]+@`),
 	regexp.MustCompile(`[^\s"'(]+@(?:tcp6?|udp|unix)\(`),
 	regexp.MustCompile(`Key \([^)]*\)=\([^\r\n]*?\)|Failing row contains \([^\r\n]*\)|Duplicate entry '[^\r\n]*' for key|near '[^\r\n]*' at line \d+`),

@@ -13,11 +13,8 @@ const (
 	fStack                       // Go panic or stack trace marker
 	fPEM                         // -----BEGIN
 	fToken                       // AWS, GitHub, JWT or Slack token prefix
-	fHeader                      // Authorization or Cookie
 	fScheme                      // Bearer, Basic or Digest
-	fKeyword                     // a secret-ish key name; an assignment needs fSep as well
-	fSep                         // ':' or '='
-	fAssign                      // fKeyword and fSep
+	fAssign                      // a secret key or header name before ':' or '='
 	fSchemeSep                   // "://"
 	fAt                          // '@'
 	fURL                         // fSchemeSep and fAt: possible userinfo
@@ -29,7 +26,7 @@ const (
 )
 
 const (
-	secretFlags  = fPEM | fToken | fHeader | fScheme | fAssign | fURL | fDSN
+	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN
 	locatorFlags = fIP | fHost | fPath
 	publicFlags  = secretFlags | fStack | fSQL | locatorFlags
 )
@@ -62,7 +59,9 @@ func scan(s string) flags {
 				f |= fHost
 			}
 		case ':':
-			f |= fSep
+			if _, _, ok := keyBefore(s, i); ok {
+				f |= fAssign
+			}
 			if strings.HasPrefix(s[i:], "://") {
 				f |= fSchemeSep
 			}
@@ -73,7 +72,9 @@ func scan(s string) flags {
 				f |= fPath
 			}
 		case '=':
-			f |= fSep
+			if _, _, ok := keyBefore(s, i); ok {
+				f |= fAssign
+			}
 		case '@':
 			f |= fAt
 			if dsnProtocol(s[i+1:]) > 0 {
@@ -98,9 +99,6 @@ func scan(s string) flags {
 			f |= scanWord(s, i)
 		}
 	}
-	if f&fKeyword != 0 && f&fSep != 0 {
-		f |= fAssign
-	}
 	if f&fSchemeSep != 0 && f&fAt != 0 {
 		f |= fURL
 	}
@@ -116,19 +114,9 @@ func scanWord(s string, i int) flags {
 		if strings.HasPrefix(t, "AKIA") || strings.HasPrefix(t, "ASIA") {
 			return fToken
 		}
-		if hasPrefixFold(t, "authorization") {
-			return fHeader
-		}
 	case 'b':
 		if hasPrefixFold(t, "bearer") || hasPrefixFold(t, "basic") {
 			return fScheme
-		}
-	case 'c':
-		if hasPrefixFold(t, "cookie") {
-			return fHeader
-		}
-		if hasPrefixFold(t, "credential") {
-			return fKeyword
 		}
 	case 'd':
 		if hasPrefixFold(t, "digest") {
@@ -142,27 +130,23 @@ func scanWord(s string, i int) flags {
 			return fToken
 		}
 	case 'f':
-		if strings.HasPrefix(t, "Failing row contains") {
+		if strings.HasPrefix(t, "Failing row contains (") {
 			return fSQL
 		}
 	case 'g':
 		if strings.HasPrefix(t, "goroutine ") && goroutineHeader(t[len("goroutine "):]) {
 			return fStack
 		}
-		if len(t) > 3 && t[0] == 'g' && t[1] == 'h' && t[3] == '_' && strings.IndexByte("pousr", t[2]) >= 0 ||
-			strings.HasPrefix(t, "github_pat_") {
+		if len(t) > 3 && t[0] == 'g' && t[1] == 'h' && t[3] == '_' || strings.HasPrefix(t, "github_pat_") {
 			return fToken
 		}
 	case 'h':
-		if strings.HasPrefix(t, "hooks.slack.com") {
+		if strings.HasPrefix(t, "hooks.slack.com/") {
 			return fToken
 		}
 	case 'k':
 		if strings.HasPrefix(t, "Key (") {
 			return fSQL
-		}
-		if hasPrefixFold(t, "key") {
-			return fKeyword
 		}
 	case 'n':
 		if strings.HasPrefix(t, "near '") {
@@ -171,17 +155,6 @@ func scanWord(s string, i int) flags {
 	case 'p':
 		if strings.HasPrefix(t, "panic(") {
 			return fStack
-		}
-		if hasPrefixFold(t, "pass") || hasPrefixFold(t, "pwd") {
-			return fKeyword
-		}
-	case 's':
-		if hasPrefixFold(t, "secret") || hasPrefixFold(t, "session") || hasPrefixFold(t, "signature") {
-			return fKeyword
-		}
-	case 't':
-		if hasPrefixFold(t, "token") {
-			return fKeyword
 		}
 	case 'x':
 		if strings.HasPrefix(t, "xox") {

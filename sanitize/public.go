@@ -29,32 +29,14 @@ func publicPass(s string) string {
 	// a marker such as "Key" for the value of a preceding "password=". Only
 	// a private key spans lines, so it must go even earlier.
 	if f&fPEM != 0 {
-		s = replaceMatches(s, pemRE, redactWhole)
+		s = redactSpans(s, pemAt)
 	}
 	if f&fSQL != 0 {
 		s = redactSQL(s)
 	}
-	if r := redactSecrets(s, f&^fPEM); r != s {
-		// A redaction can give a neighbour the boundary it lacked
-		// ("x.internal" followed by a token), so look again.
-		s, f = r, scan(r)
-	}
+	s = redactSecrets(s, f&^fPEM)
 	if f&locatorFlags != 0 {
-		s = redactLocators(s)
-	}
-	return s
-}
-
-// redactLocators removes paths, internal host names and IP literals until
-// nothing changes: each marker it writes ends in ']', which can complete the
-// boundary of a neighbouring literal.
-func redactLocators(s string) string {
-	for range 4 {
-		r := redactIPs(redactHosts(redactPaths(s)))
-		if r == s {
-			break
-		}
-		s = r
+		s = redactIPs(redactHosts(redactPaths(s)))
 	}
 	return s
 }

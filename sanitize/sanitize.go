@@ -21,21 +21,20 @@ const (
 	MaxLogLen = 64 << 10
 )
 
-// settle runs a tier's pass over s cut to limit. A pass may lengthen the text
-// (a marker is longer than a short IP, an escape longer than its control
-// character), so an over-long result is cut and passed again until it fits.
-// Because the returned text is a fixed point of pass and fits the limit,
-// sanitizing it again returns it unchanged.
+// settle runs a tier's pass over s until nothing changes. One pass is not
+// always enough: a marker ends in ']', which can give a neighbouring literal
+// the boundary it lacked, and a pass may lengthen the text beyond the limit
+// (a marker is longer than a short IP), which calls for another cut. The
+// result is a fixed point of the pass within the limit, so sanitizing it
+// again returns it unchanged.
 func settle(s string, limit int, pass func(string) string) string {
-	s = pass(clip(s, limit))
-	for range 4 {
-		if len(s) <= limit {
+	s = clip(s, limit)
+	for range 8 {
+		t := pass(s)
+		if t == s {
 			return s
 		}
-		s = pass(clip(s, limit))
-	}
-	if len(s) <= limit {
-		return s
+		s = clip(t, limit)
 	}
 	return Redacted
 }

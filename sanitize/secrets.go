@@ -2,223 +2,260 @@ package sanitize
 
 import (
 	"encoding/base64"
-	"regexp"
 	"strings"
 )
 
-// Values of key=value style secrets. Quoted forms keep their quotes so the
-// surrounding JSON or query stays readable. A backslash ends an unquoted
-// value only when it starts one of the escapes the log tier writes (\n, \r,
-// \t, \u; a line value ignores \t): in the log tier a line break has become
-// the two bytes `\n`, and a value must not run into the next logical line.
-const (
-	quotedValue   = `\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\\r\n]|\\.)*"?|'[^'\r\n]*'?`
-	unquotedWord  = `(?:[^\s&,;"'<>)}\\]|\\[^nrtu\s])+`
-	unquotedLine  = `(?:[^\r\n\\]|\\[^nru])+`
-	keyValueSep   = `(\\?["']?[ \t]*(?::=|[:=])[ \t]*)`
-	assignPattern = `((?i:password|passwd|passphrase|pass|pwd|secret|token|` +
-		`(?:api|access|secret|private|signing|encryption|master|client)[_-]?key|apikey|` +
-		`credentials?|session[_-]?id|signature))` + keyValueSep + `(` + quotedValue + `|` + unquotedWord + `)`
-	headerPattern = `((?i:(?:proxy-)?authorization|cookie))` + keyValueSep + `(` + quotedValue + `|` + unquotedLine + `)`
-)
-
-var (
-	pemRE = regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)
-	// Token formats with a distinctive prefix; one regular expression so a
-	// text with several of them is still scanned once.
-	tokenRE = regexp.MustCompile(`(?:AKIA|ASIA)[A-Z0-9]{16,}` +
-		`|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}` +
-		`|eyJ[A-Za-z0-9_-]{2,}\.eyJ[A-Za-z0-9_-]{2,}(?:\.[A-Za-z0-9_-]+)?` +
-		`|xox[abeoprs]-[A-Za-z0-9-]{8,}` +
-		`|(?:https?://)?hooks\.slack\.com/[A-Za-z0-9_/-]+`)
-	// Greedy userinfo backtracks to the last '@' of the authority, so a
-	// malformed DSN with '@' inside the password is still covered.
-	userinfoRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)([^\s/?#]+)@`)
-	dsnRE      = regexp.MustCompile(`([^\s"'(]+)@((?:tcp6?|udp|unix)\()`)
-	schemeRE   = regexp.MustCompile(`(?i)\b(bearer|basic|digest)[ \t]+`)
-	assignRE   = regexp.MustCompile(assignPattern)
-	headerRE   = regexp.MustCompile(headerPattern)
-)
-
 // redactSecrets applies the rules shared by both tiers: credentials, tokens,
-// cookies and connection-string passwords.
+// cookies and connection-string passwords. Each rule is a hand-written
+// scanner that returns s itself when it finds nothing.
 func redactSecrets(s string, f flags) string {
 	if f&fPEM != 0 {
-		s = replaceMatches(s, pemRE, redactWhole)
-	}
-	if f&fHeader != 0 {
-		s = redactKeyValues(s, headerRE)
+		s = redactSpans(s, pemAt)
 	}
 	if f&fURL != 0 {
-		s = replaceMatches(s, userinfoRE, redactURLUserinfo)
+		s = redactURLUserinfo(s)
 	}
 	if f&fDSN != 0 {
-		s = replaceMatches(s, dsnRE, redactDSNUserinfo)
+		s = redactDSNUserinfo(s)
 	}
 	if f&fToken != 0 {
-		s = replaceMatches(s, tokenRE, redactWhole)
+		s = redactSpans(s, tokenAt)
 	}
 	if f&fScheme != 0 {
-		s = redactSchemes(s)
+		s = redactSpans(s, schemeCredentialAt)
 	}
 	if f&fAssign != 0 {
-		s = redactKeyValues(s, assignRE)
+		s = redactKeyValues(s)
 	}
 	return s
 }
 
-// replaceMatches rewrites every match of re through fn, and returns s itself
-// when there is no match so that the caller can detect "no change" cheaply.
-func replaceMatches(s string, re *regexp.Regexp, fn func(b []byte, s string, m []int) []byte) string {
-	ms := re.FindAllStringSubmatchIndex(s, -1)
-	if ms == nil {
-		return s
-	}
-	b := make([]byte, 0, len(s)+len(ms)*len(Redacted))
-	last := 0
-	for _, m := range ms {
-		b = append(b, s[last:m[0]]...)
-		b = fn(b, s, m)
-		last = m[1]
-	}
-	return string(append(b, s[last:]...))
-}
-
-func redactWhole(b []byte, _ string, _ []int) []byte { return append(b, Redacted...) }
-
-// redactURLUserinfo keeps the scheme (group 1) so the reader still sees
-// which kind of connection failed.
-func redactURLUserinfo(b []byte, s string, m []int) []byte {
-	b = append(b, s[m[2]:m[3]]...)
-	b = append(b, Redacted...)
-	return append(b, '@')
-}
-
-// redactDSNUserinfo keeps the MySQL DSN protocol (group 2).
-func redactDSNUserinfo(b []byte, s string, m []int) []byte {
-	b = append(b, Redacted...)
-	b = append(b, '@')
-	return append(b, s[m[4]:m[5]]...)
-}
-
-// redactKeyValues redacts the values of re's key-value matches. Its
-// separator may be followed by spaces ("password: x"), so a match can take
-// the next key for its value ("password= client_secret: x"); such a match
-// is skipped and the search resumes at that key, so the later secret is not
-// hidden behind the earlier one.
-func redactKeyValues(s string, re *regexp.Regexp) string {
+// redactSpans replaces the spans that at finds. at(s, i) returns the start
+// and end of a span found at s[i] (start may lie after i, to keep a prefix
+// such as "Bearer "), or an empty span.
+func redactSpans(s string, at func(s string, i int) (int, int)) string {
 	var b []byte
 	last := 0
-	for i := 0; i < len(s); {
-		m := re.FindStringSubmatchIndex(s[i:])
-		if m == nil {
-			break
-		}
-		for k := range m {
-			m[k] += i
-		}
-		if valueIsKey(s, m[6], m[7]) {
-			i = m[6]
+	for i := 0; i < len(s); i++ {
+		start, end := at(s, i)
+		if end <= start {
 			continue
 		}
 		if b == nil {
 			b = make([]byte, 0, len(s)+len(Redacted))
 		}
-		b = append(b, s[last:m[0]]...)
-		b = redactKeyValue(b, s, m)
-		last, i = m[1], m[1]
-	}
-	if b == nil {
-		return s
-	}
-	return string(append(b, s[last:]...))
-}
-
-// valueIsKey reports whether the value s[vs:ve] begins with another
-// key-value pair: a key possibly prefixed by more of its name ("client_"),
-// quotes or an escape. Digits and spaces in front rule it out, so a value
-// like "hunter2 token=x" is still redacted as a whole.
-func valueIsKey(s string, vs, ve int) bool {
-	for _, re := range []*regexp.Regexp{assignRE, headerRE} {
-		m := re.FindStringIndex(s[vs:])
-		if m == nil || m[0] >= ve-vs {
-			continue
-		}
-		prefix := s[vs : vs+m[0]]
-		if strings.TrimLeft(prefix, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.-\"'\\") == "" {
-			return true
-		}
-	}
-	return false
-}
-
-// redactKeyValue keeps the key and separator (groups 1 and 2) and the quotes
-// of the value (group 3).
-func redactKeyValue(b []byte, s string, m []int) []byte {
-	b = append(b, s[m[2]:m[5]]...)
-	v := s[m[6]:m[7]]
-	switch {
-	case strings.HasPrefix(v, `\"`):
-		b = append(b, `\"`...)
-		b = append(b, Redacted...)
-		if len(v) >= 4 && strings.HasSuffix(v, `\"`) {
-			b = append(b, `\"`...)
-		}
-	case v[0] == '"' || v[0] == '\'':
-		b = append(b, v[0])
-		b = append(b, Redacted...)
-		if len(v) >= 2 && v[len(v)-1] == v[0] {
-			b = append(b, v[0])
-		}
-	default:
-		b = append(b, Redacted...)
-	}
-	return b
-}
-
-// redactSchemes handles HTTP authorization schemes outside a header line.
-// The words also occur in prose ("basic validation failed"), so a Bearer or
-// Basic credential is redacted only when it looks like one; Digest
-// credentials are parameter lists and are redacted to the end of the line.
-func redactSchemes(s string) string {
-	ms := schemeRE.FindAllStringSubmatchIndex(s, -1)
-	if ms == nil {
-		return s
-	}
-	var b []byte
-	last := 0
-	for _, m := range ms {
-		if m[0] < last {
-			continue
-		}
-		start := m[1]
-		end := start
-		if hasPrefixFold(s[m[2]:], "digest") {
-			if digestParamsAt(s, start) {
-				end = lineEnd(s, start)
-			}
-		} else {
-			for end < len(s) && isToken68(s[end]) {
-				end++
-			}
-			if !looksLikeCredential(s[start:end], hasPrefixFold(s[m[2]:], "basic")) {
-				end = start
-			}
-		}
-		if end == start {
-			continue
-		}
-		if b == nil {
-			b = make([]byte, 0, len(s))
-		}
 		b = append(b, s[last:start]...)
 		b = append(b, Redacted...)
 		last = end
+		i = end - 1
 	}
 	if b == nil {
 		return s
 	}
 	return string(append(b, s[last:]...))
+}
+
+// pemAt finds a PEM private key block. Without its END line (a truncated
+// dump) the key runs to the end of the text.
+func pemAt(s string, i int) (int, int) {
+	if s[i] != '-' || !strings.HasPrefix(s[i:], "-----BEGIN") {
+		return 0, 0
+	}
+	end := pemLabelEnd(s, i+len("-----BEGIN"))
+	if end < 0 {
+		return 0, 0
+	}
+	for p := end; ; {
+		k := strings.Index(s[p:], "-----END")
+		if k < 0 {
+			return i, len(s)
+		}
+		p += k + len("-----END")
+		if e := pemLabelEnd(s, p); e >= 0 {
+			return i, e
+		}
+	}
+}
+
+// pemLabelEnd parses " RSA PRIVATE KEY-----" (any label ending in PRIVATE
+// KEY, optionally BLOCK) at s[p] and returns the index after the dashes.
+func pemLabelEnd(s string, p int) int {
+	e := p
+	for e < len(s) && (s[e] == ' ' || isDigit(s[e]) || 'A' <= s[e] && s[e] <= 'Z') {
+		e++
+	}
+	label := strings.TrimSuffix(s[p:e], " BLOCK")
+	if !strings.HasSuffix(label, "PRIVATE KEY") || !strings.HasPrefix(s[e:], "-----") {
+		return -1
+	}
+	return e + len("-----")
+}
+
+// tokenAt finds credentials with a distinctive prefix: AWS access key IDs,
+// GitHub tokens, JWTs, Slack tokens and Slack webhook URLs.
+func tokenAt(s string, i int) (int, int) {
+	t := s[i:]
+	switch s[i] {
+	case 'A':
+		if strings.HasPrefix(t, "AKIA") || strings.HasPrefix(t, "ASIA") {
+			return i, runAtLeast(s, i+4, 16, isUpperAlnum)
+		}
+	case 'g':
+		if len(t) > 4 && t[1] == 'h' && t[3] == '_' && strings.IndexByte("pousr", t[2]) >= 0 {
+			return i, runAtLeast(s, i+4, 20, isAlnum)
+		}
+		if strings.HasPrefix(t, "github_pat_") {
+			return i, runAtLeast(s, i+len("github_pat_"), 20, isWordByte)
+		}
+	case 'e':
+		if strings.HasPrefix(t, "eyJ") {
+			return i, jwtEnd(s, i)
+		}
+	case 'x':
+		if len(t) > 4 && strings.HasPrefix(t, "xox") && t[4] == '-' && strings.IndexByte("abeoprs", t[3]) >= 0 {
+			return i, runAtLeast(s, i+5, 8, isSlackByte)
+		}
+	case 'h':
+		for _, p := range []string{"https://hooks.slack.com/", "http://hooks.slack.com/", "hooks.slack.com/"} {
+			if strings.HasPrefix(t, p) {
+				return i, runAtLeast(s, i+len(p), 1, isWebhookByte)
+			}
+		}
+	}
+	return 0, 0
+}
+
+// jwtEnd accepts a header and a payload, both base64url JSON objects
+// ("eyJ"), and an optional signature, which unsigned tokens lack.
+func jwtEnd(s string, i int) int {
+	e := runAtLeast(s, i+3, 2, isBase64URL)
+	if e == 0 || e >= len(s) || s[e] != '.' || !strings.HasPrefix(s[e+1:], "eyJ") {
+		return 0
+	}
+	e = runAtLeast(s, e+4, 2, isBase64URL)
+	if e == 0 {
+		return 0
+	}
+	if e < len(s) && s[e] == '.' {
+		if sig := runAtLeast(s, e+1, 1, isBase64URL); sig > 0 {
+			return sig
+		}
+	}
+	return e
+}
+
+// runAtLeast returns the end of the run of bytes accepted by ok starting at
+// p, or 0 when it is shorter than n.
+func runAtLeast(s string, p, n int, ok func(byte) bool) int {
+	e := p
+	for e < len(s) && ok(s[e]) {
+		e++
+	}
+	if e-p < n {
+		return 0
+	}
+	return e
+}
+
+// redactURLUserinfo replaces the userinfo of every URL. The authority runs
+// to the first '/', '?', '#' or space, and the userinfo to its last '@', so
+// a malformed DSN with '@' inside the password is still covered.
+func redactURLUserinfo(s string) string {
+	return redactSpans(s, func(s string, i int) (int, int) {
+		if s[i] != ':' || !strings.HasPrefix(s[i:], "://") {
+			return 0, 0
+		}
+		start := i + 3
+		at := -1
+		for e := start; e < len(s) && !isSpace(s[e]) && strings.IndexByte("/?#", s[e]) < 0; e++ {
+			if s[e] == '@' {
+				at = e
+			}
+		}
+		if at <= start {
+			return 0, 0
+		}
+		return start, at
+	})
+}
+
+// redactDSNUserinfo replaces the user and password of a MySQL DSN
+// ("user:pw@tcp(host)/db").
+func redactDSNUserinfo(s string) string {
+	var b []byte
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '@' || dsnProtocol(s[i+1:]) == 0 {
+			continue
+		}
+		start := i
+		for start > last && !isSpace(s[start-1]) && strings.IndexByte("\"'(", s[start-1]) < 0 {
+			start--
+		}
+		if start == i {
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(s)+len(Redacted))
+		}
+		b = append(b, s[last:start]...)
+		b = append(b, Redacted...)
+		last = i
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+// dsnProtocol reports the length of a MySQL DSN protocol and its opening
+// parenthesis at the start of s ("tcp(" in "user:pw@tcp(db:3306)/app").
+func dsnProtocol(s string) int {
+	for _, p := range []string{"tcp(", "tcp6(", "udp(", "unix("} {
+		if strings.HasPrefix(s, p) {
+			return len(p)
+		}
+	}
+	return 0
+}
+
+// schemeCredentialAt handles HTTP authorization schemes outside a header
+// line. The words also occur in prose ("basic validation failed"), so a
+// Bearer or Basic credential is redacted only when it looks like one;
+// Digest credentials are parameter lists and are redacted to the end of the
+// line.
+func schemeCredentialAt(s string, i int) (int, int) {
+	if i > 0 && isWordByte(s[i-1]) {
+		return 0, 0
+	}
+	var scheme string
+	for _, w := range []string{"bearer", "basic", "digest"} {
+		if hasPrefixFold(s[i:], w) {
+			scheme = w
+			break
+		}
+	}
+	start := i + len(scheme)
+	if scheme == "" || start >= len(s) || s[start] != ' ' && s[start] != '\t' {
+		return 0, 0
+	}
+	for start < len(s) && (s[start] == ' ' || s[start] == '\t') {
+		start++
+	}
+	if scheme == "digest" {
+		if digestParamsAt(s, start) {
+			return start, lineEnd(s, start)
+		}
+		return 0, 0
+	}
+	end := start
+	for end < len(s) && isToken68(s[end]) {
+		end++
+	}
+	if !looksLikeCredential(s[start:end], scheme == "basic") {
+		return 0, 0
+	}
+	return start, end
 }
 
 func isToken68(c byte) bool {
@@ -226,15 +263,15 @@ func isToken68(c byte) bool {
 }
 
 // looksLikeCredential separates opaque credentials from English words: real
-// tokens carry digits, inner capitals or punctuation.
+// tokens carry digits, inner capitals or punctuation, and a Basic
+// credential decodes to "user:password".
 func looksLikeCredential(tok string, basic bool) bool {
 	if basic {
 		tok := strings.TrimRight(tok, ".:")
-		if dec, err := base64.StdEncoding.DecodeString(tok); err == nil && strings.IndexByte(string(dec), ':') >= 0 {
-			return true
-		}
-		if dec, err := base64.RawStdEncoding.DecodeString(tok); err == nil && strings.IndexByte(string(dec), ':') >= 0 {
-			return true
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding} {
+			if dec, err := enc.DecodeString(tok); err == nil && strings.IndexByte(string(dec), ':') >= 0 {
+				return true
+			}
 		}
 	}
 	if len(tok) < 8 {
@@ -273,13 +310,10 @@ func lineEnd(s string, i int) int {
 	return i
 }
 
-// dsnProtocol reports the length of a MySQL DSN protocol and its opening
-// parenthesis at the start of s ("tcp(" in "user:pw@tcp(db:3306)/app").
-func dsnProtocol(s string) int {
-	for _, p := range []string{"tcp(", "tcp6(", "udp(", "unix("} {
-		if strings.HasPrefix(s, p) {
-			return len(p)
-		}
-	}
-	return 0
+func isAlnum(c byte) bool      { return isDigit(c) || isLetter(c) }
+func isUpperAlnum(c byte) bool { return isDigit(c) || 'A' <= c && c <= 'Z' }
+func isBase64URL(c byte) bool  { return isAlnum(c) || c == '_' || c == '-' }
+func isSlackByte(c byte) bool  { return isAlnum(c) || c == '-' }
+func isWebhookByte(c byte) bool {
+	return isAlnum(c) || c == '_' || c == '/' || c == '-'
 }

@@ -1,0 +1,236 @@
+package sanitize
+
+import "strings"
+
+// Key-value secrets are found from their separator backwards: ':' and '='
+// are rare in prose, so clean text costs one byte comparison per byte, and
+// a key matches by its ending, so "db_password" and "X-Api-Key" need no
+// list of their own.
+
+var (
+	secretKeys = []string{"password", "passwd", "passphrase", "pass", "pwd", "secret", "token",
+		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature"}
+	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client"}
+	// Header keys take the rest of the line as their value.
+	lineKeys = []string{"authorization", "cookie"}
+)
+
+// keyBefore reports whether the separator at s[q] (':' or '=') follows a
+// secret key, allowing the quotes and spaces of JSON and YAML in between.
+// It returns where the key's keyword starts and whether the value runs to
+// the end of the line.
+func keyBefore(s string, q int) (start int, line, ok bool) {
+	j := q
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
+		j--
+	}
+	if j > 0 && s[j-1] == '\\' {
+		j--
+	}
+	k := s[:j]
+	for _, w := range lineKeys {
+		if hasSuffixFold(k, w) {
+			return j - len(w), true, true
+		}
+	}
+	for _, w := range secretKeys {
+		if hasSuffixFold(k, w) {
+			return j - len(w), false, true
+		}
+	}
+	if hasSuffixFold(k, "key") {
+		r := k[:len(k)-3]
+		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") {
+			r = r[:len(r)-1]
+		}
+		for _, w := range keyQualifiers {
+			if hasSuffixFold(r, w) {
+				return len(r) - len(w), false, true
+			}
+		}
+	}
+	return 0, false, false
+}
+
+// valueAt returns the bounds of the value after the separator at s[q], or
+// an empty span when there is none.
+func valueAt(s string, q int, line bool) (int, int) {
+	p := q + 1
+	if s[q] == ':' && p < len(s) && s[p] == '=' {
+		p++
+	}
+	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
+		p++
+	}
+	return p, valueEnd(s, p, line)
+}
+
+// valueEnd parses one value starting at s[p]: an escaped JSON string, a
+// JSON string, a single-quoted string (the last two possibly unterminated),
+// else a bare word, or for header keys the rest of the line.
+func valueEnd(s string, p int, line bool) int {
+	if p >= len(s) {
+		return p
+	}
+	switch s[p] {
+	case '\\':
+		if p+1 < len(s) && s[p+1] == '"' {
+			if e := escapedStringEnd(s, p+2); e > 0 {
+				return e
+			}
+		}
+	case '"':
+		e := p + 1
+		for e < len(s) {
+			c := s[e]
+			if c == '"' {
+				return e + 1
+			}
+			if c == '\r' || c == '\n' {
+				return e
+			}
+			if c == '\\' && e+1 < len(s) && s[e+1] != '\n' {
+				e += 2
+				continue
+			}
+			e++
+		}
+		return min(e, len(s))
+	case '\'':
+		e := p + 1
+		for e < len(s) && s[e] != '\'' && s[e] != '\r' && s[e] != '\n' {
+			e++
+		}
+		if e < len(s) && s[e] == '\'' {
+			e++
+		}
+		return e
+	}
+	if line {
+		return lineEnd(s, p)
+	}
+	e := p
+	for e < len(s) {
+		c := s[e]
+		if c == '\\' {
+			if e+1 < len(s) && !isSpace(s[e+1]) && strings.IndexByte("nrtu", s[e+1]) < 0 {
+				e += 2
+				continue
+			}
+			break
+		}
+		if isSpace(c) || strings.IndexByte("&,;\"'<>)}", c) >= 0 {
+			break
+		}
+		e++
+	}
+	return e
+}
+
+// escapedStringEnd finds the closing \" of a string inside a JSON string.
+func escapedStringEnd(s string, e int) int {
+	for e < len(s) {
+		switch s[e] {
+		case '"':
+			return 0
+		case '\\':
+			if e+1 < len(s) && s[e+1] == '"' {
+				return e + 2
+			}
+			e += 2
+			continue
+		}
+		e++
+	}
+	return 0
+}
+
+// redactKeyValues replaces the values of secret keys. A separator may be
+// followed by spaces ("password: x"), so a value can be the next key
+// ("password= client_secret: x"); that pair is skipped so that the later
+// secret is not hidden behind the earlier key.
+func redactKeyValues(s string) string {
+	var b []byte
+	last := 0
+	for q := 0; q < len(s); q++ {
+		if s[q] != ':' && s[q] != '=' {
+			continue
+		}
+		ks, line, ok := keyBefore(s, q)
+		if !ok || ks < last {
+			continue
+		}
+		vs, ve := valueAt(s, q, line)
+		if ve <= vs || valueIsKey(s, vs, ve) {
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(s)+len(Redacted))
+		}
+		b = append(b, s[last:vs]...)
+		b = appendRedactedValue(b, s[vs:ve])
+		last = ve
+		q = ve - 1
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+// valueIsKey reports whether the value s[vs:ve] begins with another secret
+// key: only letters, '_', '.', '-', quotes or a backslash may precede that
+// key's keyword, so a value like "hunter2 token=x" is redacted whole.
+func valueIsKey(s string, vs, ve int) bool {
+	p := vs
+	for p < ve && (isLetter(s[p]) || strings.IndexByte("_.-\"'\\", s[p]) >= 0) {
+		p++
+	}
+	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
+		p++
+	}
+	if p >= len(s) || s[p] != ':' && s[p] != '=' {
+		return false
+	}
+	ks, line, ok := keyBefore(s, p)
+	if !ok || ks < vs {
+		return false
+	}
+	nvs, nve := valueAt(s, p, line)
+	return nve > nvs
+}
+
+// appendRedactedValue keeps the quotes of a value so that the surrounding
+// JSON or query stays readable.
+func appendRedactedValue(b []byte, v string) []byte {
+	switch {
+	case strings.HasPrefix(v, `\"`):
+		b = append(b, `\"`...)
+		b = append(b, Redacted...)
+		if len(v) >= 4 && strings.HasSuffix(v, `\"`) {
+			b = append(b, `\"`...)
+		}
+	case v[0] == '"' || v[0] == '\'':
+		b = append(b, v[0])
+		b = append(b, Redacted...)
+		if len(v) >= 2 && v[len(v)-1] == v[0] {
+			b = append(b, v[0])
+		}
+	default:
+		b = append(b, Redacted...)
+	}
+	return b
+}
+
+func hasSuffixFold(s, lower string) bool {
+	return len(s) >= len(lower) && hasPrefixFold(s[len(s)-len(lower):], lower)
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
