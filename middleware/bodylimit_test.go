@@ -16,13 +16,15 @@ import (
 const testLimit = 64
 
 // upload reads the whole body the way handlers do and reports its size.
-func upload(w http.ResponseWriter, r *http.Request) {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		problem.WriteError(w, r, err)
-		return
+func upload(wr *problem.Writer) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			wr.WriteError(w, r, err)
+			return
+		}
+		fmt.Fprintf(w, "got %d bytes", len(b))
 	}
-	fmt.Fprintf(w, "got %d bytes", len(b))
 }
 
 // chunked is a raw request whose body is sent in one chunk of n bytes.
@@ -58,13 +60,15 @@ func TestBodyLimitDeclaredLengthRefusedWithoutReading(t *testing.T) {
 func TestBodyLimitChunkedOneByteOver(t *testing.T) {
 	for _, handler := range []struct {
 		name string
-		fn   http.HandlerFunc
+		fn   func(k *kit) http.HandlerFunc
 	}{
-		{"WriteError", upload},
+		{"WriteError", func(k *kit) http.HandlerFunc { return upload(k.writer) }},
 		// A handler that ignores the error's type and sends a bare 500.
-		{"bare500", func(w http.ResponseWriter, r *http.Request) {
-			if _, err := io.ReadAll(r.Body); err != nil {
-				http.Error(w, err.Error(), 500)
+		{"bare500", func(*kit) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				if _, err := io.ReadAll(r.Body); err != nil {
+					http.Error(w, err.Error(), 500)
+				}
 			}
 		}},
 	} {
@@ -72,7 +76,7 @@ func TestBodyLimitChunkedOneByteOver(t *testing.T) {
 			forEachRouter(t, func(t *testing.T, rt router) {
 				k := newKit()
 				h := rt.build(Stack(WithWriter(k.writer), WithBodyLimit(testLimit)), map[string]http.HandlerFunc{
-					"POST /upload": handler.fn,
+					"POST /upload": handler.fn(k),
 				})
 				srv := k.serve(t, h)
 				r, conn, br := rawRequest(t, srv, chunked("/upload", testLimit+1))
@@ -92,7 +96,7 @@ func TestBodyLimitExactlyAtLimit(t *testing.T) {
 	forEachRouter(t, func(t *testing.T, rt router) {
 		k := newKit()
 		h := rt.build(Stack(WithWriter(k.writer), WithBodyLimit(testLimit)), map[string]http.HandlerFunc{
-			"POST /upload": upload,
+			"POST /upload": upload(k.writer),
 		})
 		srv := k.serve(t, h)
 		r, _, _ := rawRequest(t, srv, chunked("/upload", testLimit))
@@ -110,8 +114,8 @@ func TestBodyLimitNestedOnRouteGroupTightens(t *testing.T) {
 	k := newKit()
 	r := chi.NewRouter()
 	r.Use(Stack(WithWriter(k.writer), WithBodyLimit(1024)))
-	r.Post("/big", upload)
-	r.With(BodyLimit(testLimit, WithWriter(k.writer))).Post("/small", upload)
+	r.Post("/big", upload(k.writer))
+	r.With(BodyLimit(testLimit, WithWriter(k.writer))).Post("/small", upload(k.writer))
 	srv := k.serve(t, r)
 	body := strings.Repeat("c", 100)
 	for path, want := range map[string]int{"/big": 200, "/small": 413} {

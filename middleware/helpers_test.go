@@ -222,3 +222,13 @@ func containsStr(v any, s string) bool {
 	str, ok := v.(string)
 	return ok && strings.Contains(str, s)
 }
+
+func httptestRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
+
+func httptestRequest(method, path, accept string) *http.Request {
+	r := httptest.NewRequest(method, path, nil)
+	if accept != "" {
+		r.Header.Set("Accept", accept)
+	}
+	return r
+}

@@ -1,0 +1,153 @@
+package middleware
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+func TestGuardHTTPError(t *testing.T) {
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		h := rt.build(Stack(WithWriter(k.writer)), map[string]http.HandlerFunc{
+			"GET /fail": func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 500) },
+			"GET /gone": func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(404) },
+		})
+		srv := k.serve(t, h)
+		r := get(t, srv.URL+"/fail")
+		wantProblem(t, r, 500, "internal", map[string]any{"cause": "internal"})
+		if contains(r.body, "boom") {
+			t.Fatalf("handler text leaked: %s", r.body)
+		}
+		wantProblem(t, get(t, srv.URL+"/gone"), 404, "not_found", nil)
+	})
+}
+
+func TestGuardKeepsNonRepresentationHeaders(t *testing.T) {
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		h := rt.build(Stack(WithWriter(k.writer), WithTimeout(time.Second)), map[string]http.HandlerFunc{
+			"GET /private": func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Allow", "GET")
+				w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
+				w.Header().Set("Retry-After", "7")
+				w.Header().Set("Etag", `"v1"`)
+				http.Error(w, "who are you", http.StatusUnauthorized)
+			},
+		})
+		srv := k.serve(t, h)
+		r := get(t, srv.URL+"/private")
+		wantProblem(t, r, 401, "unauthorized", map[string]any{"action": "reauthenticate"})
+		if r.Header.Get("Allow") != "GET" || r.Header.Get("WWW-Authenticate") != `Bearer realm="api"` ||
+			r.Header.Get("Retry-After") != "7" {
+			t.Fatalf("headers lost: %v", r.Header)
+		}
+		if r.Header.Get("Etag") != "" {
+			t.Fatal("representation header of the replaced body kept")
+		}
+	})
+}
+
+func TestGuardPassesHandlersProblemThrough(t *testing.T) {
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		conflict := func(w http.ResponseWriter, r *http.Request) {
+			k.writer.Write(w, r, problem.New(problem.Conflict).WithDetail("Order 42 was changed by someone else."))
+		}
+		h := rt.build(Stack(WithWriter(k.writer)), map[string]http.HandlerFunc{"PUT /orders": conflict})
+		srv := k.serve(t, h)
+		for _, accept := range []string{"", "application/problem+xml", "text/plain"} {
+			req, _ := http.NewRequest(http.MethodPut, srv.URL+"/orders", nil)
+			req.Header.Set("X-Request-Id", "fixed-id-0001")
+			if accept != "" {
+				req.Header.Set("Accept", accept)
+			}
+			got := do(t, req)
+			// The same problem written without any middleware.
+			rec := httptestRecorder()
+			want := httptestRequest(http.MethodPut, "/orders", accept)
+			k.writer.Write(rec, want, problem.New(problem.Conflict).WithDetail("Order 42 was changed by someone else.").WithStatus(409))
+			if got.StatusCode != 409 || !strings.Contains(string(got.body), "Order 42 was changed") ||
+				got.Header.Get("Content-Type") != rec.Header().Get("Content-Type") {
+				t.Fatalf("Accept %q: %d %s %q", accept, got.StatusCode, got.Header.Get("Content-Type"), got.body)
+			}
+		}
+		if n := len(k.logs.records(t)); n != 6 { // three written by the handler, three by the reference
+			t.Fatalf("%d log records", n)
+		}
+	})
+}
+
+func TestGuardStreamsSuccess(t *testing.T) {
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		partRead := make(chan struct{})
+		h := rt.build(Stack(WithWriter(k.writer), WithTimeout(5*time.Second), WithBodyLimit(1<<20)), map[string]http.HandlerFunc{
+			"GET /stream": func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/plain")
+				io.WriteString(w, "part one\n")
+				if err := http.NewResponseController(w).Flush(); err != nil {
+					t.Errorf("Flush: %v", err)
+				}
+				select {
+				case <-partRead:
+				case <-time.After(5 * time.Second):
+					t.Error("the client never saw part one before the handler finished")
+				}
+				w.(http.Flusher).Flush()
+				io.Copy(w, strings.NewReader("part two\n")) // through io.ReaderFrom
+			},
+		})
+		srv := k.serve(t, h)
+		resp, err := http.Get(srv.URL + "/stream")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		br := bufio.NewReader(resp.Body)
+		line, err := br.ReadString('\n')
+		if err != nil || line != "part one\n" {
+			t.Fatalf("%q %v", line, err)
+		}
+		close(partRead)
+		rest, err := io.ReadAll(br)
+		if err != nil || string(rest) != "part two\n" {
+			t.Fatalf("%q %v", rest, err)
+		}
+		if k.logs.String() != "" {
+			t.Fatalf("success logged: %s", k.logs)
+		}
+	})
+}
+
+func TestGuardHijack(t *testing.T) {
+	k := newKit()
+	srv := k.serve(t, Stack(WithWriter(k.writer), WithTimeout(time.Second))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		rw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 8\r\nConnection: close\r\n\r\nhijacked")
+		rw.Flush()
+	})))
+	r := get(t, srv.URL)
+	if r.StatusCode != 200 || string(r.body) != "hijacked" {
+		t.Fatalf("%d %q", r.StatusCode, r.body)
+	}
+}
+
+// A handler that writes nothing gets net/http's implicit 200.
+func TestGuardImplicit200(t *testing.T) {
+	k := newKit()
+	srv := k.serve(t, Guard(WithWriter(k.writer))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})))
+	if r := get(t, srv.URL); r.StatusCode != 200 || len(r.body) != 0 {
+		t.Fatalf("%d %q", r.StatusCode, r.body)
+	}
+}
