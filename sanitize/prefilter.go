@@ -31,76 +31,115 @@ const (
 	publicFlags  = secretFlags | fStack | fSQL | locatorFlags
 )
 
+// Byte classes for scan. Most bytes of prose are boring and cost one table
+// lookup; only the first letters of trigger words, the punctuation that
+// rules hinge on, control bytes and non-ASCII bytes get a closer look.
+const (
+	clsBoring = iota
+	clsWord
+	clsPunct
+	clsCtrl
+	clsHigh
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = clsCtrl
+	}
+	t[0x7f] = clsCtrl
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = clsHigh
+	}
+	for _, c := range []byte("-.:=@/\\[") {
+		t[c] = clsPunct
+	}
+	for _, c := range []byte("ABDFKbdeghnpx") {
+		t[c] = clsWord
+	}
+	return t
+}()
+
 func scan(s string) flags {
 	var f flags
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 {
-			f |= fNonASCII
-			continue
-		}
-		if c < 0x20 || c == 0x7f {
+		switch byteClass[s[i]] {
+		case clsBoring:
+		case clsWord:
+			// Lower-case trigger letters are common inside words, so they
+			// count only where a word starts; tokenAt agrees.
+			if s[i] < 'a' || wordStart(s, i) {
+				f |= scanWord(s, i)
+			}
+		case clsPunct:
+			f |= scanPunct(s, i)
+		case clsCtrl:
 			f |= fCtrl
-			continue
-		}
-		switch c {
-		case '-':
-			if strings.HasPrefix(s[i:], "-----BEGIN") {
-				f |= fPEM
-			}
-		case '.':
-			if i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
-				f |= fIP
-			}
-			if strings.HasPrefix(s[i:], ".go:") && i+4 < len(s) && isDigit(s[i+4]) {
-				f |= fStack
-			}
-			if internalSuffixAt(s, i+1) > 0 {
-				f |= fHost
-			}
-		case ':':
-			if _, _, ok := keyBefore(s, i); ok {
-				f |= fAssign
-			}
-			if strings.HasPrefix(s[i:], "://") {
-				f |= fSchemeSep
-			}
-			if i > 0 && i+1 < len(s) && (isHex(s[i-1]) || s[i-1] == ':') && (isHex(s[i+1]) || s[i+1] == ':') {
-				f |= fIP
-			}
-			if i > 0 && drivePathAt(s, i-1) {
-				f |= fPath
-			}
-		case '=':
-			if _, _, ok := keyBefore(s, i); ok {
-				f |= fAssign
-			}
-		case '@':
-			f |= fAt
-			if dsnProtocol(s[i+1:]) > 0 {
-				f |= fDSN
-			}
-		case '/':
-			if unixPathAt(s, i) {
-				f |= fPath
-			}
-		case '\\':
-			if uncPathAt(s, i) {
-				f |= fPath
-			}
-		case '[':
-			if strings.HasPrefix(s[i:], "[signal ") {
-				f |= fStack
-			}
-			if i+1 < len(s) && (isHex(s[i+1]) || s[i+1] == ':') {
-				f |= fIP
-			}
-		default:
-			f |= scanWord(s, i)
+		case clsHigh:
+			f |= fNonASCII
 		}
 	}
 	if f&fSchemeSep != 0 && f&fAt != 0 {
 		f |= fURL
+	}
+	return f
+}
+
+func wordStart(s string, i int) bool { return i == 0 || !isAlnum(s[i-1]) }
+
+func scanPunct(s string, i int) flags {
+	var f flags
+	switch s[i] {
+	case '-':
+		if strings.HasPrefix(s[i:], "-----BEGIN") {
+			f |= fPEM
+		}
+	case '.':
+		if i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
+			f |= fIP
+		}
+		if strings.HasPrefix(s[i:], ".go:") && i+4 < len(s) && isDigit(s[i+4]) {
+			f |= fStack
+		}
+		if internalSuffixAt(s, i+1) > 0 {
+			f |= fHost
+		}
+	case ':':
+		if _, _, ok := keyBefore(s, i); ok {
+			f |= fAssign
+		}
+		if strings.HasPrefix(s[i:], "://") {
+			f |= fSchemeSep
+		}
+		if i > 0 && i+1 < len(s) && (isHex(s[i-1]) || s[i-1] == ':') && (isHex(s[i+1]) || s[i+1] == ':') {
+			f |= fIP
+		}
+		if i > 0 && drivePathAt(s, i-1) {
+			f |= fPath
+		}
+	case '=':
+		if _, _, ok := keyBefore(s, i); ok {
+			f |= fAssign
+		}
+	case '@':
+		f |= fAt
+		if dsnProtocol(s[i+1:]) > 0 {
+			f |= fDSN
+		}
+	case '/':
+		if unixPathAt(s, i) {
+			f |= fPath
+		}
+	case '\\':
+		if uncPathAt(s, i) {
+			f |= fPath
+		}
+	case '[':
+		if strings.HasPrefix(s[i:], "[signal ") {
+			f |= fStack
+		}
+		if i+1 < len(s) && (isHex(s[i+1]) || s[i+1] == ':') {
+			f |= fIP
+		}
 	}
 	return f
 }

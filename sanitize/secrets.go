@@ -94,6 +94,9 @@ func pemLabelEnd(s string, p int) int {
 // tokenAt finds credentials with a distinctive prefix: AWS access key IDs,
 // GitHub tokens, JWTs, Slack tokens and Slack webhook URLs.
 func tokenAt(s string, i int) (int, int) {
+	if s[i] >= 'a' && !wordStart(s, i) {
+		return 0, 0
+	}
 	t := s[i:]
 	switch s[i] {
 	case 'A':
