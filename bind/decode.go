@@ -103,13 +103,14 @@ func decode(r *http.Request, dst any, t reflect.Type, cfg *config) *problem.Prob
 	if r.ContentLength > cfg.maxBytes {
 		return problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(cfg.maxBytes))
 	}
-	buf := getBuffer()
-	defer putBuffer(buf)
-	body, p := readBody(r, cfg.maxBytes, buf)
+	s := getScratch()
+	defer putScratch(s)
+	body, p := readBody(r, cfg.maxBytes, s)
 	if p != nil {
 		return p
 	}
-	if p := unmarshal(body, dst, t, cfg.allowUnknown); p != nil {
+	s.body.Reset(body)
+	if p := unmarshal(&s.body, body, dst, t, cfg.allowUnknown); p != nil {
 		return p
 	}
 	if cfg.noValidate || indirect(t).Kind() != reflect.Struct {
@@ -170,40 +171,50 @@ func tokenChar(c byte) bool {
 	return c > ' ' && c < 0x7f && !strings.ContainsRune(`"(),/:;<=>?@[\]{}`, rune(c))
 }
 
-// Buffers keep the whole body so a failed decode can be walked again for
-// an exact pointer. They are pooled so the success path costs no more than
-// the decoder's own buffering; oversized ones are dropped rather than held.
-var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// A scratch keeps the whole body so a failed decode can be walked again for
+// an exact pointer, with the readers around it. Scratches are pooled so the
+// success path costs no more than the decoder's own buffering; oversized
+// ones are dropped rather than held.
+type scratch struct {
+	buf   bytes.Buffer
+	limit io.LimitedReader
+	body  bytes.Reader
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
 const maxPooledBuffer = 64 << 10
 
-func getBuffer() *bytes.Buffer { return buffers.Get().(*bytes.Buffer) }
+func getScratch() *scratch { return scratches.Get().(*scratch) }
 
-func putBuffer(b *bytes.Buffer) {
-	if b.Cap() > maxPooledBuffer {
+func putScratch(s *scratch) {
+	if s.buf.Cap() > maxPooledBuffer {
 		return
 	}
-	b.Reset()
-	buffers.Put(b)
+	s.buf.Reset()
+	s.limit = io.LimitedReader{}
+	s.body.Reset(nil)
+	scratches.Put(s)
 }
 
 // readBody reads at most limit bytes; one byte more proves the body too
 // large without reading the rest of it.
-func readBody(r *http.Request, limit int64, buf *bytes.Buffer) ([]byte, *problem.Problem) {
+func readBody(r *http.Request, limit int64, s *scratch) ([]byte, *problem.Problem) {
 	if r.Body == nil {
 		return nil, nil
 	}
 	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength) + bytes.MinRead)
+		s.buf.Grow(int(r.ContentLength) + bytes.MinRead)
 	}
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
+	s.limit = io.LimitedReader{R: r.Body, N: limit + 1}
+	n, err := s.buf.ReadFrom(&s.limit)
 	if err != nil {
 		return nil, readProblem(err)
 	}
 	if n > limit {
 		return nil, problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(limit))
 	}
-	return buf.Bytes(), nil
+	return s.buf.Bytes(), nil
 }
 
 func readProblem(err error) *problem.Problem {
@@ -225,8 +236,8 @@ func readProblem(err error) *problem.Problem {
 
 const truncatedDetail = "The request body ended before the JSON value was complete."
 
-func unmarshal(body []byte, dst any, t reflect.Type, allowUnknown bool) *problem.Problem {
-	dec := json.NewDecoder(bytes.NewReader(body))
+func unmarshal(rd io.Reader, body []byte, dst any, t reflect.Type, allowUnknown bool) *problem.Problem {
+	dec := json.NewDecoder(rd)
 	if !allowUnknown {
 		dec.DisallowUnknownFields()
 	}

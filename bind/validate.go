@@ -44,18 +44,17 @@ func Validate(v any, opts ...Option) *problem.Problem {
 
 func validateValue(v *validator.Validate, dst any) *problem.Problem {
 	root := reflect.ValueOf(dst)
-	// validator looks through one pointer only; a **T target needs the
-	// rest removed, and a nil one has nothing to validate.
-	for root.Kind() == reflect.Pointer && root.Elem().Kind() == reflect.Pointer {
+	for root.Kind() == reflect.Pointer {
+		if root.IsNil() {
+			return nil
+		}
 		root = root.Elem()
 	}
-	if root.Kind() == reflect.Pointer && root.IsNil() {
-		return nil
-	}
-	if root != reflect.ValueOf(dst) {
-		dst = root.Interface()
-	}
-	err := v.Struct(dst)
+	// Hand validator a copy, not the addressable original: it boxes every
+	// field it visits, and boxing a field of an addressable struct
+	// allocates each time, while one copy of the struct costs one
+	// allocation in all.
+	err := v.Struct(root.Interface())
 	if err == nil {
 		return nil
 	}

@@ -1,0 +1,101 @@
+package bind
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/go-playground/validator/v10"
+)
+
+type benchItem struct {
+	SKU      string  `json:"sku" validate:"required,min=3,max=32"`
+	Name     string  `json:"name" validate:"required,max=100"`
+	Qty      int     `json:"qty" validate:"min=1,max=1000"`
+	Price    float64 `json:"price" validate:"gt=0"`
+	Currency string  `json:"currency" validate:"oneof=EUR USD GBP"`
+}
+
+type benchOrder struct {
+	ID       string      `json:"id" validate:"required,uuid"`
+	Email    string      `json:"email" validate:"required,email"`
+	Name     string      `json:"name" validate:"required,min=2,max=100"`
+	Street   string      `json:"street" validate:"required"`
+	City     string      `json:"city" validate:"required"`
+	Country  string      `json:"country" validate:"required,len=2"`
+	Note     string      `json:"note" validate:"max=500"`
+	Items    []benchItem `json:"items" validate:"required,min=1,dive"`
+	Priority int         `json:"priority" validate:"gte=0,lte=9"`
+}
+
+func benchPayload(valid bool) []byte {
+	var b strings.Builder
+	email, qty := "jane.doe@example.com", 2
+	if !valid {
+		email, qty = "not-an-email", 0
+	}
+	fmt.Fprintf(&b, `{"id":"0193b1c2-7d3e-7c4a-9f00-1234567890ab","email":%q,"name":"Jane Doe",`, email)
+	b.WriteString(`"street":"221B Baker Street","city":"London","country":"GB","note":"Leave the parcel with the neighbour if nobody answers.","items":[`)
+	for i := range 8 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"sku":"SKU-%04d","name":"Stainless steel widget %d","qty":%d,"price":%d.99,"currency":"EUR"}`, i, i, qty, 10+i)
+	}
+	b.WriteString(`],"priority":3}`)
+	return []byte(b.String())
+}
+
+// BenchmarkDecode compares Decode with the plain decode-then-validate a
+// handler would otherwise write, on the same payloads in the same run.
+func BenchmarkDecode(b *testing.B) {
+	baseline := validator.New(validator.WithRequiredStructEnabled())
+	for _, valid := range []bool{true, false} {
+		payload := benchPayload(valid)
+		suffix := "valid"
+		if !valid {
+			suffix = "invalid"
+		}
+		req := httptest.NewRequest(http.MethodPost, "/orders", nil)
+		req.Header.Set("Content-Type", "application/json")
+		req.ContentLength = int64(len(payload))
+		body := bytes.NewReader(payload)
+		reset := func() *http.Request {
+			body.Reset(payload)
+			req.Body = readCloser{body}
+			return req
+		}
+		b.Run("faultline_"+suffix, func(b *testing.B) {
+			b.SetBytes(int64(len(payload)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_, p := Decode[benchOrder](reset())
+				if (p == nil) != valid {
+					b.Fatal(p)
+				}
+			}
+		})
+		b.Run("baseline_"+suffix, func(b *testing.B) {
+			b.SetBytes(int64(len(payload)))
+			b.ReportAllocs()
+			for b.Loop() {
+				r := reset()
+				var v benchOrder
+				if err := json.NewDecoder(r.Body).Decode(&v); err != nil {
+					b.Fatal(err)
+				}
+				if err := baseline.Struct(v); (err == nil) != valid {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+type readCloser struct{ *bytes.Reader }
+
+func (readCloser) Close() error { return nil }
