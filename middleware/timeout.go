@@ -83,6 +83,7 @@ func (st *state) disarm() {
 		st.flags.Or(fFinished)
 		st.mu.Unlock()
 	}
+	st.releaseShadow()
 	if c := st.real.Load(); c != nil {
 		c.cancel()
 	}

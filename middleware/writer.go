@@ -68,6 +68,8 @@ type state struct {
 	// fire: the timer writes the problem with the real map, and the handler
 	// must never touch that one concurrently.
 	shadow http.Header
+	// pooled is the shadow map to recycle, even after commit dropped it.
+	pooled http.Header
 
 	limit int64
 	body  limitedBody
@@ -110,13 +112,27 @@ func (st *state) Header() http.Header {
 			st.shadow = http.Header{}
 			return st.shadow
 		}
-		real := st.w.Header()
-		st.shadow = make(http.Header, len(real)+4)
-		for k, v := range real {
+		st.shadow = shadowPool.Get().(http.Header)
+		st.pooled = st.shadow
+		for k, v := range st.w.Header() {
 			st.shadow[k] = v
 		}
 	}
 	return st.shadow
+}
+
+// shadowPool recycles shadow maps: net/http forbids using a ResponseWriter
+// (and so its header map) after ServeHTTP returns, which is when a map goes
+// back.
+var shadowPool = sync.Pool{New: func() any { return make(http.Header, 8) }}
+
+// releaseShadow runs once the handler has returned.
+func (st *state) releaseShadow() {
+	if st.pooled != nil && len(st.pooled) <= 32 {
+		clear(st.pooled)
+		shadowPool.Put(st.pooled)
+	}
+	st.pooled, st.shadow = nil, nil
 }
 
 // commitHeaders makes the real header map what the handler built in the
