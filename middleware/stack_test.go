@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,7 +17,8 @@ import (
 func TestStackHostileRequestIDs(t *testing.T) {
 	forEachRouter(t, func(t *testing.T, rt router) {
 		k := newKit()
-		h := rt.build(Stack(WithWriter(k.writer)), map[string]http.HandlerFunc{
+		rejected := slog.New(slog.NewJSONHandler(k.logs, nil))
+		h := rt.build(Stack(WithWriter(k.writer), WithCorrelation(correlation.WithLogger(rejected))), map[string]http.HandlerFunc{
 			"GET /id": func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(correlation.ID(r.Context()))) },
 		})
 		srv := k.serve(t, h)
