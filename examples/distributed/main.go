@@ -77,12 +77,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	base := slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(stderr, nil))))
 
-	var servers []*http.Server
+	var (
+		servers []*http.Server
+		clients []*redis.Client
+	)
+	// Servers drain before the Redis clients close, so a request in flight
+	// still reaches its counter.
 	stopAll := func() {
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		for _, hs := range servers {
 			_ = hs.Shutdown(shutdownCtx)
+		}
+		for _, c := range clients {
+			_ = c.Close()
 		}
 	}
 	defer stopAll()
@@ -91,7 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		name := string(rune('a' + i))
 		logger := base.With(slog.String("instance", name))
 		client := redis.NewClient(ropts)
-		defer client.Close()
+		clients = append(clients, client)
 		h, err := newInstance(name, client, logger, cfg)
 		if err != nil {
 			return err
