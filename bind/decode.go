@@ -227,10 +227,6 @@ func readProblem(err error) *problem.Problem {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return problem.New(problem.InvalidJSON).WithDetail(truncatedDetail).Wrap(err)
 	}
-	var p *problem.Problem
-	if errors.As(err, &p) {
-		return p
-	}
 	return problem.New(problem.BadRequest).WithDetail("The request body could not be read.").Wrap(err)
 }
 

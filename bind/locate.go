@@ -121,6 +121,9 @@ func (l *locator) skip() []byte {
 }
 
 func (l *locator) rawString() []byte {
+	if l.peek() != '"' {
+		panic(errMalformed)
+	}
 	start := l.pos
 	l.pos++
 	for l.pos < len(l.data) {
