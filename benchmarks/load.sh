@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Load test: builds cmd/loadtarget, starts it twice on free loopback ports
+# (bare chi, and faultline's full stack), drives /ok and /fail on each with
+# wrk for a bounded time, and prints requests/s and p99 side by side.
+# Runs in about a minute; tune with DURATION, THREADS and CONNS.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+DURATION="${DURATION:-8s}"
+THREADS="${THREADS:-2}"
+CONNS="${CONNS:-32}"
+WARMUP="${WARMUP:-2s}"
+
+if ! command -v wrk >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "wrk not found: installing it with apt-get" >&2
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+	else
+		echo "load.sh needs wrk (https://github.com/wg/wrk); install it, e.g. 'sudo apt-get install -y wrk'" >&2
+		exit 1
+	fi
+fi
+
+tmp="$(mktemp -d)"
+pids=()
+cleanup() {
+	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+go build -o "$tmp/loadtarget" ./cmd/loadtarget
+
+# start MODE: runs loadtarget on 127.0.0.1:0 and echoes its address. Its
+# problem log goes to /dev/null: written, as in production, but not kept.
+start() {
+	local out="$tmp/$1.addr"
+	"$tmp/loadtarget" -mode "$1" -addr 127.0.0.1:0 >"$out" 2>/dev/null &
+	pids+=("$!")
+	for _ in $(seq 100); do
+		if [ -s "$out" ]; then head -n1 "$out"; return; fi
+		sleep 0.05
+	done
+	echo "loadtarget -mode $1 did not start" >&2
+	exit 1
+}
+
+# measure URL: prints "<requests/s> <p99 ms>".
+measure() {
+	wrk -t"$THREADS" -c"$CONNS" -d"$WARMUP" "$1" >/dev/null
+	wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "$1" | awk '
+		/^Requests\/sec:/ { rps = $2 }
+		$1 == "99%" {
+			v = $2
+			if (v ~ /us$/) { sub(/us$/, "", v); p99 = v / 1000 }
+			else if (v ~ /ms$/) { sub(/ms$/, "", v); p99 = v }
+			else if (v ~ /s$/) { sub(/s$/, "", v); p99 = v * 1000 }
+		}
+		END { printf "%.0f %.2f\n", rps, p99 }'
+}
+
+bare="$(start bare)"
+faultline="$(start faultline)"
+
+read -r bare_ok_rps bare_ok_p99 < <(measure "http://$bare/ok")
+read -r fl_ok_rps fl_ok_p99 < <(measure "http://$faultline/ok")
+read -r bare_fail_rps bare_fail_p99 < <(measure "http://$bare/fail")
+read -r fl_fail_rps fl_fail_p99 < <(measure "http://$faultline/fail")
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+echo
+echo "wrk -t$THREADS -c$CONNS -d$DURATION (after a $WARMUP warm-up), loopback, $(nproc) CPUs, $(go version | awk '{print $3}')"
+echo
+printf '| route | bare chi req/s | bare chi p99 | faultline req/s | faultline p99 | faultline / bare |\n'
+printf '|---|---:|---:|---:|---:|---:|\n'
+printf '| success (/ok) | %s | %s ms | %s | %s ms | %s |\n' \
+	"$bare_ok_rps" "$bare_ok_p99" "$fl_ok_rps" "$fl_ok_p99" "$(ratio "$fl_ok_rps" "$bare_ok_rps")"
+printf '| error (/fail) | %s | %s ms | %s | %s ms | %s |\n' \
+	"$bare_fail_rps" "$bare_fail_p99" "$fl_fail_rps" "$fl_fail_p99" "$(ratio "$fl_fail_rps" "$bare_fail_rps")"
+echo
+echo "faultline error route / bare chi success route: $(ratio "$fl_fail_rps" "$bare_ok_rps") (goal >= 0.80)"
+echo "faultline success route / bare chi success route: $(ratio "$fl_ok_rps" "$bare_ok_rps") (goal >= 0.95)"
