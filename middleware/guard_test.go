@@ -3,6 +3,7 @@ package middleware
 import (
 	"bufio"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -150,4 +151,27 @@ func TestGuardImplicit200(t *testing.T) {
 	if r := get(t, srv.URL); r.StatusCode != 200 || len(r.body) != 0 {
 		t.Fatalf("%d %q", r.StatusCode, r.body)
 	}
+}
+
+// A writer with its own code header still gets its text-plane problems
+// through the guard: the writer marks them, the guard does not guess.
+func TestGuardPassesTextProblemWithCustomCodeHeader(t *testing.T) {
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		k.writer = problem.NewWriter(problem.WithCodeHeader("X-Acme-Error"), problem.WithBrand("Acme"),
+			problem.WithLogger(slog.New(slog.NewJSONHandler(k.logs, nil))))
+		h := rt.build(Stack(WithWriter(k.writer)), map[string]http.HandlerFunc{
+			"GET /locked": func(w http.ResponseWriter, r *http.Request) {
+				k.writer.Write(w, r, problem.New(problem.Locked).WithDetail("Order 9 is being edited."))
+			},
+		})
+		srv := k.serve(t, h)
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/locked", nil)
+		req.Header.Set("Accept", "text/plain")
+		got := do(t, req)
+		if got.StatusCode != 423 || !strings.HasPrefix(string(got.body), "Acme: locked: Order 9 is being edited.\n") ||
+			got.Header.Get("X-Acme-Error") != "locked" {
+			t.Fatalf("%d %v %q", got.StatusCode, got.Header, got.body)
+		}
+	})
 }

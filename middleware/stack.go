@@ -26,9 +26,8 @@ type config struct {
 func WithWriter(w *problem.Writer) Option { return func(c *config) { c.writer = w } }
 
 // WithLogger sets where failures that cannot go through the problem writer
-// are logged: a panic inside the writer itself. The default is
-// slog.Default() at the time of the failure. Every problem is logged by the
-// problem writer, with the writer's logger.
+// are logged: a panic inside the writer itself. The default is the problem
+// writer's own logger, where every problem is logged.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithBodyLimit sets Stack's request body limit in bytes; zero (the
@@ -63,7 +62,7 @@ func (c *config) log() *slog.Logger {
 	if c.logger != nil {
 		return c.logger
 	}
-	return slog.Default()
+	return c.problemWriter().Logger()
 }
 
 // Stack returns the recommended middleware chain as one middleware:

@@ -39,6 +39,9 @@ const (
 	// fAbort: writing a problem panicked; the connection is aborted when the
 	// handler returns, because the response may be half written.
 	fAbort
+	// fProblem: problem.Writer announced that the response it is starting is
+	// a problem, in whatever representation it negotiated.
+	fProblem
 )
 
 // state is everything faultline keeps per request in one allocation: it is
@@ -189,10 +192,18 @@ func (st *state) WriteHeader(code int) {
 	st.w.WriteHeader(code)
 }
 
+// MarkProblem is problem.Writer's announcement that the response it is
+// about to start is a problem, so the guard lets it through.
+func (st *state) MarkProblem() { st.flags.Or(fProblem) }
+
 // isProblem reports whether the response being started is already a
-// problem: problem.Write set a problem media type, or the text plane's
-// text/plain together with the code header.
+// problem: problem.Writer marked it, or a problem media type is set (a
+// problem from a proxied service, or written through a wrapper that hides
+// the mark), or the text plane's text/plain with the default code header.
 func (st *state) isProblem() bool {
+	if st.flags.Load()&fProblem != 0 {
+		return true
+	}
 	h := st.shadow
 	if h == nil {
 		h = st.w.Header()

@@ -48,3 +48,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlainWord checks the word-at-a-time scan against the byte table.
+func FuzzPlainWord(f *testing.F) {
+	f.Add(uint64(0x6162636465666768))
+	f.Add(uint64(0x2261626364656667))
+	f.Add(uint64(0x1f7f807e3c3e265c))
+	f.Fuzz(func(t *testing.T, x uint64) {
+		want := true
+		for i := 0; i < 8; i++ {
+			want = want && plainJSON[byte(x>>(8*i))]
+		}
+		if got := plainWord(x); got != want {
+			t.Fatalf("plainWord(%#x) = %v, want %v", x, got, want)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"slices"
@@ -205,6 +206,26 @@ var plainJSON = func() (t [256]bool) {
 	return t
 }()
 
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plainWord reports whether none of 8 bytes needs escaping: no control byte,
+// no non-ASCII byte, none of " \\ < > &. Checking a word at a time keeps
+// long details cheap; the byte table handles the rest.
+func plainWord(x uint64) bool {
+	hasZero := func(v uint64) uint64 { return (v - lsb) &^ v & msb }
+	special := x&msb |
+		(x-lsb*0x20)&^x&msb |
+		hasZero(x^(lsb*'"')) |
+		hasZero(x^(lsb*'\\')) |
+		hasZero(x^(lsb*'<')) |
+		hasZero(x^(lsb*'>')) |
+		hasZero(x^(lsb*'&'))
+	return special == 0
+}
+
 // appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD;
 // <, > and & are escaped so a body sniffed as HTML cannot carry markup, and
 // U+2028/U+2029 so the body is also valid JavaScript.
@@ -212,6 +233,9 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i+8 <= len(s) && plainWord(binary.LittleEndian.Uint64([]byte(s[i:i+8]))) {
+			i += 8
+		}
 		for i < len(s) && plainJSON[s[i]] {
 			i++
 		}

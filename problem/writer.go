@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/sanitize"
 )
 
 // Writer writes problems to HTTP responses with one configuration: the type
@@ -136,6 +137,14 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) error {
 // Registry returns the writer's registry.
 func (wr *Writer) Registry() *Registry { return wr.registry }
 
+// Logger returns where the writer logs problems.
+func (wr *Writer) Logger() *slog.Logger {
+	if wr.logger != nil {
+		return wr.logger
+	}
+	return slog.Default()
+}
+
 // Brand returns the name the text plane opens with.
 func (wr *Writer) Brand() string { return wr.brand }
 
@@ -147,6 +156,14 @@ var ErrResponseStarted = errors.New("problem: response already started")
 // whether the status line has gone out (faultline's middlewares do).
 type ResponseStarter interface {
 	ResponseStarted() bool
+}
+
+// ProblemMarker is implemented by response writer wrappers that must tell a
+// problem apart from any other error response (faultline's Guard replaces
+// bare error statuses, and must not replace a problem in any of its
+// representations). Write calls MarkProblem just before WriteHeader.
+type ProblemMarker interface {
+	MarkProblem()
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
@@ -215,6 +232,9 @@ func (wr *Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 		}
 		h.Set("Deprecation", "@"+strconv.FormatInt(since.Unix(), 10))
 		h.Set("Sunset", wr.legacy.Until.UTC().Format(http.TimeFormat))
+	}
+	if m, ok := w.(ProblemMarker); ok {
+		m.MarkProblem()
 	}
 	w.WriteHeader(res.Status)
 	wr.log(r, &res, p, false)
@@ -320,12 +340,11 @@ func headerHasToken(values []string, token string) bool {
 }
 
 // log writes the one record a problem produces. The wrapped error chain and
-// a hidden detail go here, never to the client.
+// a hidden detail go here, never to the client; they pass the log tier of
+// sanitize so credentials stay out of the log even when the caller's
+// handler does not redact, while addresses and SQL stay for the operator.
 func (wr *Writer) log(r *http.Request, res *Problem, orig *Problem, started bool) {
-	logger := wr.logger
-	if logger == nil {
-		logger = slog.Default()
-	}
+	logger := wr.Logger()
 	level := wr.level(res)
 	ctx := context.Background()
 	if r != nil {
@@ -346,10 +365,10 @@ func (wr *Writer) log(r *http.Request, res *Problem, orig *Problem, started bool
 		attrs = append(attrs, slog.String("method", r.Method), slog.String("path", r.URL.Path))
 	}
 	if orig.err != nil {
-		attrs = append(attrs, slog.String("error", orig.err.Error()))
+		attrs = append(attrs, slog.String("error", sanitize.Log(orig.err.Error())))
 	}
 	if orig.hiddenDetail != "" {
-		attrs = append(attrs, slog.String("hidden_detail", orig.hiddenDetail))
+		attrs = append(attrs, slog.String("hidden_detail", sanitize.Log(orig.hiddenDetail)))
 	}
 	if started {
 		attrs = append(attrs, slog.Bool("response_started", true))

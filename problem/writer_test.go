@@ -266,10 +266,13 @@ func TestHandlerErrorNeverRendersRawText(t *testing.T) {
 		t.Fatalf("log = %v", recs)
 	}
 	logged, _ := recs[0]["error"].(string)
-	for _, want := range []string{"s3cr3t-pw", "10.20.30.40", "alice@example.com", "create order"} {
+	for _, want := range []string{"10.20.30.40", "alice@example.com", "users_email_key", "create order", "postgres://"} {
 		if !strings.Contains(logged, want) {
 			t.Errorf("log record lacks %q: %q", want, logged)
 		}
+	}
+	if strings.Contains(logged, "s3cr3t-pw") {
+		t.Errorf("log record keeps the DSN password: %q", logged)
 	}
 }
 
