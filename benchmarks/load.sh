@@ -32,14 +32,15 @@ trap cleanup EXIT
 
 go build -o "$tmp/loadtarget" ./cmd/loadtarget
 
-# start MODE: runs loadtarget on 127.0.0.1:0 and echoes its address. Its
-# problem log goes to /dev/null: written, as in production, but not kept.
+# start MODE: runs loadtarget on 127.0.0.1:0 and sets addr to its address.
+# Not called in a subshell, so the trap knows every pid. The problem log
+# goes to /dev/null: written, as in production, but not kept.
 start() {
 	local out="$tmp/$1.addr"
 	"$tmp/loadtarget" -mode "$1" -addr 127.0.0.1:0 >"$out" 2>/dev/null &
 	pids+=("$!")
 	for _ in $(seq 100); do
-		if [ -s "$out" ]; then head -n1 "$out"; return; fi
+		if [ -s "$out" ]; then addr="$(head -n1 "$out")"; return; fi
 		sleep 0.05
 	done
 	echo "loadtarget -mode $1 did not start" >&2
@@ -60,8 +61,10 @@ measure() {
 		END { printf "%.0f %.2f\n", rps, p99 }'
 }
 
-bare="$(start bare)"
-faultline="$(start faultline)"
+start bare
+bare="$addr"
+start faultline
+faultline="$addr"
 
 read -r bare_ok_rps bare_ok_p99 < <(measure "http://$bare/ok")
 read -r fl_ok_rps fl_ok_p99 < <(measure "http://$faultline/ok")
