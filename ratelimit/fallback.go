@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"errors"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -27,13 +28,17 @@ func (e unavailableError) Unwrap() []error {
 // It is driven by requests rather than a background goroutine, so there is
 // nothing to stop and nothing to leak: while Redis is down, at most one
 // request per interval tries it (and waits at most the call timeout); all
-// others skip it at no cost.
+// others skip it at no cost. The hot path is one atomic load; the mutex is
+// taken only around transitions.
 type health struct {
 	logger     *slog.Logger
 	every      time.Duration
 	failClosed bool
 	down       atomic.Bool
 	nextProbe  atomic.Int64 // UnixNano
+
+	mu    sync.Mutex
+	since int64 // UnixNano of the last transition
 }
 
 // shouldTry reports whether this request should call Redis: always while it
@@ -48,12 +53,22 @@ func (h *health) shouldTry(now time.Time) bool {
 }
 
 // failed marks Redis down, logging only the transition so that an outage
-// under load is one log record, not one per request.
-func (h *health) failed(err error) {
-	h.nextProbe.Store(time.Now().Add(h.every).UnixNano())
-	if !h.down.CompareAndSwap(false, true) {
+// under load is one log record, not one per request. A call that began
+// before the last transition says nothing about the present (it may have
+// waited on a connection from before a restart) and changes nothing.
+func (h *health) failed(started time.Time, err error) {
+	if h.down.Load() {
 		return
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.down.Load() || started.UnixNano() < h.since {
+		return
+	}
+	now := time.Now()
+	h.since = now.UnixNano()
+	h.nextProbe.Store(now.Add(h.every).UnixNano())
+	h.down.Store(true)
 	mode := "counting in process (fail-open): each instance enforces the limits on its own"
 	if h.failClosed {
 		mode = "refusing requests with 503 unavailable (fail-closed)"
@@ -62,8 +77,18 @@ func (h *health) failed(err error) {
 		slog.String("error", err.Error()), slog.Duration("probe_interval", h.every))
 }
 
-func (h *health) succeeded() {
-	if h.down.Load() && h.down.CompareAndSwap(true, false) {
-		h.logger.Info("ratelimit: redis reachable again, limits are shared again")
+// succeeded marks Redis up again, unless the call began before the outage
+// was noticed: a reply that was already on its way proves nothing.
+func (h *health) succeeded(started time.Time) {
+	if !h.down.Load() {
+		return
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.down.Load() || started.UnixNano() < h.since {
+		return
+	}
+	h.since = time.Now().UnixNano()
+	h.down.Store(false)
+	h.logger.Info("ratelimit: redis reachable again, limits are shared again")
 }

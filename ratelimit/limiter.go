@@ -83,7 +83,9 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 func WithDraftHeaders() Option { return func(c *config) { c.draftHeaders = true } }
 
 // WithRedis counts in Redis so that every instance using the same client
-// configuration shares the limits. The client is not closed by the Limiter.
+// configuration shares the limits. The client must have
+// ContextTimeoutEnabled set (New fails otherwise), or WithTimeout could not
+// bound a call. The Limiter never closes it.
 func WithRedis(client redis.UniversalClient) Option {
 	return func(c *config) { c.redis = client }
 }
@@ -174,6 +176,9 @@ func New(policies []Policy, opts ...Option) (*Limiter, error) {
 	}
 	var h *health
 	if cfg.redis != nil {
+		if ignoresDeadlines(cfg.redis) {
+			return nil, fmt.Errorf("%w: the Redis client ignores context deadlines, so a stalled Redis would stall requests past the %v timeout; set ContextTimeoutEnabled: true in its options", ErrInvalidPolicy, cfg.timeout)
+		}
 		h = &health{logger: logger, every: cfg.probeInterval, failClosed: cfg.failure == FailClosed}
 	}
 	l := &Limiter{writer: cfg.writer, draftHeaders: cfg.draftHeaders, unavailableRetry: cfg.probeInterval}

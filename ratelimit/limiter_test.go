@@ -85,9 +85,29 @@ func get(t *testing.T, url string, hdr map[string]string) (*http.Response, []byt
 	return resp, body
 }
 
+// sleepUntilPhase waits until the given fraction of the current fixed
+// window has passed. The real retry time under httprate's sliding window is
+// (window - elapsed) + window*(1 - (limit-0.5)/count) when the current
+// window alone is full: longer than the window if the burst came early in
+// it. Tests that assert retry_after_ms < window start their burst midway.
+func sleepUntilPhase(window time.Duration, phase float64) {
+	now := time.Now()
+	target := now.Truncate(window).Add(time.Duration(phase * float64(window)))
+	if now.After(target) {
+		target = target.Add(window)
+	}
+	time.Sleep(time.Until(target))
+}
+
+func elapsedInWindow(window time.Duration) time.Duration {
+	now := time.Now()
+	return now.Sub(now.Truncate(window))
+}
+
 func TestRefusalIsARateLimitedProblem(t *testing.T) {
 	const limit = 3
-	window := time.Minute
+	window := 2 * time.Second
+	sleepUntilPhase(window, 0.5)
 	var logs syncBuffer
 	mw := ratelimit.LimitBy(limit, window, httprate.Key("all"),
 		ratelimit.WithWriter(quietWriter(&logs)), ratelimit.WithDraftHeaders())
@@ -116,7 +136,7 @@ func TestRefusalIsARateLimitedProblem(t *testing.T) {
 	if p.Code != "rate_limited" || p.Status != 429 || p.Action != problem.ActionRetry || !p.Retryable {
 		t.Errorf("members: code %q status %d action %q retryable %v", p.Code, p.Status, p.Action, p.Retryable)
 	}
-	if want := "The limit of 3 requests per 1m0s was reached."; p.Detail != want {
+	if want := "The limit of 3 requests per 2s was reached."; p.Detail != want {
 		t.Errorf("detail %q, want %q", p.Detail, want)
 	}
 	ms := p.RetryAfter.Milliseconds()
@@ -136,13 +156,13 @@ func TestRefusalIsARateLimitedProblem(t *testing.T) {
 	if wantReset := time.Now().Truncate(window).Add(window).Unix(); err != nil || reset < wantReset-1 || reset > wantReset+1 {
 		t.Errorf("X-RateLimit-Reset %q, want about %d", resp.Header.Get("X-RateLimit-Reset"), wantReset)
 	}
-	if got, want := resp.Header.Get("RateLimit-Policy"), `"3-per-1m0s";q=3;w=60`; got != want {
+	if got, want := resp.Header.Get("RateLimit-Policy"), `"3-per-2s";q=3;w=2`; got != want {
 		t.Errorf("RateLimit-Policy %q, want %q", got, want)
 	}
-	if got, want := resp.Header.Get("RateLimit"), `"3-per-1m0s";r=0;t=`+resp.Header.Get("Retry-After"); got != want {
+	if got, want := resp.Header.Get("RateLimit"), `"3-per-2s";r=0;t=`+resp.Header.Get("Retry-After"); got != want {
 		t.Errorf("RateLimit %q, want %q", got, want)
 	}
-	if !strings.Contains(logs.String(), "code=rate_limited") || !strings.Contains(logs.String(), "ratelimit_policy=3-per-1m0s") {
+	if !strings.Contains(logs.String(), "code=rate_limited") || !strings.Contains(logs.String(), "ratelimit_policy=3-per-2s") {
 		t.Errorf("log record missing: %s", logs.String())
 	}
 }
@@ -163,7 +183,7 @@ func TestDraftHeadersAreOptIn(t *testing.T) {
 // after it is admitted.
 func TestRetryAfterIsWhenTheWindowAdmits(t *testing.T) {
 	const limit = 4
-	window := 400 * time.Millisecond
+	window := time.Second
 	// Start right after a window boundary so the first burst and the refusal
 	// both fall into one window and the retry lands in the next.
 	time.Sleep(time.Until(time.Now().Truncate(window).Add(window + 20*time.Millisecond)))
@@ -178,18 +198,24 @@ func TestRetryAfterIsWhenTheWindowAdmits(t *testing.T) {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
 	p, _ := problem.Parse(body)
+	// Started just after a boundary, the real wait is longer than the rest
+	// of the window: 4 requests early in one window still weigh
+	// 4*(1-1/8) = 3.5 one eighth into the next, which rounds to a refusal.
 	wait := p.RetryAfter
 	if wait <= 0 || wait >= 2*window {
 		t.Fatalf("retry after %v", wait)
 	}
 	refusedAt := time.Now()
-	time.Sleep(time.Until(refusedAt.Add(wait - 30*time.Millisecond)))
-	if resp, _ := get(t, srv.URL, nil); resp.StatusCode != 429 {
-		t.Errorf("30ms before the advertised retry time: status %d, want 429", resp.StatusCode)
+	if wait < window-elapsedInWindow(window) {
+		t.Errorf("retry after %v, before the current window even ends", wait)
 	}
-	time.Sleep(time.Until(refusedAt.Add(wait + 30*time.Millisecond)))
+	time.Sleep(time.Until(refusedAt.Add(wait - 60*time.Millisecond)))
+	if resp, _ := get(t, srv.URL, nil); resp.StatusCode != 429 {
+		t.Errorf("60ms before the advertised retry time: status %d, want 429", resp.StatusCode)
+	}
+	time.Sleep(time.Until(refusedAt.Add(wait + 60*time.Millisecond)))
 	if resp, _ := get(t, srv.URL, nil); resp.StatusCode != 200 {
-		t.Errorf("30ms after the advertised retry time: status %d, want 200", resp.StatusCode)
+		t.Errorf("60ms after the advertised retry time: status %d, want 200", resp.StatusCode)
 	}
 }
 
@@ -215,7 +241,7 @@ func TestSeveralPolicies(t *testing.T) {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
 	p, _ := problem.Parse(body)
-	if p.Detail != "The limit of 2 requests per 1s was reached." || p.RetryAfter > time.Second {
+	if p.Detail != "The limit of 2 requests per 1s was reached." || p.RetryAfter <= 0 || p.RetryAfter >= 2*time.Second {
 		t.Errorf("detail %q retry %v", p.Detail, p.RetryAfter)
 	}
 	if !strings.HasPrefix(resp.Header.Get("RateLimit"), `"burst";r=0;t=`) {

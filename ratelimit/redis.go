@@ -26,6 +26,23 @@ type redisCounter struct {
 	local   *memoryCounter // nil when failing closed
 }
 
+// ignoresDeadlines reports a go-redis client that would not honour the
+// per-call timeout: unless ContextTimeoutEnabled is set, go-redis replaces
+// the context for socket I/O and waits its own ReadTimeout (3s by default),
+// so a stalled Redis would stall every request. Clients of other types are
+// trusted.
+func ignoresDeadlines(c redis.UniversalClient) bool {
+	switch c := c.(type) {
+	case *redis.Client:
+		return !c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		return !c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		return !c.Options().ContextTimeoutEnabled
+	}
+	return false
+}
+
 func newRedisCounter(cfg config, h *health, p Policy) *redisCounter {
 	c := &redisCounter{
 		client:  cfg.redis,
@@ -43,15 +60,16 @@ func newRedisCounter(cfg config, h *health, p Policy) *redisCounter {
 }
 
 func (c *redisCounter) take(ctx context.Context, key string) (result, error) {
-	if !c.health.shouldTry(time.Now()) {
+	started := time.Now()
+	if !c.health.shouldTry(started) {
 		return c.fallback(ctx, key, errDown)
 	}
-	res, err := c.shared(ctx, key)
+	res, err := c.shared(ctx, key, started)
 	if err != nil {
-		c.health.failed(err)
+		c.health.failed(started, err)
 		return c.fallback(ctx, key, err)
 	}
-	c.health.succeeded()
+	c.health.succeeded(started)
 	return res, nil
 }
 
@@ -62,14 +80,14 @@ func (c *redisCounter) fallback(ctx context.Context, key string, cause error) (r
 	return c.local.take(ctx, key)
 }
 
-func (c *redisCounter) shared(ctx context.Context, key string) (result, error) {
+func (c *redisCounter) shared(ctx context.Context, key string, now time.Time) (result, error) {
 	// The request's cancellation must not count as a Redis failure, but its
 	// values (tracing) may matter to go-redis hooks; only the timeout bounds
 	// the call.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
 	defer cancel()
 
-	now := time.Now().UTC()
+	now = now.UTC()
 	start := now.Truncate(c.window)
 	keys := c.keys(key, start)
 	v, err := slidingWindow.Run(ctx, c.client, keys[:],

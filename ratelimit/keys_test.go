@@ -1,0 +1,177 @@
+package ratelimit_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/faultline-go/faultline/ratelimit"
+)
+
+// ipServer limits to one request per client IP as resolved by resolve.
+func ipServer(t *testing.T, resolve func(http.Handler) http.Handler) string {
+	t.Helper()
+	r := chi.NewRouter()
+	r.Use(resolve)
+	r.Use(ratelimit.LimitBy(1, time.Hour, ratelimit.ByIP, ratelimit.WithWriter(quietWriter(io.Discard))))
+	r.Get("/", okHandler)
+	srv, _ := serve(t, r)
+	return srv.URL
+}
+
+func status(t *testing.T, url string, hdr map[string]string) int {
+	t.Helper()
+	resp, _ := get(t, url, hdr)
+	return resp.StatusCode
+}
+
+func TestSpoofedHeadersFromAnUntrustedPeerDoNotChangeTheKey(t *testing.T) {
+	for name, resolve := range map[string]func(http.Handler) http.Handler{
+		"XFF":            middleware.ClientIPFromXFF("10.0.0.0/8"),
+		"True-Client-IP": middleware.ClientIPFromHeader("True-Client-IP", "10.0.0.0/8"),
+		"RemoteAddr":     middleware.ClientIPFromRemoteAddr,
+	} {
+		t.Run(name, func(t *testing.T) {
+			// The test client connects from 127.0.0.1, outside 10.0.0.0/8.
+			url := ipServer(t, resolve)
+			if s := status(t, url, map[string]string{"X-Forwarded-For": "198.51.100.1", "True-Client-IP": "198.51.100.1"}); s != 200 {
+				t.Fatalf("first request: %d", s)
+			}
+			if s := status(t, url, map[string]string{"X-Forwarded-For": "198.51.100.2", "True-Client-IP": "198.51.100.2"}); s != 429 {
+				t.Errorf("a forged client IP won a fresh bucket: status %d, want 429", s)
+			}
+		})
+	}
+}
+
+func TestForwardedIPFromATrustedProxyIsTheKey(t *testing.T) {
+	for name, resolve := range map[string]func(http.Handler) http.Handler{
+		"XFF":            middleware.ClientIPFromXFF("127.0.0.1/32"),
+		"True-Client-IP": middleware.ClientIPFromHeader("True-Client-IP", "127.0.0.1/32"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			url := ipServer(t, resolve)
+			h := func(ip string) map[string]string {
+				return map[string]string{"X-Forwarded-For": ip, "True-Client-IP": ip}
+			}
+			if s := status(t, url, h("198.51.100.1")); s != 200 {
+				t.Fatalf("client 1: %d", s)
+			}
+			if s := status(t, url, h("198.51.100.2")); s != 200 {
+				t.Errorf("client 2 behind the same proxy shares client 1's bucket: %d", s)
+			}
+			if s := status(t, url, h("198.51.100.1")); s != 429 {
+				t.Errorf("client 1 again: %d, want 429", s)
+			}
+		})
+	}
+}
+
+func TestIPv6IsKeyedByItsSlash64(t *testing.T) {
+	url := ipServer(t, middleware.ClientIPFromXFF("127.0.0.1/32"))
+	xff := func(ip string) map[string]string { return map[string]string{"X-Forwarded-For": ip} }
+	if s := status(t, url, xff("2001:db8:1:2::1")); s != 200 {
+		t.Fatalf("first address: %d", s)
+	}
+	if s := status(t, url, xff("2001:db8:1:2:ffff:ffff:ffff:fffe")); s != 429 {
+		t.Errorf("another address of the same /64 got a fresh bucket: %d", s)
+	}
+	if s := status(t, url, xff("2001:db8:1:3::1")); s != 200 {
+		t.Errorf("a different /64 shares the bucket: %d", s)
+	}
+	// IPv4 clients stay keyed by the full address, mapped or not.
+	if s := status(t, url, xff("192.0.2.7")); s != 200 {
+		t.Fatalf("IPv4: %d", s)
+	}
+	if s := status(t, url, xff("::ffff:192.0.2.7")); s != 429 {
+		t.Errorf("v4-mapped form of the same IPv4 address got a fresh bucket: %d", s)
+	}
+	if s := status(t, url, xff("192.0.2.8")); s != 200 {
+		t.Errorf("neighbouring IPv4 address shares the bucket: %d", s)
+	}
+}
+
+func TestByIPKeys(t *testing.T) {
+	for remote, want := range map[string]string{
+		"192.0.2.1:1234":             "192.0.2.1",
+		"[2001:db8::1]:1234":         "2001:db8::/64",
+		"[2001:db8::1%eth0]:1234":    "2001:db8::/64",
+		"[::ffff:192.0.2.1]:1234":    "192.0.2.1",
+		"[2001:db8:0:0:1::2]:1":      "2001:db8::/64",
+		"[2001:db8:0:1:ffff::2]:123": "2001:db8:0:1::/64",
+	} {
+		var got string
+		h := middleware.ClientIPFromRemoteAddr(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			got, _ = ratelimit.ByIP(r)
+		}))
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.RemoteAddr = remote
+		h.ServeHTTP(httptest.NewRecorder(), req)
+		if got != want {
+			t.Errorf("%s: key %q, want %q", remote, got, want)
+		}
+	}
+}
+
+func TestRoutePatternKeys(t *testing.T) {
+	r := chi.NewRouter()
+	// In r.Use chi has not routed yet; the pattern is looked up.
+	r.Use(ratelimit.LimitBy(1, time.Hour, ratelimit.ByRoutePattern, ratelimit.WithWriter(quietWriter(io.Discard))))
+	r.Get("/orders/{id}", okHandler)
+	r.Get("/users/{id}", okHandler)
+	r.Route("/v1", func(r chi.Router) {
+		r.Get("/items/{id}", okHandler)
+	})
+	srv, _ := serve(t, r)
+
+	for _, c := range []struct {
+		path string
+		want int
+	}{
+		{"/orders/1", 200},
+		{"/orders/2", 429}, // same /orders/{id} bucket
+		{"/users/1", 200},
+		{"/v1/items/a", 200},
+		{"/v1/items/b", 429},
+		{"/nowhere/1", 404}, // unmatched requests share one bucket...
+		{"/nowhere/2", 429}, // ...instead of one per path
+	} {
+		if s := status(t, srv.URL+c.path, nil); s != c.want {
+			t.Errorf("%s: status %d, want %d", c.path, s, c.want)
+		}
+	}
+}
+
+func TestRoutePatternKeysOnARoute(t *testing.T) {
+	var keys []string
+	capture := func(r *http.Request) (string, error) {
+		k, err := ratelimit.ByRoutePattern(r)
+		keys = append(keys, k)
+		return k, err
+	}
+	r := chi.NewRouter()
+	r.With(ratelimit.LimitBy(10, time.Hour, capture)).Get("/orders/{id}", okHandler)
+	r.Route("/v2", func(r chi.Router) {
+		r.Use(ratelimit.LimitBy(10, time.Hour, capture))
+		r.Get("/carts/{id}/lines/{line}", okHandler)
+	})
+	for _, path := range []string{"/orders/7", "/v2/carts/1/lines/2"} {
+		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+	}
+	want := []string{"/orders/{id}", "/v2/carts/{id}/lines/{line}"}
+	if len(keys) != 2 || keys[0] != want[0] || keys[1] != want[1] {
+		t.Errorf("keys %q, want %q", keys, want)
+	}
+}
+
+func TestRoutePatternNeedsChi(t *testing.T) {
+	_, err := ratelimit.ByRoutePattern(httptest.NewRequest(http.MethodGet, "/", nil))
+	if err == nil {
+		t.Error("no error without a chi routing context")
+	}
+}
