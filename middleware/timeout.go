@@ -3,6 +3,7 @@ package middleware
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -72,14 +73,22 @@ func (st *state) disarm() {
 	if dt.t.Stop() {
 		dt.st.Store(nil)
 		timerPool.Put(dt)
-		st.commitHeaders()
-	} else {
-		// Not put back: a callback that has not run yet would otherwise
-		// read whichever state the next request stored.
-		st.mu.Lock()
-		if st.flags.Load()&(fStarted|fTimedOut) == 0 {
+		if st.deadlinePassed() {
+			// The handler saw ctx.Done() and returned before our timer ran:
+			// without this it would leave an empty 200, a third state.
+			st.expire()
+		} else {
 			st.commitHeaders()
 		}
+	} else {
+		// The timer fired, so the deadline passed; its callback may not
+		// have taken the lock yet. Whoever gets there first writes the
+		// problem, and expire's flags stop the other. Waiting on mu also
+		// keeps ServeHTTP from returning while the callback writes.
+		// The timer is not put back: a callback that has not run yet would
+		// otherwise read whichever state the next request stored.
+		st.expire()
+		st.mu.Lock()
 		st.flags.Or(fFinished)
 		st.mu.Unlock()
 	}
@@ -87,6 +96,13 @@ func (st *state) disarm() {
 	if c := st.real.Load(); c != nil {
 		c.cancel()
 	}
+}
+
+func (st *state) deadlinePassed() bool {
+	if c := st.real.Load(); c != nil && errors.Is(c.ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	return !time.Now().Before(st.deadline)
 }
 
 func (st *state) expire() {

@@ -115,3 +115,25 @@ func TestTimeoutFastHandlerKeepsHeaders(t *testing.T) {
 		t.Fatalf("%d %v", r.StatusCode, r.Header)
 	}
 }
+
+// A handler that honours its context returns the moment the deadline
+// passes, often before the timeout's own timer runs. It must still produce
+// the timeout problem, never an empty 200.
+func TestTimeoutHandlerReturningOnDone(t *testing.T) {
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		h := rt.build(Stack(WithWriter(k.writer), WithTimeout(10*time.Millisecond)), map[string]http.HandlerFunc{
+			"GET /wait": func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-r.Context().Done():
+				case <-time.After(time.Second):
+					w.WriteHeader(http.StatusOK)
+				}
+			},
+		})
+		srv := k.serve(t, h)
+		for range 30 {
+			wantProblem(t, get(t, srv.URL+"/wait"), 503, "timeout", map[string]any{"outcome": "not_committed"})
+		}
+	})
+}
