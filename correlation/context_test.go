@@ -22,9 +22,9 @@ func TestContextAccessors(t *testing.T) {
 }
 
 func TestWithIDKeepsTrace(t *testing.T) {
-	parent := &idContext{Context: context.Background(), id: "a", traceID: "4bf92f3577b34da6a3ce929d0e0e4736"}
+	parent := &idContext{Context: context.Background(), req: Request{id: "a", traceID: "4bf92f3577b34da6a3ce929d0e0e4736"}}
 	ctx := WithID(parent, "job-1234")
-	if got := TraceID(ctx); got != parent.traceID {
+	if got := TraceID(ctx); got != parent.req.traceID {
 		t.Fatalf("TraceID = %q", got)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // and the first one it accepts an inbound ID from.
 const DefaultHeader = "X-Request-Id"
 
-// Option configures Middleware.
+// Option configures Middleware and NewAcceptor.
 type Option func(*config)
 
 type config struct {
@@ -70,39 +70,71 @@ const traceparentHeader = "Traceparent"
 // outer one's ID, so a rejected inbound value is neither logged twice nor
 // replaced by two different IDs.
 func Middleware(opts ...Option) func(http.Handler) http.Handler {
-	cfg := config{
-		inbound:  []string{DefaultHeader, "X-Correlation-Id"},
-		response: DefaultHeader,
-	}
-	for _, o := range opts {
-		o(&cfg)
-	}
+	a := NewAcceptor(opts...)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if outer := fromContext(r.Context()); outer != nil && outer.fromRequest {
-				w.Header()[cfg.response] = []string{outer.id}
-				next.ServeHTTP(w, r)
-				return
-			}
-			c := &idContext{Context: r.Context(), fromRequest: true}
-			id, rej := cfg.accept(r.Header)
-			if id == "" {
-				id = cfg.fresh()
-			}
-			c.id = id
-			if tp := r.Header[traceparentHeader]; len(tp) == 1 {
-				if tc, ok := ParseTraceparent(tp[0]); ok {
-					c.traceID = tc.TraceID
-				}
-			}
-			if rej.reason != "" {
-				cfg.report(c, rej)
-			}
-			c.hdr[0] = id
-			w.Header()[cfg.response] = c.hdr[:]
+			c := &idContext{Context: r.Context()}
+			a.Accept(&c.req, w, r)
 			next.ServeHTTP(w, r.WithContext(c))
 		})
 	}
+}
+
+// Acceptor is what Middleware does to each request, for middlewares that
+// keep a Request inside their own per-request context instead of paying for
+// a context of Middleware's. It is safe for concurrent use.
+type Acceptor struct {
+	cfg config
+}
+
+// NewAcceptor returns an Acceptor configured like Middleware(opts...).
+func NewAcceptor(opts ...Option) *Acceptor {
+	a := &Acceptor{cfg: config{
+		inbound:  []string{DefaultHeader, "X-Correlation-Id"},
+		response: DefaultHeader,
+	}}
+	for _, o := range opts {
+		o(&a.cfg)
+	}
+	return a
+}
+
+// Accept fills in v for r exactly as Middleware would, and sets the
+// response header on w. If r's context already carries a Request accepted
+// by an outer Middleware or Acceptor, v takes its ID and trace ID and
+// nothing is logged again. The caller makes v reachable from the context
+// the next handler sees (see Request.Value). When v is reachable from r's
+// context already, as when a layer shares an outer one's state, Accept only
+// sets the header.
+func (a *Acceptor) Accept(v *Request, w http.ResponseWriter, r *http.Request) {
+	cfg := &a.cfg
+	if outer := fromContext(r.Context()); outer != nil && outer.accepted {
+		if outer == v {
+			// v.hdr may back an outer layer's header of another name; one
+			// array under two headers would let an edit of one change both.
+			w.Header()[cfg.response] = []string{v.id}
+			return
+		}
+		*v = Request{id: outer.id, traceID: outer.traceID, accepted: true}
+	} else {
+		id, rej := cfg.accept(r.Header)
+		if id == "" {
+			id = cfg.fresh()
+		}
+		*v = Request{id: id, accepted: true}
+		if tp := r.Header[traceparentHeader]; len(tp) == 1 {
+			if tc, ok := ParseTraceparent(tp[0]); ok {
+				v.traceID = tc.TraceID
+			}
+		}
+		if rej.reason != "" {
+			// Only a rejection pays for a context, so that the warning
+			// carries the replacement ID like any other record.
+			cfg.report(&idContext{Context: r.Context(), req: *v}, rej)
+		}
+	}
+	v.hdr[0] = v.id
+	w.Header()[cfg.response] = v.hdr[:]
 }
 
 type rejection struct {

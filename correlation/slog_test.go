@@ -13,7 +13,7 @@ import (
 const testTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
 
 func requestContext(id, trace string) context.Context {
-	return &idContext{Context: context.Background(), id: id, traceID: trace}
+	return &idContext{Context: context.Background(), req: Request{id: id, traceID: trace}}
 }
 
 type jsonLog struct {
