@@ -19,6 +19,9 @@ type config struct {
 	limit   int64
 	timeout time.Duration
 	corr    []correlation.Option
+	// acceptor is set by Stack alone: the layers mounted one by one leave
+	// correlation to correlation.Middleware.
+	acceptor *correlation.Acceptor
 }
 
 // WithWriter sets the problem writer (default problem.Default() at the time
@@ -67,22 +70,22 @@ func (c *config) log() *slog.Logger {
 
 // Stack returns the recommended middleware chain as one middleware:
 // correlation (outermost, so every log record and problem carries the ID),
-// then recover, guard, body limit and timeout. The last four share a single
-// per-request allocation, which is why Stack costs less than the same
-// layers mounted one by one.
+// then recover, guard, body limit and timeout. All five keep their
+// per-request state in a single allocation, which is why Stack costs less
+// than the same layers mounted one by one. Under an outer
+// correlation.Middleware, Stack keeps that middleware's ID.
 //
 //	r.Use(middleware.Stack(middleware.WithBodyLimit(1<<20), middleware.WithTimeout(5*time.Second)))
 func Stack(opts ...Option) func(http.Handler) http.Handler {
 	cfg := newConfig(opts)
-	corr := correlation.Middleware(cfg.corr...)
+	cfg.acceptor = correlation.NewAcceptor(cfg.corr...)
 	if cfg.limit < 0 {
 		cfg.limit = 0
 	}
 	if cfg.timeout < 0 {
 		cfg.timeout = 0
 	}
-	inner := cfg.layer(true, true)
-	return func(next http.Handler) http.Handler { return corr(inner(next)) }
+	return cfg.layer(true, true)
 }
 
 // layer is every faultline middleware: which parts are on depends on the
@@ -112,6 +115,11 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		st.req = r
 	}
 	defer l.finish(st, own)
+	if l.cfg.acceptor != nil {
+		// Before the timeout is armed, so the ID header is on the real
+		// header map and goes out with a timeout problem too.
+		l.cfg.acceptor.Accept(&st.corr, w, r)
+	}
 	if l.guard {
 		st.guard = true
 	}

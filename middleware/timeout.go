@@ -195,9 +195,14 @@ func (st *state) Err() error {
 	return nil
 }
 
-// Value comes from the parent, or from the deadline context once it exists
-// so that context.Cause and derived contexts see its cancellation.
+// Value answers for the correlation first (the deadline context's parent is
+// st's parent, not st), then comes from the parent, or from the deadline
+// context once it exists so that context.Cause and derived contexts see its
+// cancellation.
 func (st *state) Value(key any) any {
+	if v, ok := st.corr.Value(key); ok {
+		return v
+	}
 	if st.timeout != 0 {
 		if c := st.real.Load(); c != nil {
 			return c.ctx.Value(key)

@@ -47,7 +47,8 @@ const (
 // state is everything faultline keeps per request in one allocation: it is
 // the ResponseWriter the handler writes to (guard, timeout and recover
 // bookkeeping), the request's context (deadline without context.WithTimeout's
-// allocations), and the body limit's reader. Layers nested on the same
+// allocations, correlation without a context of correlation.Middleware's),
+// and the body limit's reader. Layers nested on the same
 // request join the state of the outermost one instead of wrapping again.
 type state struct {
 	context.Context // the parent
@@ -76,6 +77,10 @@ type state struct {
 
 	limit int64
 	body  limitedBody
+
+	// corr is the request's correlation when Stack accepted it; otherwise
+	// it stays zero and lookups reach the parent's.
+	corr correlation.Request
 }
 
 func newState(w http.ResponseWriter, r *http.Request, cfg *config) *state {
