@@ -20,10 +20,12 @@ type redisCounter struct {
 	base    string // prefix + policy name + ":{"
 	limit   int
 	window  time.Duration
-	ttl     int64 // milliseconds
 	timeout time.Duration
-	health  *health
-	local   *memoryCounter // nil when failing closed
+	// The script's constant arguments, converted once rather than boxed
+	// and formatted on every request.
+	limitArg, windowArg, ttlArg any
+	health                      *health
+	local                       *memoryCounter // nil when failing closed
 }
 
 // ignoresDeadlines reports a go-redis client that would not honour the
@@ -45,13 +47,15 @@ func ignoresDeadlines(c redis.UniversalClient) bool {
 
 func newRedisCounter(cfg config, h *health, p Policy) *redisCounter {
 	c := &redisCounter{
-		client:  cfg.redis,
-		base:    cfg.prefix + p.Name + ":{",
-		limit:   p.Limit,
-		window:  p.Window,
-		ttl:     (2*p.Window + time.Second).Milliseconds(),
-		timeout: cfg.timeout,
-		health:  h,
+		client:    cfg.redis,
+		base:      cfg.prefix + p.Name + ":{",
+		limit:     p.Limit,
+		window:    p.Window,
+		timeout:   cfg.timeout,
+		health:    h,
+		limitArg:  strconv.Itoa(p.Limit),
+		windowArg: strconv.FormatInt(p.Window.Microseconds(), 10),
+		ttlArg:    strconv.FormatInt((2*p.Window + time.Second).Milliseconds(), 10),
 	}
 	if cfg.failure == FailOpen {
 		c.local = newMemoryCounter(p.Limit, p.Window)
@@ -91,7 +95,7 @@ func (c *redisCounter) shared(ctx context.Context, key string, now time.Time) (r
 	start := now.Truncate(c.window)
 	keys := c.keys(key, start)
 	v, err := slidingWindow.Run(ctx, c.client, keys[:],
-		c.limit, c.window.Microseconds(), now.Sub(start).Microseconds(), c.ttl).Int64Slice()
+		c.limitArg, c.windowArg, now.Sub(start).Microseconds(), c.ttlArg).Int64Slice()
 	if err != nil {
 		return result{}, err
 	}
