@@ -75,6 +75,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		// The URL may hold a password, so it is not repeated.
 		return errors.New("-redis is not a valid redis:// URL")
 	}
+	// ratelimit bounds each Redis call with a context deadline; the client
+	// only honours it with this set.
+	ropts.ContextTimeoutEnabled = true
 	base := slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(stderr, nil))))
 
 	var (

@@ -58,7 +58,12 @@ func TestLimitHoldsAcrossInstances(t *testing.T) {
 			bases = map[string]string{m[0][1]: m[0][2], m[1][1]: m[1][2]}
 			break
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case err := <-done:
+			done <- err
+			t.Fatalf("run returned before both instances listened: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 	if bases == nil {
 		t.Fatalf("instances did not start:\n%s\n%s", stdout, stderr)

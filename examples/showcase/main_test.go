@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/faultline-go/faultline/internal/redistest"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -46,11 +49,16 @@ var listeningRE = regexp.MustCompile(`listening on (http://\S+)`)
 // it when the test ends.
 func start(t *testing.T, args ...string) *instance {
 	t.Helper()
+	return startEnv(t, nil, args...)
+}
+
+func startEnv(t *testing.T, env map[string]string, args ...string) *instance {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	inst := &instance{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
 	done := make(chan error, 1)
 	args = append([]string{"-addr", "127.0.0.1:0", "-timeout", "300ms", "-limit", "3", "-limit-window", "1m"}, args...)
-	go func() { done <- run(ctx, args, inst.stdout, inst.stderr, func(string) string { return "" }) }()
+	go func() { done <- run(ctx, args, inst.stdout, inst.stderr, func(k string) string { return env[k] }) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -331,7 +339,28 @@ func TestSlowTimesOut(t *testing.T) {
 }
 
 func TestLimited(t *testing.T) {
-	inst := start(t)
+	testLimited(t, start(t))
+}
+
+// TestLimitedInRedis runs the same limit with REDIS_URL set, against a real
+// redis-server, and checks that the count lives there.
+func TestLimitedInRedis(t *testing.T) {
+	rdb := redistest.Start(t)
+	inst := startEnv(t, map[string]string{"REDIS_URL": "redis://" + rdb.Addr() + "/0"})
+	testLimited(t, inst)
+	client := redis.NewClient(&redis.Options{Addr: rdb.Addr()})
+	defer client.Close()
+	keys, err := client.Keys(context.Background(), "*showcase-limited*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) == 0 {
+		t.Error("no counter in Redis: the limit was not shared")
+	}
+}
+
+func testLimited(t *testing.T, inst *instance) {
+	t.Helper()
 	for i := range 3 {
 		if res := inst.do(t, http.MethodGet, "/v1/limited", "", ""); res.status != http.StatusOK {
 			t.Fatalf("request %d within the limit: %d %s", i+1, res.status, res.body)

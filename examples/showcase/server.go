@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -78,8 +78,11 @@ func newLimiter(cfg config, wr *problem.Writer, logger *slog.Logger, redisURL st
 		if err != nil {
 			// The URL may carry a password: say which variable is wrong, not
 			// what it holds.
-			return nil, nil, fmt.Errorf("REDIS_URL is not a valid redis:// URL")
+			return nil, nil, errors.New("REDIS_URL is not a valid redis:// URL")
 		}
+		// ratelimit bounds each Redis call with a context deadline; the
+		// client only honours it with this set.
+		ropts.ContextTimeoutEnabled = true
 		client := redis.NewClient(ropts)
 		opts = append(opts, ratelimit.WithRedis(client))
 		closeFn = client.Close
