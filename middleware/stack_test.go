@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -64,6 +65,14 @@ func TestStackDeadlineContext(t *testing.T) {
 			t.Error("done early")
 		default:
 		}
+		// Done made the real deadline context, whose parent is not the
+		// state: lookups must still find the ID, through derived contexts
+		// too.
+		derived, cancel := context.WithCancel(ctx)
+		defer cancel()
+		if correlation.ID(derived) == "" || correlation.ID(derived) != correlation.ID(ctx) {
+			t.Error("correlation ID lost after Done")
+		}
 	})))
 	if r := get(t, srv.URL); r.StatusCode != 200 {
 		t.Fatal(r.StatusCode)
@@ -101,6 +110,133 @@ func BenchmarkSuccess(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				c.h.ServeHTTP(httptest.NewRecorder(), req)
+			}
+		})
+	}
+}
+
+// idEcho answers with the ID and trace ID the handler's context carries.
+func idEcho(w http.ResponseWriter, r *http.Request) {
+	w.Write([]byte(correlation.ID(r.Context()) + " " + correlation.TraceID(r.Context())))
+}
+
+const testTraceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+// An ID an outer correlation.Middleware assigned is the request's ID for
+// Stack too: one ID in the log, the problem and both response headers, and
+// a rejected inbound value reported once.
+func TestStackKeepsOuterCorrelationID(t *testing.T) {
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		rejected := slog.New(slog.NewJSONHandler(k.logs, nil))
+		stack := Stack(WithWriter(k.writer), WithCorrelation(correlation.WithLogger(rejected), correlation.WithResponseHeader("X-Correlation-Id")))
+		outer := correlation.Middleware(correlation.WithLogger(rejected))
+		h := outer(rt.build(stack, map[string]http.HandlerFunc{
+			"GET /id":    idEcho,
+			"GET /panic": func(http.ResponseWriter, *http.Request) { panic("boom") },
+		}))
+		srv := k.serve(t, h)
+
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/id", nil)
+		req.Header.Set("X-Request-Id", "bad id")
+		req.Header.Set("Traceparent", testTraceparent)
+		r := do(t, req)
+		id := r.Header.Get("X-Request-Id")
+		if !correlation.Valid(id) || r.Header.Get("X-Correlation-Id") != id ||
+			string(r.body) != id+" 4bf92f3577b34da6a3ce929d0e0e4736" {
+			t.Fatalf("headers %v, handler saw %q", r.Header, r.body)
+		}
+		recs := k.logs.records(t)
+		if len(recs) != 1 || recs[0][correlation.AttrKey] != id {
+			t.Fatalf("rejection logged as %v", recs)
+		}
+
+		req, _ = http.NewRequest(http.MethodGet, srv.URL+"/panic", nil)
+		req.Header.Set("X-Request-Id", "outer-12345")
+		r = do(t, req)
+		wantProblem(t, r, 500, "internal", map[string]any{"correlation_id": "outer-12345"})
+		if r.Header.Get("X-Correlation-Id") != "outer-12345" {
+			t.Fatalf("X-Correlation-Id %q", r.Header.Get("X-Correlation-Id"))
+		}
+	})
+}
+
+// The other way round, a correlation.Middleware on a route keeps Stack's
+// ID, and so does a Stack nested in Stack, which shares the outer one's
+// state.
+func TestStackIDKeptByInnerLayers(t *testing.T) {
+	for name, inner := range map[string]func(http.Handler) http.Handler{
+		"correlation.Middleware": correlation.Middleware(correlation.WithResponseHeader("X-Correlation-Id")),
+		"Stack":                  Stack(WithCorrelation(correlation.WithResponseHeader("X-Correlation-Id"))),
+	} {
+		t.Run(name, func(t *testing.T) {
+			k := newKit()
+			h := Stack(WithWriter(k.writer))(inner(http.HandlerFunc(idEcho)))
+			for _, sent := range []string{"", "sent-12345"} {
+				req := httptest.NewRequest(http.MethodGet, "/", nil)
+				if sent != "" {
+					req.Header.Set("X-Request-Id", sent)
+				}
+				req.Header.Set("Traceparent", testTraceparent)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				id := rec.Header().Get("X-Request-Id")
+				if sent != "" && id != sent || !correlation.Valid(id) {
+					t.Fatalf("sent %q, X-Request-Id %q", sent, id)
+				}
+				if rec.Header().Get("X-Correlation-Id") != id || rec.Body.String() != id+" 4bf92f3577b34da6a3ce929d0e0e4736" {
+					t.Fatalf("headers %v, handler saw %q", rec.Header(), rec.Body)
+				}
+				// The two headers must not share a backing array.
+				rec.Header()["X-Correlation-Id"][0] = "changed"
+				if rec.Header().Get("X-Request-Id") != id {
+					t.Fatal("changing one header changed the other")
+				}
+			}
+		})
+	}
+}
+
+// discardWriter reuses its header map, so allocation counts see only what
+// the middleware allocates.
+type discardWriter struct{ h http.Header }
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *discardWriter) WriteHeader(int)             {}
+
+// TestStackAllocs pins the success path's cost: the state that holds all
+// five layers' per-request data, the request copy that carries it as the
+// context, and the ID string when the client sent none.
+func TestStackAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under the race detector")
+	}
+	plain := []string{"text/plain"}
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if correlation.ID(r.Context()) == "" {
+			t.Error("no correlation ID")
+		}
+		// Not Header().Set, which allocates the value slice itself.
+		w.Header()["Content-Type"] = plain
+		w.Write(okBody)
+	})
+	inbound := httptest.NewRequest(http.MethodGet, "/", nil)
+	inbound.Header.Set("X-Request-Id", "0193b1c2-7d3e-7a1b-8c2d-3e4f5a6b7c8d")
+	inbound.Header.Set("Traceparent", testTraceparent)
+	for name, mw := range map[string]func(http.Handler) http.Handler{
+		"timeout":    Stack(WithBodyLimit(1<<20), WithTimeout(5*time.Second)),
+		"no_timeout": Stack(WithBodyLimit(1 << 20)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := mw(handler)
+			w := &discardWriter{h: http.Header{}}
+			if n := testing.AllocsPerRun(1000, func() { h.ServeHTTP(w, inbound) }); n != 2 {
+				t.Errorf("inbound ID: %v allocs per request, want 2", n)
+			}
+			generated := httptest.NewRequest(http.MethodGet, "/", nil)
+			if n := testing.AllocsPerRun(1000, func() { h.ServeHTTP(w, generated) }); n != 3 {
+				t.Errorf("generated ID: %v allocs per request, want 3", n)
 			}
 		})
 	}
