@@ -532,3 +532,76 @@ func TestMiddlewareIgnoresBaseContextID(t *testing.T) {
 		t.Fatal("two requests share an ID")
 	}
 }
+
+// embedded is a middleware's own per-request context holding a Request, the
+// use Acceptor exists for.
+type embedded struct {
+	context.Context
+	corr Request
+}
+
+func (e *embedded) Value(key any) any {
+	if v, ok := e.corr.Value(key); ok {
+		return v
+	}
+	return e.Context.Value(key)
+}
+
+func TestAcceptorEmbedded(t *testing.T) {
+	base := WithID(context.Background(), "server-0001")
+	e := &embedded{Context: base}
+	if ID(e) != "server-0001" {
+		t.Fatal("a Request not yet accepted hides its parent's ID")
+	}
+	req := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(base)
+	req.Header.Set(DefaultHeader, "req-7f3a9c21")
+	req.Header.Set("Traceparent", specExample)
+	rec := httptest.NewRecorder()
+	NewAcceptor().Accept(&e.corr, rec, req)
+	if ID(e) != "req-7f3a9c21" || TraceID(e) != "4bf92f3577b34da6a3ce929d0e0e4736" {
+		t.Fatalf("ID %q, TraceID %q", ID(e), TraceID(e))
+	}
+	if got := rec.Header().Values(DefaultHeader); len(got) != 1 || got[0] != "req-7f3a9c21" {
+		t.Fatalf("response header %q", got)
+	}
+}
+
+// A Request reachable from the request's context already (a layer that
+// shares an outer one's state) is kept, and the new header gets an array of
+// its own.
+func TestAcceptorAlreadyAccepted(t *testing.T) {
+	var sink logSink
+	e := &embedded{Context: context.Background()}
+	req := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(e)
+	req.Header.Set(DefaultHeader, "bad id")
+	rec := httptest.NewRecorder()
+	NewAcceptor(WithLogger(sink.logger())).Accept(&e.corr, rec, req)
+	id := ID(e)
+	NewAcceptor(WithLogger(sink.logger()), WithResponseHeader("X-Correlation-Id")).Accept(&e.corr, rec, req)
+	if ID(e) != id || rec.Header().Get("X-Correlation-Id") != id || rec.Header().Get(DefaultHeader) != id {
+		t.Fatalf("ID %q became %q, headers %v", id, ID(e), rec.Header())
+	}
+	rec.Header()["X-Correlation-Id"][0] = "changed"
+	if rec.Header().Get(DefaultHeader) != id {
+		t.Fatal("the two headers share one array")
+	}
+	if n := len(sink.records(t)); n != 1 {
+		t.Fatalf("rejection logged %d times", n)
+	}
+}
+
+func TestAcceptAllocs(t *testing.T) {
+	a := NewAcceptor()
+	w := &discardWriter{h: http.Header{}}
+	var v Request
+	inbound := httptest.NewRequest(http.MethodGet, "/", nil)
+	inbound.Header.Set(DefaultHeader, "0193b1c2-7d3e-7a1b-8c2d-3e4f5a6b7c8d")
+	inbound.Header.Set("Traceparent", specExample)
+	if n := testing.AllocsPerRun(1000, func() { a.Accept(&v, w, inbound) }); n != 0 {
+		t.Errorf("inbound ID: %v allocs, want 0", n)
+	}
+	generated := httptest.NewRequest(http.MethodGet, "/", nil)
+	if n := testing.AllocsPerRun(1000, func() { a.Accept(&v, w, generated) }); n != 1 {
+		t.Errorf("generated ID: %v allocs, want 1 (the ID)", n)
+	}
+}
