@@ -1,0 +1,64 @@
+package benchmarks
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/middleware"
+	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
+)
+
+var errWithDSN = errors.New(`load order: dial postgres://app:hunter2-pw@10.1.2.3:5432/orders: SELECT * FROM orders WHERE id = 'ord_9': connection refused`)
+
+// BenchmarkErrorRoute is the in-process form of load.sh's /fail route: a
+// bare chi http.Error against faultline mapping, sanitizing, rendering and
+// logging (JSON lines through the correlation and sanitize handlers, to
+// io.Discard) an error whose text holds a DSN.
+func BenchmarkErrorRoute(b *testing.B) {
+	bare := chi.NewRouter()
+	bare.Get("/fail", func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+	})
+
+	faultline := func(h slog.Handler) http.Handler {
+		logger := slog.New(correlation.NewHandler(h))
+		wr := problem.NewWriter(problem.WithLogger(logger))
+		r := chi.NewRouter()
+		r.Use(middleware.Stack(middleware.WithWriter(wr), middleware.WithLogger(logger), middleware.WithBodyLimit(1<<20)))
+		r.Method(http.MethodGet, "/fail", wr.Handler(func(http.ResponseWriter, *http.Request) error { return errWithDSN }))
+		return r
+	}
+	jsonLog := slog.NewJSONHandler(io.Discard, nil)
+
+	for _, c := range []struct {
+		name string
+		h    http.Handler
+	}{
+		{"bare_chi_http_error", bare},
+		// The recommended logger: every record through sanitize's log tier.
+		{"faultline_sanitize_log_handler", faultline(sanitize.NewLogHandler(jsonLog))},
+		// problem already passes the error text through the log tier; this
+		// is the cost without the second, whole-record pass.
+		{"faultline_problem_log_tier_only", faultline(jsonLog)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "/fail", nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				c.h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusInternalServerError {
+					b.Fatalf("status %d", rec.Code)
+				}
+			}
+		})
+	}
+}
