@@ -48,8 +48,8 @@ const (
 // the ResponseWriter the handler writes to (guard, timeout and recover
 // bookkeeping), the request's context (deadline without context.WithTimeout's
 // allocations, correlation without a context of correlation.Middleware's),
-// and the body limit's reader. Layers nested on the same
-// request join the state of the outermost one instead of wrapping again.
+// and the body limit's reader. Layers nested on the same request join the
+// state of the outermost one instead of wrapping again.
 type state struct {
 	context.Context // the parent
 
