@@ -226,9 +226,16 @@ func plainWord(x uint64) bool {
 	return special == 0
 }
 
-// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD;
-// <, > and & are escaped so a body sniffed as HTML cannot carry markup, and
-// U+2028/U+2029 so the body is also valid JavaScript.
+// isBidiControl reports the explicit direction embeddings, overrides and
+// isolates: invisible, they can make a detail or a path display as other
+// text ("Trojan Source"), so no rendered problem carries them.
+func isBidiControl(r rune) bool {
+	return r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069'
+}
+
+// appendString writes s as a JSON string. Invalid UTF-8 and bidi controls
+// become U+FFFD; <, > and & are escaped so a body sniffed as HTML cannot
+// carry markup, and U+2028/U+2029 so the body is also valid JavaScript.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -266,6 +273,13 @@ func appendString(dst []byte, s string) []byte {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, "\uFFFD"...)
 			i++
+			start = i
+			continue
+		}
+		if isBidiControl(r) {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\uFFFD"...)
+			i += size
 			start = i
 			continue
 		}

@@ -198,3 +198,19 @@ func TestOtherSurfaces(t *testing.T) {
 		}
 	}
 }
+
+func TestBidiControlsNeverRendered(t *testing.T) {
+	p := New(BadRequest).WithDetail("file \u202Egnp.exe and \u2066x\u2069")
+	p.Instance = "/v1/\u202Efiles"
+	surfaces := map[string]string{
+		"json": string(p.AppendJSON(nil, true)),
+		"xml":  string(p.AppendXML(nil, true)),
+		"text": string(p.AppendText(nil, "Acme")),
+		"cli":  p.CLILine(),
+	}
+	for name, out := range surfaces {
+		if strings.ContainsAny(out, "\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069") {
+			t.Errorf("%s carries a bidi control: %q", name, out)
+		}
+	}
+}

@@ -125,7 +125,8 @@ func toGeneric(v any) any {
 }
 
 // appendXMLText escapes text for element content. Characters XML 1.0 cannot
-// carry at all (most C0 controls, invalid UTF-8) become U+FFFD.
+// carry at all (most C0 controls, invalid UTF-8) and bidi controls become
+// U+FFFD.
 func appendXMLText(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -154,7 +155,7 @@ func appendXMLText(dst []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF {
+		if r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF || isBidiControl(r) {
 			dst = append(dst, "\uFFFD"...)
 		} else {
 			dst = append(dst, s[i:i+size]...)
