@@ -146,11 +146,12 @@ func printCurls(w io.Writer, base string, cfg config) {
 		{"500 internal: a handler panic; the panic and its stack go to the log only", "curl -i " + base + "/v1/panic"},
 		{fmt.Sprintf("503 timeout after %s: GET is not_committed and retryable", cfg.timeout), "curl -i " + base + "/v1/slow"},
 		{"503 timeout on a write: outcome unknown, retryable only with an Idempotency-Key", "curl -i -X POST " + base + "/v1/slow -H 'Idempotency-Key: 7f1c0a52'"},
-		{"502 upstream_error: the DSN password, private IP and SQL stay in the log", "curl -i " + base + "/v1/upstream"},
+		{"502 upstream_error: the private IP and SQL reach the log only, the DSN password nowhere", "curl -i " + base + "/v1/upstream"},
 		{fmt.Sprintf("429 rate_limited after %d requests per %s, with Retry-After", cfg.limit, cfg.limitWindow), fmt.Sprintf("for i in $(seq %d); do curl -s -o /dev/null -w '%%{http_code}\\n' %s/v1/limited; done", cfg.limit+1, base)},
 		{"the same problem as XML, and as the plain-text proxy plane", "curl -i -H 'Accept: application/problem+xml' " + base + "/nowhere; curl -i -H 'Accept: text/plain' " + base + "/nowhere"},
 	}
 	for _, l := range lines {
 		fmt.Fprintf(w, "# %s\n%s\n\n", l.what, l.cmd)
 	}
+	fmt.Fprintf(w, "# a client that decides from code, action, retryable, retry_after_ms and outcome\ngo run ./examples/agent-client -base %s\n\n", base)
 }
