@@ -34,9 +34,11 @@ func (p *Problem) AppendJSON(dst []byte, legacy bool) []byte {
 	dst = appendString(dst, p.Title)
 	member("status")
 	dst = strconv.AppendInt(dst, int64(p.Status), 10)
-	if p.Detail != "" {
+	// The legacy message usually repeats the detail: sanitize it once.
+	detail := sanitize.Public(p.Detail)
+	if detail != "" {
 		member("detail")
-		dst = appendPublic(dst, p.Detail)
+		dst = appendString(dst, detail)
 	}
 	if p.Instance != "" {
 		member("instance")
@@ -91,7 +93,11 @@ func (p *Problem) AppendJSON(dst []byte, legacy bool) []byte {
 		member("error")
 		dst = appendString(dst, p.Code)
 		member("message")
-		dst = appendPublic(dst, p.Message())
+		if detail != "" {
+			dst = appendString(dst, detail)
+		} else {
+			dst = appendPublic(dst, p.Title)
+		}
 	}
 	return append(dst, '}')
 }
@@ -215,15 +221,10 @@ const (
 // no non-ASCII byte, none of " \\ < > &. Checking a word at a time keeps
 // long details cheap; the byte table handles the rest.
 func plainWord(x uint64) bool {
-	hasZero := func(v uint64) uint64 { return (v - lsb) &^ v & msb }
-	special := x&msb |
-		(x-lsb*0x20)&^x&msb |
-		hasZero(x^(lsb*'"')) |
-		hasZero(x^(lsb*'\\')) |
-		hasZero(x^(lsb*'<')) |
-		hasZero(x^(lsb*'>')) |
-		hasZero(x^(lsb*'&'))
-	return special == 0
+	q, b, lt, gt, amp := x^(lsb*'"'), x^(lsb*'\\'), x^(lsb*'<'), x^(lsb*'>'), x^(lsb*'&')
+	special := x | (x-lsb*0x20)&^x |
+		(q-lsb)&^q | (b-lsb)&^b | (lt-lsb)&^lt | (gt-lsb)&^gt | (amp-lsb)&^amp
+	return special&msb == 0
 }
 
 // isBidiControl reports the explicit direction embeddings, overrides and
