@@ -365,10 +365,10 @@ func (wr *Writer) log(r *http.Request, res *Problem, orig *Problem, started bool
 		attrs = append(attrs, slog.String("method", r.Method), slog.String("path", r.URL.Path))
 	}
 	if orig.err != nil {
-		attrs = append(attrs, slog.String("error", sanitize.Log(orig.err.Error())))
+		attrs = append(attrs, sanitize.LogAttr("error", orig.err.Error()))
 	}
 	if orig.hiddenDetail != "" {
-		attrs = append(attrs, slog.String("hidden_detail", sanitize.Log(orig.hiddenDetail)))
+		attrs = append(attrs, sanitize.LogAttr("hidden_detail", orig.hiddenDetail))
 	}
 	if started {
 		attrs = append(attrs, slog.Bool("response_started", true))

@@ -58,6 +58,11 @@ func sanitizeAttr(a slog.Attr) slog.Attr {
 }
 
 func sanitizeValue(v slog.Value) slog.Value {
+	if v.Kind() == slog.KindLogValuer {
+		if l, ok := v.Any().(logged); ok {
+			return slog.StringValue(string(l))
+		}
+	}
 	v = v.Resolve()
 	switch v.Kind() {
 	case slog.KindString:

@@ -92,3 +92,24 @@ func TestReplaceAttr(t *testing.T) {
 		t.Fatalf("level lost: %q", out)
 	}
 }
+
+// LogAttr's value is already sanitized: through the handler or straight to
+// a plain handler it reads the same, and never the secret.
+func TestLogAttr(t *testing.T) {
+	const raw = "dial postgres://app:S3cretPw@10.0.0.5:5432/x\nnext"
+	want := Log(raw)
+	for name, h := range map[string]func(*bytes.Buffer) slog.Handler{
+		"through NewLogHandler": func(b *bytes.Buffer) slog.Handler { return NewLogHandler(slog.NewJSONHandler(b, nil)) },
+		"plain JSON handler":    func(b *bytes.Buffer) slog.Handler { return slog.NewJSONHandler(b, nil) },
+	} {
+		var buf bytes.Buffer
+		slog.New(h(&buf)).Info("m", LogAttr("error", raw))
+		var rec map[string]any
+		if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec["error"] != want || strings.Contains(buf.String(), "S3cretPw") || !strings.Contains(want, "10.0.0.5") {
+			t.Errorf("%s: error = %q, want %q", name, rec["error"], want)
+		}
+	}
+}
