@@ -10,6 +10,9 @@ import (
 var (
 	benchClean  = pad("The request body failed validation: field quantity must be between 1 and 250, and field currency must be one of the supported ISO codes. Review the errors array and send the corrected request.")
 	benchSecret = pad("The upstream request was rejected because the configured credential is invalid; the client sent password=Tr0ub4dor3xyz with the login call. Review the configuration of this service and retry.")
+	// The error chain a handler returns when its database is down, as the
+	// error route logs it.
+	benchDSNError = `load order: dial postgres://app:hunter2-pw@10.1.2.3:5432/orders: SELECT * FROM orders WHERE id = 'ord_9': connection refused`
 )
 
 func pad(s string) string {
@@ -96,6 +99,12 @@ func BenchmarkLog(b *testing.B) {
 			sink = Log(benchSecret)
 		}
 	})
+	b.Run("dsn_error_130B", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sink = Log(benchDSNError)
+		}
+	})
 }
 
 // TestBenchInputs keeps the benchmark honest: the clean input must be clean
@@ -111,5 +120,8 @@ func TestBenchInputs(t *testing.T) {
 		if strings.Contains(got, "Tr0ub4dor3xyz") {
 			t.Fatalf("secret survived: %q", got)
 		}
+	}
+	if got := Log(benchDSNError); strings.Contains(got, "hunter2") || !strings.Contains(got, "10.1.2.3") {
+		t.Fatalf("log tier: %q", got)
 	}
 }
