@@ -2,6 +2,9 @@ package problem
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -82,4 +85,19 @@ func BenchmarkRender(b *testing.B) {
 			_ = wr.Write(w, r, p)
 		}
 	})
+}
+
+// BenchmarkWriteError is the error route without HTTP: an error mapped to
+// internal, rendered, and logged as one JSON line.
+func BenchmarkWriteError(b *testing.B) {
+	err := fmt.Errorf("load order: %w", errors.New("connection refused"))
+	wr := NewWriter(WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil))))
+	r := httptest.NewRequest("GET", "/v1/orders/42", nil)
+	r = r.WithContext(correlation.WithID(r.Context(), "0193b1c2-7d1e-7a3b-9c4d-5e6f70819203"))
+	w := &discardWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.h)
+		_ = wr.WriteError(w, r, err)
+	}
 }
