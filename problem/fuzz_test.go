@@ -3,6 +3,7 @@ package problem
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -61,6 +62,25 @@ func FuzzPlainWord(f *testing.F) {
 		}
 		if got := plainWord(x); got != want {
 			t.Fatalf("plainWord(%#x) = %v, want %v", x, got, want)
+		}
+	})
+}
+
+// FuzzNegotiate checks that no Accept header panics the negotiation or
+// yields a representation that does not exist, and that a header naming
+// none of our types gets problem+json, never nothing.
+func FuzzNegotiate(f *testing.F) {
+	f.Add("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	f.Add("application/json;q=0, text/plain;q=0.1")
+	f.Add(";;;q=,,,*/*;q=1.0000000")
+	f.Fuzz(func(t *testing.T, accept string) {
+		m := negotiate(accept)
+		if m > mediaText {
+			t.Fatalf("negotiate(%q) = %d", accept, m)
+		}
+		lower := strings.ToLower(accept)
+		if !strings.ContainsAny(lower, "*") && !strings.Contains(lower, "xml") && !strings.Contains(lower, "text/plain") && m != mediaJSON {
+			t.Fatalf("negotiate(%q) = %d, want problem+json", accept, m)
 		}
 	})
 }
