@@ -89,17 +89,21 @@ func TestValidationPointers(t *testing.T) {
 	}
 }
 
-func TestDefaultValidatorNamesFieldsByJSON(t *testing.T) {
+func TestCustomMessagesSeeJSONNames(t *testing.T) {
 	RegisterMessage("test_named", func(fe validator.FieldError) string { return "field " + fe.Field() + " is wrong" })
 	type T struct {
-		Value string `json:"the_value" validate:"test_named"`
+		Value string   `json:"the_value" validate:"test_named"`
+		Tags  []string `json:"tag~s" validate:"dive,test_named"`
 	}
 	Validator().RegisterAlias("test_named", "max=1")
-	p := Validate(T{Value: "long"})
-	if p == nil || len(p.Errors) != 1 {
+	p := Validate(T{Value: "long", Tags: []string{"a", "bb"}})
+	if p == nil || len(p.Errors) != 2 {
 		t.Fatalf("got %v", p)
 	}
 	if fe := p.Errors[0]; fe.Detail != "field the_value is wrong" || fe.Pointer != "/the_value" || fe.Code != "test_named" {
+		t.Errorf("got %+v", fe)
+	}
+	if fe := p.Errors[1]; fe.Detail != "field tag~s[1] is wrong" || fe.Pointer != "/tag~0s/1" {
 		t.Errorf("got %+v", fe)
 	}
 }
