@@ -3,11 +3,25 @@ package sanitize
 // Top-level labels that only resolve inside a private network.
 var internalSuffixes = []string{"internal", "localdomain", "local", "svc", "consul", "corp", "lan", "intranet"}
 
+// suffixesByFirst groups internalSuffixes by first byte, in either case:
+// the prefilter asks at every '.', and most dots end a sentence.
+var suffixesByFirst = func() (t [256][]string) {
+	for _, suf := range internalSuffixes {
+		c := suf[0]
+		t[c] = append(t[c], suf)
+		t[c-'a'+'A'] = append(t[c-'a'+'A'], suf)
+	}
+	return t
+}()
+
 // internalSuffixAt returns the length of an internal top-level label
 // starting at s[i] and ending at a label boundary, or 0.
 func internalSuffixAt(s string, i int) int {
+	if i >= len(s) {
+		return 0
+	}
 	rest := s[i:]
-	for _, suf := range internalSuffixes {
+	for _, suf := range suffixesByFirst[rest[0]] {
 		if hasPrefixFold(rest, suf) && (len(rest) == len(suf) || !isHostByte(rest[len(suf)]) || rest[len(suf)] == '.') {
 			return len(suf)
 		}

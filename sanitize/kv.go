@@ -15,6 +15,30 @@ var (
 	lineKeys = []string{"authorization", "cookie"}
 )
 
+type keyword struct {
+	word string
+	line bool
+}
+
+// keysByLast groups the key names by their last byte, in either case, so
+// that a separator after an ordinary word ("order:") costs one lookup
+// instead of a comparison with every name. No name is a suffix of another,
+// so the grouping cannot change which one matches.
+var keysByLast = func() (t [256][]keyword) {
+	add := func(w string, line bool) {
+		c := w[len(w)-1]
+		t[c] = append(t[c], keyword{w, line})
+		t[c-'a'+'A'] = append(t[c-'a'+'A'], keyword{w, line})
+	}
+	for _, w := range lineKeys {
+		add(w, true)
+	}
+	for _, w := range secretKeys {
+		add(w, false)
+	}
+	return t
+}()
+
 // keyBefore reports whether the separator at s[q] (':' or '=') follows a
 // secret key, allowing the quotes and spaces of JSON and YAML in between.
 // It returns where the key's keyword starts and whether the value runs to
@@ -30,15 +54,13 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	if j > 0 && s[j-1] == '\\' {
 		j--
 	}
-	k := s[:j]
-	for _, w := range lineKeys {
-		if hasSuffixFold(k, w) {
-			return j - len(w), true, true
-		}
+	if j == 0 {
+		return 0, false, false
 	}
-	for _, w := range secretKeys {
-		if hasSuffixFold(k, w) {
-			return j - len(w), false, true
+	k := s[:j]
+	for _, w := range keysByLast[k[j-1]] {
+		if hasSuffixFold(k, w.word) {
+			return j - len(w.word), w.line, true
 		}
 	}
 	if hasSuffixFold(k, "key") {

@@ -11,6 +11,15 @@ var unixRoots = []string{
 	"Volumes", "Applications", "workspace", "builds",
 }
 
+// rootsByFirst groups unixRoots by first byte, so a slash that starts a URL
+// path costs one lookup.
+var rootsByFirst = func() (t [256][]string) {
+	for _, r := range unixRoots {
+		t[r[0]] = append(t[r[0]], r)
+	}
+	return t
+}()
+
 // redactPaths replaces Unix paths under well-known roots, Windows drive
 // paths and UNC paths.
 func redactPaths(s string) string {
@@ -58,7 +67,10 @@ func unixPathAt(s string, i int) bool {
 		}
 	}
 	rest := s[i+1:]
-	for _, r := range unixRoots {
+	if len(rest) == 0 {
+		return false
+	}
+	for _, r := range rootsByFirst[rest[0]] {
 		if len(rest) > len(r) && rest[len(r)] == '/' && rest[:len(r)] == r {
 			return true
 		}
