@@ -51,7 +51,15 @@ func cutLast(ptr string) (parent, last string, ok bool) {
 	if i < 0 {
 		return "", "", false
 	}
-	return ptr[:i], strings.NewReplacer("~1", "/", "~0", "~").Replace(ptr[i+1:]), true
+	return ptr[:i], unescapeToken(ptr[i+1:]), true
+}
+
+// unescapeToken undoes RFC 6901's escaping of one reference token.
+func unescapeToken(tok string) string {
+	if strings.IndexByte(tok, '~') < 0 {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 }
 
 // Validate validates a struct (or pointer to one) that did not come from a
