@@ -32,8 +32,7 @@ func internalSuffixAt(s string, i int) int {
 // redactHosts replaces whole host names that carry an internal label
 // ("db.internal", "api.prod.svc.cluster.local"), with any trailing labels.
 func redactHosts(s string) string {
-	var b []byte
-	last := 0
+	e := edit{s: s}
 	for i := 0; i < len(s); i++ {
 		if s[i] != '.' {
 			continue
@@ -43,7 +42,7 @@ func redactHosts(s string) string {
 			continue
 		}
 		start := i
-		for start > last && isHostByte(s[start-1]) {
+		for start > e.last && isHostByte(s[start-1]) {
 			start--
 		}
 		for start < i && (s[start] == '.' || s[start] == '-') {
@@ -59,18 +58,10 @@ func redactHosts(s string) string {
 		for s[end-1] == '.' || s[end-1] == '-' {
 			end--
 		}
-		if b == nil {
-			b = make([]byte, 0, len(s))
-		}
-		b = append(b, s[last:start]...)
-		b = append(b, Redacted...)
-		last = end
+		e.replace(start, end, Redacted)
 		i = end - 1
 	}
-	if b == nil {
-		return s
-	}
-	return string(append(b, s[last:]...))
+	return e.result()
 }
 
 func isHostByte(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }

@@ -9,25 +9,17 @@ import (
 // A hand-written scanner proposes candidate spans and netip decides on IPv6;
 // a regular expression for IPv6 would be both slow and wrong.
 func redactIPs(s string) string {
-	var b []byte
-	last := 0
+	e := edit{s: s}
 	for i := 0; i < len(s); {
 		end := ipAt(s, i)
 		if end <= i {
 			i++
 			continue
 		}
-		if b == nil {
-			b = make([]byte, 0, len(s)+len(Redacted))
-		}
-		b = append(b, s[last:i]...)
-		b = append(b, Redacted...)
-		last, i = end, end
+		e.replace(i, end, Redacted)
+		i = end
 	}
-	if b == nil {
-		return s
-	}
-	return string(append(b, s[last:]...))
+	return e.result()
 }
 
 // ipAt returns the end of an IP literal starting at s[i], or 0.

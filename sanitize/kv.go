@@ -175,32 +175,25 @@ func escapedStringEnd(s string, e int) int {
 // ("password= client_secret: x"); that pair is skipped so that the later
 // secret is not hidden behind the earlier key.
 func redactKeyValues(s string) string {
-	var b []byte
-	last := 0
+	e := edit{s: s}
 	for q := 0; q < len(s); q++ {
 		if s[q] != ':' && s[q] != '=' {
 			continue
 		}
 		ks, line, ok := keyBefore(s, q)
-		if !ok || ks < last {
+		if !ok || ks < e.last {
 			continue
 		}
 		vs, ve := valueAt(s, q, line)
 		if ve <= vs || valueIsKey(s, vs, ve) {
 			continue
 		}
-		if b == nil {
-			b = make([]byte, 0, len(s)+len(Redacted))
-		}
-		b = append(b, s[last:vs]...)
-		b = appendRedactedValue(b, s[vs:ve])
-		last = ve
+		cs, ce := valueCore(s, vs, ve)
+		e.replace(cs, ce, Redacted)
+		e.last = ve
 		q = ve - 1
 	}
-	if b == nil {
-		return s
-	}
-	return string(append(b, s[last:]...))
+	return e.result()
 }
 
 // valueIsKey reports whether the value s[vs:ve] begins with another secret
@@ -225,26 +218,23 @@ func valueIsKey(s string, vs, ve int) bool {
 	return nve > nvs
 }
 
-// appendRedactedValue keeps the quotes of a value so that the surrounding
-// JSON or query stays readable.
-func appendRedactedValue(b []byte, v string) []byte {
+// valueCore returns the part of the value s[vs:ve] that is replaced: its
+// quotes stay so that the surrounding JSON or query stays readable.
+func valueCore(s string, vs, ve int) (int, int) {
+	v := s[vs:ve]
 	switch {
 	case strings.HasPrefix(v, `\"`):
-		b = append(b, `\"`...)
-		b = append(b, Redacted...)
 		if len(v) >= 4 && strings.HasSuffix(v, `\"`) {
-			b = append(b, `\"`...)
+			return vs + 2, ve - 2
 		}
+		return vs + 2, ve
 	case v[0] == '"' || v[0] == '\'':
-		b = append(b, v[0])
-		b = append(b, Redacted...)
 		if len(v) >= 2 && v[len(v)-1] == v[0] {
-			b = append(b, v[0])
+			return vs + 1, ve - 1
 		}
-	default:
-		b = append(b, Redacted...)
+		return vs + 1, ve
 	}
-	return b
+	return vs, ve
 }
 
 func hasSuffixFold(s, lower string) bool {

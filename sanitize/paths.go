@@ -23,8 +23,7 @@ var rootsByFirst = func() (t [256][]string) {
 // redactPaths replaces Unix paths under well-known roots, Windows drive
 // paths and UNC paths.
 func redactPaths(s string) string {
-	var b []byte
-	last := 0
+	e := edit{s: s}
 	for i := 0; i < len(s); i++ {
 		var from int
 		switch {
@@ -38,18 +37,10 @@ func redactPaths(s string) string {
 			continue
 		}
 		end := pathEnd(s, from)
-		if b == nil {
-			b = make([]byte, 0, len(s))
-		}
-		b = append(b, s[last:i]...)
-		b = append(b, Redacted...)
-		last = end
+		e.replace(i, end, Redacted)
 		i = end - 1
 	}
-	if b == nil {
-		return s
-	}
-	return string(append(b, s[last:]...))
+	return e.result()
 }
 
 // unixPathAt reports whether the '/' at s[i] starts an absolute path under a

@@ -59,8 +59,7 @@ var (
 // redactAfter replaces, for every occurrence of marker, the value span that
 // span finds after it (span returns an empty span to skip).
 func redactAfter(s, marker string, span func(s string, start int) (int, int)) string {
-	var b []byte
-	last := 0
+	e := edit{s: s}
 	for i := 0; ; {
 		j := strings.Index(s[i:], marker)
 		if j < 0 {
@@ -71,17 +70,10 @@ func redactAfter(s, marker string, span func(s string, start int) (int, int)) st
 		if ve <= vs {
 			continue
 		}
-		if b == nil {
-			b = make([]byte, 0, len(s))
-		}
-		b = append(b, s[last:vs]...)
-		b = append(b, Redacted...)
-		last, i = ve, ve
+		e.replace(vs, ve, Redacted)
+		i = ve
 	}
-	if b == nil {
-		return s
-	}
-	return string(append(b, s[last:]...))
+	return e.result()
 }
 
 // sqlKeyValue finds the value in PostgreSQL's "Key (col)=(value) already

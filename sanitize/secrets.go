@@ -34,25 +34,16 @@ func redactSecrets(s string, f flags) string {
 // and end of a span found at s[i] (start may lie after i, to keep a prefix
 // such as "Bearer "), or an empty span.
 func redactSpans(s string, at func(s string, i int) (int, int)) string {
-	var b []byte
-	last := 0
+	e := edit{s: s}
 	for i := 0; i < len(s); i++ {
 		start, end := at(s, i)
 		if end <= start {
 			continue
 		}
-		if b == nil {
-			b = make([]byte, 0, len(s)+len(Redacted))
-		}
-		b = append(b, s[last:start]...)
-		b = append(b, Redacted...)
-		last = end
+		e.replace(start, end, Redacted)
 		i = end - 1
 	}
-	if b == nil {
-		return s
-	}
-	return string(append(b, s[last:]...))
+	return e.result()
 }
 
 // pemAt finds a PEM private key block. Without its END line (a truncated
@@ -185,30 +176,21 @@ func redactURLUserinfo(s string) string {
 // redactDSNUserinfo replaces the user and password of a MySQL DSN
 // ("user:pw@tcp(host)/db").
 func redactDSNUserinfo(s string) string {
-	var b []byte
-	last := 0
+	e := edit{s: s}
 	for i := 0; i < len(s); i++ {
 		if s[i] != '@' || dsnProtocol(s[i+1:]) == 0 {
 			continue
 		}
 		start := i
-		for start > last && !isSpace(s[start-1]) && strings.IndexByte("\"'(", s[start-1]) < 0 {
+		for start > e.last && !isSpace(s[start-1]) && strings.IndexByte("\"'(", s[start-1]) < 0 {
 			start--
 		}
 		if start == i {
 			continue
 		}
-		if b == nil {
-			b = make([]byte, 0, len(s)+len(Redacted))
-		}
-		b = append(b, s[last:start]...)
-		b = append(b, Redacted...)
-		last = i
+		e.replace(start, i, Redacted)
 	}
-	if b == nil {
-		return s
-	}
-	return string(append(b, s[last:]...))
+	return e.result()
 }
 
 // dsnProtocol reports the length of a MySQL DSN protocol and its opening
