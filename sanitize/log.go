@@ -12,29 +12,45 @@ import (
 // overrides are written as visible escapes (`\n`, `\u202e`), so one value
 // can neither forge a second log line nor reorder what a reader sees.
 func Log(s string) string {
+	var f flags
 	if len(s) <= MaxLogLen {
-		f := scan(s)
-		if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || cleanRunes(s)) {
+		f = scan(s)
+		if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || utf8.ValidString(s) && escapeAt(s) < 0) {
 			return s
 		}
 	}
-	return settle(s, MaxLogLen, logPass)
+	return settle(s, f, MaxLogLen, logPass)
 }
 
 // logPass escapes before it redacts, so every rule that reads "to the end of
 // the line" sees the same line on the first pass and on any later one.
-func logPass(s string) string {
-	s = escapeControls(s)
-	return redactSecrets(s, scan(s))
-}
-
-func cleanRunes(s string) bool {
-	for _, r := range s {
-		if r == utf8.RuneError || mustEscape(r) {
-			return false
+func logPass(s string, f flags) string {
+	if f&(fCtrl|fNonASCII) != 0 {
+		if e := escapeControls(s); e != s {
+			s, f = e, scan(e)
 		}
 	}
-	return true
+	return redactSecrets(s, f)
+}
+
+// escapeAt returns the index of the first rune that must be escaped, or -1.
+// ASCII bytes are checked without decoding: prose is mostly ASCII.
+func escapeAt(s string) int {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if mustEscape(r) {
+			return i
+		}
+		i += n
+	}
+	return -1
 }
 
 func mustEscape(r rune) bool {
@@ -52,10 +68,8 @@ func mustEscape(r rune) bool {
 }
 
 func escapeControls(s string) string {
-	for i, r := range s {
-		if mustEscape(r) {
-			return escapeFrom(s, i)
-		}
+	if i := escapeAt(s); i >= 0 {
+		return escapeFrom(s, i)
 	}
 	return s
 }

@@ -11,17 +11,17 @@ import (
 // It is applied to every string that leaves in a problem, so the common case,
 // clean text, returns s itself without allocating.
 func Public(s string) string {
+	var f flags
 	if len(s) <= MaxPublicLen {
-		f := scan(s)
+		f = scan(s)
 		if f&publicFlags == 0 && (f&fNonASCII == 0 || utf8.ValidString(s)) {
 			return s
 		}
 	}
-	return settle(s, MaxPublicLen, publicPass)
+	return settle(s, f, MaxPublicLen, publicPass)
 }
 
-func publicPass(s string) string {
-	f := scan(s)
+func publicPass(s string, f flags) string {
 	if f&fStack != 0 {
 		return GenericDetail
 	}

@@ -27,14 +27,20 @@ const (
 // (a marker is longer than a short IP), which calls for another cut. The
 // result is a fixed point of the pass within the limit, so sanitizing it
 // again returns it unchanged.
-func settle(s string, limit int, pass func(string) string) string {
-	s = clip(s, limit)
+//
+// f is scan(s) unless clip changes s: the tiers scan first to return clean
+// text untouched, and the first pass reuses that scan.
+func settle(s string, f flags, limit int, pass func(string, flags) string) string {
+	if c := clip(s, limit); c != s {
+		s, f = c, scan(c)
+	}
 	for range 8 {
-		t := pass(s)
+		t := pass(s, f)
 		if t == s {
 			return s
 		}
 		s = clip(t, limit)
+		f = scan(s)
 	}
 	return Redacted
 }
