@@ -29,7 +29,7 @@ func publicPass(s string, f flags) string {
 	// a marker such as "Key" for the value of a preceding "password=". Only
 	// a private key spans lines, so it must go even earlier.
 	if f&fPEM != 0 {
-		s = redactSpans(s, pemAt)
+		s = pemRule.redact(s)
 	}
 	if f&fSQL != 0 {
 		s = redactSQL(s)

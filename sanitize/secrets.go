@@ -10,19 +10,19 @@ import (
 // scanner that returns s itself when it finds nothing.
 func redactSecrets(s string, f flags) string {
 	if f&fPEM != 0 {
-		s = redactSpans(s, pemAt)
+		s = pemRule.redact(s)
 	}
 	if f&fURL != 0 {
-		s = redactURLUserinfo(s)
+		s = userinfoRule.redact(s)
 	}
 	if f&fDSN != 0 {
 		s = redactDSNUserinfo(s)
 	}
 	if f&fToken != 0 {
-		s = redactSpans(s, tokenAt)
+		s = tokenRule.redact(s)
 	}
 	if f&fScheme != 0 {
-		s = redactSpans(s, schemeCredentialAt)
+		s = schemeRule.redact(s)
 	}
 	if f&fAssign != 0 {
 		s = redactKeyValues(s)
@@ -30,13 +30,38 @@ func redactSecrets(s string, f flags) string {
 	return s
 }
 
-// redactSpans replaces the spans that at finds. at(s, i) returns the start
+// A spanRule replaces the spans that at finds. at(s, i) returns the start
 // and end of a span found at s[i] (start may lie after i, to keep a prefix
-// such as "Bearer "), or an empty span.
-func redactSpans(s string, at func(s string, i int) (int, int)) string {
+// such as "Bearer "), or an empty span. It is asked only at the bytes in
+// starts, the only ones where it can find something, so the other bytes cost
+// a table lookup instead of a call.
+type spanRule struct {
+	starts [256]bool
+	at     func(s string, i int) (int, int)
+}
+
+func newSpanRule(starts string, at func(s string, i int) (int, int)) *spanRule {
+	r := &spanRule{at: at}
+	for i := 0; i < len(starts); i++ {
+		r.starts[starts[i]] = true
+	}
+	return r
+}
+
+var (
+	pemRule      = newSpanRule("-", pemAt)
+	tokenRule    = newSpanRule("Aghex", tokenAt)
+	schemeRule   = newSpanRule("bBdD", schemeCredentialAt)
+	userinfoRule = newSpanRule(":", userinfoAt)
+)
+
+func (r *spanRule) redact(s string) string {
 	e := edit{s: s}
 	for i := 0; i < len(s); i++ {
-		start, end := at(s, i)
+		if !r.starts[s[i]] {
+			continue
+		}
+		start, end := r.at(s, i)
 		if end <= start {
 			continue
 		}
@@ -151,27 +176,32 @@ func runAtLeast(s string, p, n int, ok func(byte) bool) int {
 	return e
 }
 
-// redactURLUserinfo replaces the userinfo of every URL. The authority runs
-// to the first '/', '?', '#' or space, and the userinfo to its last '@', so
-// a malformed DSN with '@' inside the password is still covered.
-func redactURLUserinfo(s string) string {
-	return redactSpans(s, func(s string, i int) (int, int) {
-		if s[i] != ':' || !strings.HasPrefix(s[i:], "://") {
-			return 0, 0
+// userinfoAt finds the userinfo of a URL. The authority runs to the first
+// '/', '?', '#' or space, and the userinfo to its last '@', so a malformed
+// DSN with '@' inside the password is still covered.
+func userinfoAt(s string, i int) (int, int) {
+	if !strings.HasPrefix(s[i:], "://") {
+		return 0, 0
+	}
+	start := i + 3
+	at := -1
+	for e := start; e < len(s) && !endsAuthority[s[e]]; e++ {
+		if s[e] == '@' {
+			at = e
 		}
-		start := i + 3
-		at := -1
-		for e := start; e < len(s) && !isSpace(s[e]) && strings.IndexByte("/?#", s[e]) < 0; e++ {
-			if s[e] == '@' {
-				at = e
-			}
-		}
-		if at <= start {
-			return 0, 0
-		}
-		return start, at
-	})
+	}
+	if at <= start {
+		return 0, 0
+	}
+	return start, at
 }
+
+var endsAuthority = func() (t [256]bool) {
+	for _, c := range []byte(" \t\n\r\f\v/?#") {
+		t[c] = true
+	}
+	return t
+}()
 
 // redactDSNUserinfo replaces the user and password of a MySQL DSN
 // ("user:pw@tcp(host)/db").
