@@ -34,6 +34,9 @@ const (
 // Byte classes for scan. Most bytes of prose are boring and cost one table
 // lookup; only the first letters of trigger words, the punctuation that
 // rules hinge on, control bytes and non-ASCII bytes get a closer look.
+// Trigger words that start with a common lower-case letter ("eyJ", "near '")
+// are found from a rarer byte inside them and checked backwards, so that
+// most lower-case letters, and most runs of four bytes, are boring.
 const (
 	clsBoring = iota
 	clsWord
@@ -50,10 +53,10 @@ var byteClass = func() (t [256]uint8) {
 	for c := 0x80; c < 0x100; c++ {
 		t[c] = clsHigh
 	}
-	for _, c := range []byte("-.:=@/\\[") {
+	for _, c := range []byte("-.:=@/\\[_J('") {
 		t[c] = clsPunct
 	}
-	for _, c := range []byte("ABDFKbdeghnpx") {
+	for _, c := range []byte("ABDFKbdx") {
 		t[c] = clsWord
 	}
 	return t
@@ -62,6 +65,16 @@ var byteClass = func() (t [256]uint8) {
 func scan(s string) flags {
 	var f flags
 	for i := 0; i < len(s); i++ {
+		for i+4 <= len(s) {
+			b := s[i : i+4]
+			if byteClass[b[0]]|byteClass[b[1]]|byteClass[b[2]]|byteClass[b[3]] != clsBoring {
+				break
+			}
+			i += 4
+		}
+		if i == len(s) {
+			break
+		}
 		switch byteClass[s[i]] {
 		case clsBoring:
 		case clsWord:
@@ -96,6 +109,9 @@ func scanPunct(s string, i int) flags {
 	case '.':
 		if i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
 			f |= fIP
+		}
+		if wordBefore(s, i, "hooks") && strings.HasPrefix(s[i:], ".slack.com/") {
+			f |= fToken
 		}
 		if strings.HasPrefix(s[i:], ".go:") && i+4 < len(s) && isDigit(s[i+4]) {
 			f |= fStack
@@ -134,14 +150,37 @@ func scanPunct(s string, i int) flags {
 			f |= fPath
 		}
 	case '[':
-		if strings.HasPrefix(s[i:], "[signal ") {
+		if strings.HasPrefix(s[i:], "[signal ") || goroutineHeaderBefore(s, i) {
 			f |= fStack
 		}
 		if i+1 < len(s) && (isHex(s[i+1]) || s[i+1] == ':') {
 			f |= fIP
 		}
+	case '_':
+		if i >= 3 && s[i-2] == 'h' && s[i-3] == 'g' && wordStart(s, i-3) ||
+			i >= 6 && strings.HasPrefix(s[i-6:], "github_pat_") && wordStart(s, i-6) {
+			f |= fToken
+		}
+	case 'J':
+		if wordBefore(s, i, "ey") {
+			f |= fToken
+		}
+	case '(':
+		if wordBefore(s, i, "panic") {
+			f |= fStack
+		}
+	case '\'':
+		if wordBefore(s, i, "near ") {
+			f |= fSQL
+		}
 	}
 	return f
+}
+
+// wordBefore reports whether w ends just before s[i] and starts a word.
+func wordBefore(s string, i int, w string) bool {
+	j := i - len(w)
+	return j >= 0 && s[j:i] == w && wordStart(s, j)
 }
 
 // scanWord checks the trigger words that can start at s[i]; it is called for
@@ -164,36 +203,13 @@ func scanWord(s string, i int) flags {
 		if strings.HasPrefix(t, "Duplicate entry '") {
 			return fSQL
 		}
-	case 'e':
-		if strings.HasPrefix(t, "eyJ") {
-			return fToken
-		}
 	case 'f':
 		if strings.HasPrefix(t, "Failing row contains (") {
 			return fSQL
 		}
-	case 'g':
-		if strings.HasPrefix(t, "goroutine ") && goroutineHeader(t[len("goroutine "):]) {
-			return fStack
-		}
-		if len(t) > 3 && t[0] == 'g' && t[1] == 'h' && t[3] == '_' || strings.HasPrefix(t, "github_pat_") {
-			return fToken
-		}
-	case 'h':
-		if strings.HasPrefix(t, "hooks.slack.com/") {
-			return fToken
-		}
 	case 'k':
 		if strings.HasPrefix(t, "Key (") {
 			return fSQL
-		}
-	case 'n':
-		if strings.HasPrefix(t, "near '") {
-			return fSQL
-		}
-	case 'p':
-		if strings.HasPrefix(t, "panic(") {
-			return fStack
 		}
 	case 'x':
 		if strings.HasPrefix(t, "xox") {
@@ -203,14 +219,17 @@ func scanWord(s string, i int) flags {
 	return 0
 }
 
-// goroutineHeader reports whether t continues "goroutine " as in a Go
-// traceback header: digits, a space and an opening bracket.
-func goroutineHeader(t string) bool {
-	n := 0
-	for n < len(t) && isDigit(t[n]) {
-		n++
+// goroutineHeaderBefore reports whether the '[' at s[i] ends the start of a
+// Go traceback header: "goroutine", a space, digits and a space.
+func goroutineHeaderBefore(s string, i int) bool {
+	if i == 0 || s[i-1] != ' ' {
+		return false
 	}
-	return n > 0 && strings.HasPrefix(t[n:], " [")
+	d := i - 1
+	for d > 0 && isDigit(s[d-1]) {
+		d--
+	}
+	return d < i-1 && wordBefore(s, d, "goroutine ")
 }
 
 func hasPrefixFold(s, lower string) bool {
