@@ -63,7 +63,7 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 			return j - len(w.word), w.line, true
 		}
 	}
-	if hasSuffixFold(k, "key") {
+	if k[j-1]|0x20 == 'y' && hasSuffixFold(k, "key") {
 		r := k[:len(k)-3]
 		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") {
 			r = r[:len(r)-1]

@@ -32,15 +32,20 @@ func redactSecrets(s string, f flags) string {
 
 // A spanRule replaces the spans that at finds. at(s, i) returns the start
 // and end of a span found at s[i] (start may lie after i, to keep a prefix
-// such as "Bearer "), or an empty span. It is asked only at the bytes in
-// starts, the only ones where it can find something, so the other bytes cost
-// a table lookup instead of a call.
+// such as "Bearer "), or an empty span. It is asked only where it can find
+// something: where lead occurs, found with strings.Index, or else at the
+// bytes in starts, so the other bytes cost no call.
 type spanRule struct {
+	lead   string
 	starts [256]bool
 	at     func(s string, i int) (int, int)
 }
 
-func newSpanRule(starts string, at func(s string, i int) (int, int)) *spanRule {
+func leadRule(lead string, at func(s string, i int) (int, int)) *spanRule {
+	return &spanRule{lead: lead, at: at}
+}
+
+func startsRule(starts string, at func(s string, i int) (int, int)) *spanRule {
 	r := &spanRule{at: at}
 	for i := 0; i < len(starts); i++ {
 		r.starts[starts[i]] = true
@@ -49,18 +54,30 @@ func newSpanRule(starts string, at func(s string, i int) (int, int)) *spanRule {
 }
 
 var (
-	pemRule      = newSpanRule("-", pemAt)
-	tokenRule    = newSpanRule("Aghex", tokenAt)
-	schemeRule   = newSpanRule("bBdD", schemeCredentialAt)
-	userinfoRule = newSpanRule(":", userinfoAt)
+	pemRule      = leadRule("-----BEGIN", pemAt)
+	userinfoRule = leadRule("://", userinfoAt)
+	tokenRule    = startsRule("Aghex", tokenAt)
+	schemeRule   = startsRule("bBdD", schemeCredentialAt)
 )
+
+// next returns the first place at or after i where the rule may match, or
+// len(s).
+func (r *spanRule) next(s string, i int) int {
+	if r.lead != "" {
+		if k := strings.Index(s[i:], r.lead); k >= 0 {
+			return i + k
+		}
+		return len(s)
+	}
+	for i < len(s) && !r.starts[s[i]] {
+		i++
+	}
+	return i
+}
 
 func (r *spanRule) redact(s string) string {
 	e := edit{s: s}
-	for i := 0; i < len(s); i++ {
-		if !r.starts[s[i]] {
-			continue
-		}
+	for i := r.next(s, 0); i < len(s); i = r.next(s, i+1) {
 		start, end := r.at(s, i)
 		if end <= start {
 			continue
