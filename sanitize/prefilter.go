@@ -62,17 +62,71 @@ var byteClass = func() (t [256]uint8) {
 	return t
 }()
 
-func scan(s string) flags {
+func scan(s string) flags { return withURL(scanRange(s, 0, len(s))) }
+
+func withURL(f flags) flags {
+	if f&fSchemeSep != 0 && f&fAt != 0 {
+		f |= fURL
+	}
+	return f
+}
+
+// The prefilter decides on a trigger at s[i] from the bytes
+// s[i-scanBehind-r : i+scanAhead], where r is the length of the run of
+// spaces, tabs and digits just before s[i]: a key may stand before spaces,
+// a goroutine number before its bracket. rescan relies on these bounds, so
+// a new trigger must stay within them.
+const (
+	scanAhead  = 24
+	scanBehind = 20
+)
+
+func isRunByte(c byte) bool { return c == ' ' || c == '\t' || isDigit(c) }
+
+// rescan returns flags that include scan(t), given flags that include
+// scan(s). A trigger whose bytes all lie in the start or the end that t
+// shares with s is in f already, so only the bytes within reach of what
+// changed are scanned: after a pass that redacted one secret, a few dozen
+// bytes instead of the whole text. Extra flags cost only a rule that finds
+// nothing, or for fStack the GenericDetail the previous pass already gave.
+func rescan(s string, f flags, t string) flags {
+	n := min(len(s), len(t))
+	// Sixteen bytes per comparison while they match: memequal is quick.
+	p := 0
+	for p+16 <= n && s[p:p+16] == t[p:p+16] {
+		p += 16
+	}
+	for p < n && s[p] == t[p] {
+		p++
+	}
+	q := 0
+	for q+16 <= n-p && s[len(s)-q-16:len(s)-q] == t[len(t)-q-16:len(t)-q] {
+		q += 16
+	}
+	for q < n-p && s[len(s)-1-q] == t[len(t)-1-q] {
+		q++
+	}
+	lo := max(0, p-scanAhead)
+	hi := min(len(t), len(t)-q+scanBehind)
+	for hi < len(t) && isRunByte(t[hi-1]) {
+		hi++
+	}
+	return withURL(f | scanRange(t, lo, hi))
+}
+
+// scanRange returns the flags of the triggers at s[lo:hi], read in the
+// context of the whole of s.
+func scanRange(s string, lo, hi int) flags {
 	var f flags
-	for i := 0; i < len(s); i++ {
-		for i+4 <= len(s) {
+	for i := lo; i < hi; i++ {
+		for i+4 <= hi {
 			b := s[i : i+4]
 			if byteClass[b[0]]|byteClass[b[1]]|byteClass[b[2]]|byteClass[b[3]] != clsBoring {
 				break
 			}
 			i += 4
 		}
-		if i == len(s) {
+		if i == hi {
 			break
 		}
 		switch byteClass[s[i]] {
@@ -90,9 +144,6 @@ func scan(s string) flags {
 		case clsHigh:
 			f |= fNonASCII
 		}
-	}
-	if f&fSchemeSep != 0 && f&fAt != 0 {
-		f |= fURL
 	}
 	return f
 }
@@ -126,7 +177,8 @@ func scanPunct(s string, i int) flags {
 		if strings.HasPrefix(s[i:], "://") {
 			f |= fSchemeSep
 		}
-		if i > 0 && i+1 < len(s) && (isHex(s[i-1]) || s[i-1] == ':') && (isHex(s[i+1]) || s[i+1] == ':') {
+		// "::" alone is an address too (ipAt takes it), whatever is around.
+		if i+1 < len(s) && (s[i+1] == ':' || i > 0 && (isHex(s[i-1]) || s[i-1] == ':') && isHex(s[i+1])) {
 			f |= fIP
 		}
 		if i > 0 && drivePathAt(s, i-1) {

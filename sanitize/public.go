@@ -53,8 +53,17 @@ func redactSQL(s string) string {
 var (
 	failingRowValue     = lastOnLine(")")
 	duplicateEntryValue = lastOnLine("' for key")
-	nearValue           = lastOnLine("' at line ")
+	nearTail            = lastOnLine("' at line ")
 )
+
+// nearValue requires "near" to start a word, as the prefilter does: there is
+// no MySQL message in "linear 'x'".
+func nearValue(s string, start int) (int, int) {
+	if !wordStart(s, start-len("near '")) {
+		return 0, 0
+	}
+	return nearTail(s, start)
+}
 
 // redactAfter replaces, for every occurrence of marker, the value span that
 // span finds after it (span returns an empty span to skip).

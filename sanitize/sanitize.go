@@ -29,7 +29,10 @@ const (
 // again returns it unchanged.
 //
 // f is scan(s) unless clip changes s: the tiers scan first to return clean
-// text untouched, and the first pass reuses that scan.
+// text untouched, and the first pass reuses that scan. Later passes get
+// flags that may include more than their text's own (see rescan). A pass
+// returns its text unchanged only when every rule it ran left it alone, so
+// under the text's own flags, which run some of those rules, it would too.
 func settle(s string, f flags, limit int, pass func(string, flags) string) string {
 	if c := clip(s, limit); c != s {
 		s, f = c, scan(c)
@@ -39,8 +42,11 @@ func settle(s string, f flags, limit int, pass func(string, flags) string) strin
 		if t == s {
 			return s
 		}
-		s = clip(t, limit)
-		f = scan(s)
+		if c := clip(t, limit); c == t {
+			s, f = t, rescan(s, f, t)
+		} else {
+			s, f = c, scan(c)
+		}
 	}
 	return Redacted
 }

@@ -1,0 +1,114 @@
+package sanitize
+
+import "testing"
+
+// rescanTexts hold triggers near the limits of the prefilter's reach.
+var rescanTexts = []string{
+	"load order: dial postgres://app:hunter2-pw@10.1.2.3:5432/orders: refused",
+	`encryption_key\"=v`,
+	`the "encryption_key"   = v`,
+	`\"authorization\"	: x`,
+	"pwd                                    : x",
+	"pwd\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t: x",
+	"goroutine 1234567890123456789012345678901234567890 [running]",
+	"DETAIL: Failing row contains (17, x)",
+	"near 'y'",
+	"Duplicate entry 'z'",
+	"post hooks.slack.com/services/x",
+	"github_pat_abc",
+	"gh__x eyJx",
+	"db.localdomain:5432",
+	"/Applications/x",
+	"C:\\x \\\\srv\\x file:///etc/x",
+	"-----BEGIN RSA PRIVATE KEY-----",
+	"panic(x) [signal SIGSEGV x.go:12",
+	"Bearer x basic y Digest z",
+	"AKIAx xoxb-1",
+	"user:pw@tcp(h) ::1 [fe80::1]",
+}
+
+// TestRescanCoversScan checks the bound rescan relies on: after an edit
+// anywhere, rescan's flags include every flag a full scan of the edited
+// text finds.
+func TestRescanCoversScan(t *testing.T) {
+	var texts []string
+	texts = append(texts, rescanTexts...)
+	for _, tc := range publicCorpus {
+		texts = append(texts, tc.in)
+	}
+	for _, s := range texts {
+		f := scan(s)
+		for i := 0; i <= len(s); i++ {
+			for j := i; j <= len(s) && j <= i+12; j++ {
+				for _, with := range []string{"", Redacted, "x", " ", ":"} {
+					// Both ways: an edit can remove a trigger or complete one.
+					edited := s[:i] + with + s[j:]
+					if miss := scan(edited) &^ rescan(s, f, edited); miss != 0 {
+						t.Fatalf("rescan(%q -> %q) misses %b", s, edited, miss)
+					}
+					if miss := f &^ rescan(edited, scan(edited), s); miss != 0 {
+						t.Fatalf("rescan(%q -> %q) misses %b", edited, s, miss)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzRescan(f *testing.F) {
+	for _, s := range rescanTexts {
+		f.Add(s, uint16(0), uint16(1), Redacted)
+	}
+	f.Fuzz(func(t *testing.T, s string, a, b uint16, with string) {
+		if len(s) > 4096 {
+			return
+		}
+		i, j := int(a)%(len(s)+1), int(b)%(len(s)+1)
+		if i > j {
+			i, j = j, i
+		}
+		edited := s[:i] + with + s[j:]
+		if miss := scan(edited) &^ rescan(s, scan(s), edited); miss != 0 {
+			t.Fatalf("rescan(%q -> %q) misses %b", s, edited, miss)
+		}
+	})
+}
+
+// TestPrefilterSound checks that a rule whose flag scan leaves unset finds
+// nothing: the passes after the first run under rescan's flags, which can
+// keep a flag whose trigger a redaction removed.
+func TestPrefilterSound(t *testing.T) {
+	rules := []struct {
+		name string
+		flag flags
+		run  func(string) string
+	}{
+		{"pem", fPEM, pemRule.redact},
+		{"userinfo", fURL, userinfoRule.redact},
+		{"dsn", fDSN, redactDSNUserinfo},
+		{"token", fToken, tokenRule.redact},
+		{"scheme", fScheme, schemeRule.redact},
+		{"key-value", fAssign, redactKeyValues},
+		{"sql", fSQL, redactSQL},
+		{"ip", fIP, redactIPs},
+		{"host", fHost, redactHosts},
+		{"path", fPath, redactPaths},
+	}
+	texts := append([]string{"x#::", "x :: y", "gnear 'x' at line 1", "[::]"}, rescanTexts...)
+	for _, tc := range publicCorpus {
+		texts = append(texts, tc.in)
+	}
+	for _, s := range texts {
+		// Cutting the text anywhere exposes triggers at its ends.
+		for i := 0; i < len(s); i++ {
+			for _, cut := range []string{s[i:], s[:i]} {
+				f := scan(cut)
+				for _, r := range rules {
+					if f&r.flag == 0 && r.run(cut) != cut {
+						t.Fatalf("%s rule changes %q, which scan does not flag", r.name, cut)
+					}
+				}
+			}
+		}
+	}
+}
