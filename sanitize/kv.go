@@ -39,11 +39,27 @@ var keysByLast = func() (t [256][]keyword) {
 	return t
 }()
 
+// mayEndKey holds the bytes that can stand just before the separator of a
+// secret key: most separators follow an ordinary word ("order: ...") and
+// are rejected by one lookup.
+var mayEndKey = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = len(keysByLast[c]) > 0
+	}
+	for _, c := range []byte(" \t\"'\\yY") {
+		t[c] = true
+	}
+	return t
+}()
+
 // keyBefore reports whether the separator at s[q] (':' or '=') follows a
 // secret key, allowing the quotes and spaces of JSON and YAML in between.
 // It returns where the key's keyword starts and whether the value runs to
 // the end of the line.
 func keyBefore(s string, q int) (start int, line, ok bool) {
+	if q == 0 || !mayEndKey[s[q-1]] {
+		return 0, false, false
+	}
 	j := q
 	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
 		j--

@@ -243,6 +243,9 @@ func redactDSNUserinfo(s string) string {
 // dsnProtocol reports the length of a MySQL DSN protocol and its opening
 // parenthesis at the start of s ("tcp(" in "user:pw@tcp(db:3306)/app").
 func dsnProtocol(s string) int {
+	if s == "" || s[0] != 't' && s[0] != 'u' {
+		return 0
+	}
 	for _, p := range []string{"tcp(", "tcp6(", "udp(", "unix("} {
 		if strings.HasPrefix(s, p) {
 			return len(p)
