@@ -46,11 +46,7 @@ func leadRule(lead string, at func(s string, i int) (int, int)) *spanRule {
 }
 
 func startsRule(starts string, at func(s string, i int) (int, int)) *spanRule {
-	r := &spanRule{at: at}
-	for i := 0; i < len(starts); i++ {
-		r.starts[starts[i]] = true
-	}
-	return r
+	return &spanRule{starts: byteSet(starts), at: at}
 }
 
 var (
@@ -213,12 +209,7 @@ func userinfoAt(s string, i int) (int, int) {
 	return start, at
 }
 
-var endsAuthority = func() (t [256]bool) {
-	for _, c := range []byte(" \t\n\r\f\v/?#") {
-		t[c] = true
-	}
-	return t
-}()
+var endsAuthority = byteSet(" \t\n\r\f\v/?#")
 
 // redactDSNUserinfo replaces the user and password of a MySQL DSN
 // ("user:pw@tcp(host)/db").
