@@ -118,16 +118,22 @@ func rescan(s string, f flags, t string) flags {
 // context of the whole of s.
 func scanRange(s string, lo, hi int) flags {
 	var f flags
+	// Boring bytes are skipped four at a time; a group of four that holds
+	// something is then read byte by byte, without testing it again.
+	group := lo
 	for i := lo; i < hi; i++ {
-		for i+4 <= hi {
-			b := s[i : i+4]
-			if byteClass[b[0]]|byteClass[b[1]]|byteClass[b[2]]|byteClass[b[3]] != clsBoring {
+		if i >= group {
+			for i+4 <= hi {
+				b := s[i : i+4]
+				if byteClass[b[0]]|byteClass[b[1]]|byteClass[b[2]]|byteClass[b[3]] != clsBoring {
+					break
+				}
+				i += 4
+			}
+			if i == hi {
 				break
 			}
-			i += 4
-		}
-		if i == hi {
-			break
+			group = i + 4
 		}
 		switch byteClass[s[i]] {
 		case clsBoring:
