@@ -75,7 +75,7 @@ func withURL(f flags) flags {
 // s[i-scanBehind-r : i+scanAhead], where r is the length of the run of
 // spaces, tabs and digits just before s[i]: a key may stand before spaces,
 // a goroutine number before its bracket. rescan relies on these bounds, so
-// a new trigger must stay within them.
+// a new trigger must stay within them (TestRescanCoversScan).
 const (
 	scanAhead  = 24
 	scanBehind = 20
@@ -88,7 +88,8 @@ func isRunByte(c byte) bool { return c == ' ' || c == '\t' || isDigit(c) }
 // shares with s is in f already, so only the bytes within reach of what
 // changed are scanned: after a pass that redacted one secret, a few dozen
 // bytes instead of the whole text. Extra flags cost only a rule that finds
-// nothing, or for fStack the GenericDetail the previous pass already gave.
+// nothing (TestPrefilterSound), or for fStack the GenericDetail the previous
+// pass already gave.
 func rescan(s string, f flags, t string) flags {
 	n := min(len(s), len(t))
 	// Sixteen bytes per comparison while they match: memequal is quick.
@@ -242,7 +243,7 @@ func wordBefore(s string, i int, w string) bool {
 }
 
 // scanWord checks the trigger words that can start at s[i]; it is called for
-// every ASCII letter, so each case compares only a handful of bytes.
+// every clsWord letter, so each case compares only a handful of bytes.
 func scanWord(s string, i int) flags {
 	t := s[i:]
 	switch s[i] | 0x20 {
