@@ -1,0 +1,36 @@
+package problem
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+func TestHandlerTypedNilProblemIsSuccess(t *testing.T) {
+	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)))
+	srv := serve(t, wr.Handler(func(w http.ResponseWriter, r *http.Request) error {
+		var p *Problem // what a successful decode returns
+		w.WriteHeader(http.StatusCreated)
+		return p
+	}))
+	resp, body := do(t, http.MethodPost, srv.URL, nil)
+	if resp.StatusCode != http.StatusCreated || len(body) != 0 {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+}
+
+func TestHandlerFuncWritesReturnedError(t *testing.T) {
+	prev := Default()
+	t.Cleanup(func() { SetDefault(prev) })
+	SetDefault(NewWriter(WithLogger(slog.New(slog.DiscardHandler))))
+	rec := httptest.NewRecorder()
+	HandlerFunc(func(http.ResponseWriter, *http.Request) error {
+		return errors.New("secret 10.0.0.1")
+	}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	p, err := Parse(rec.Body.Bytes())
+	if err != nil || rec.Code != 500 || p.Code != "internal" {
+		t.Fatalf("%d %s %v", rec.Code, rec.Body, err)
+	}
+}
