@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -126,12 +127,13 @@ func SetDefault(w *Writer) { defaultWriter.Store(w) }
 
 // Write writes p with the default Writer.
 func Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
-	return Default().Write(w, r, p)
+	return Default().write(w, r, p, callerPC())
 }
 
 // WriteError maps err and writes it with the default Writer.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) error {
-	return Default().WriteError(w, r, err)
+	wr := Default()
+	return wr.write(w, r, wr.FromError(err), callerPC())
 }
 
 // Registry returns the writer's registry.
@@ -197,9 +199,22 @@ var (
 // record, and writes nothing (returning ErrResponseStarted) when the
 // response has already started.
 func (wr *Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
+	return wr.write(w, r, p, callerPC())
+}
+
+// callerPC returns the program counter of whoever called the exported
+// function that calls it, the source a handler with AddSource reports: the
+// code that asked for the problem, not the writer's own logging line.
+func callerPC() uintptr {
+	var pcs [1]uintptr
+	runtime.Callers(3, pcs[:])
+	return pcs[0]
+}
+
+func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc uintptr) error {
 	res := wr.resolve(r, p)
 	if rs, ok := w.(ResponseStarter); ok && rs.ResponseStarted() {
-		wr.log(r, &res, p, true)
+		wr.log(r, &res, p, true, pc)
 		return ErrResponseStarted
 	}
 	legacy := wr.legacyActive()
@@ -237,7 +252,7 @@ func (wr *Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 		m.MarkProblem()
 	}
 	w.WriteHeader(res.Status)
-	wr.log(r, &res, p, false)
+	wr.log(r, &res, p, false, pc)
 	if r.Method == http.MethodHead {
 		return nil
 	}
@@ -262,7 +277,7 @@ func (wr *Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 // WriteError maps err to a problem and writes it; the error is kept for the
 // log.
 func (wr *Writer) WriteError(w http.ResponseWriter, r *http.Request, err error) error {
-	return wr.Write(w, r, wr.FromError(err))
+	return wr.write(w, r, wr.FromError(err), callerPC())
 }
 
 // Resolve returns the problem as Write would render it for r: type,
@@ -343,42 +358,55 @@ func headerHasToken(values []string, token string) bool {
 // a hidden detail go here, never to the client; they pass the log tier of
 // sanitize so credentials stay out of the log even when the caller's
 // handler does not redact, while addresses and SQL stay for the operator.
-func (wr *Writer) log(r *http.Request, res *Problem, orig *Problem, started bool) {
-	logger := wr.Logger()
+//
+// The record is built here and handed to the handler directly: Logger.LogAttrs
+// would need the attributes in a slice that escapes, and would take the
+// source from this function instead of pc.
+func (wr *Writer) log(r *http.Request, res *Problem, orig *Problem, started bool, pc uintptr) {
+	h := wr.Logger().Handler()
 	level := wr.level(res)
 	ctx := context.Background()
 	if r != nil {
 		ctx = r.Context()
 	}
-	if !logger.Enabled(ctx, level) {
+	if !h.Enabled(ctx, level) {
 		return
 	}
-	attrs := make([]slog.Attr, 0, 12+len(orig.logAttrs))
-	attrs = append(attrs,
+	msg := "problem"
+	if started {
+		msg = "problem not written: response already started"
+	}
+	rec := slog.NewRecord(time.Now(), level, msg, pc)
+	// The first five fill the record's inline storage; the rest go in one
+	// AddAttrs call so the overflow is allocated once.
+	rec.AddAttrs(
 		slog.String("code", res.Code),
 		slog.Int("status", res.Status),
 		slog.String("cause", string(res.Cause)),
 		slog.String("action", string(res.Action)),
 		slog.String("correlation_id", res.CorrelationID),
 	)
+	var more [5]slog.Attr
+	n := 0
 	if r != nil {
-		attrs = append(attrs, slog.String("method", r.Method), slog.String("path", r.URL.Path))
+		more[0], more[1] = slog.String("method", r.Method), slog.String("path", r.URL.Path)
+		n = 2
 	}
 	if orig.err != nil {
-		attrs = append(attrs, sanitize.LogAttr("error", orig.err.Error()))
+		more[n] = sanitize.LogAttr("error", orig.err.Error())
+		n++
 	}
 	if orig.hiddenDetail != "" {
-		attrs = append(attrs, sanitize.LogAttr("hidden_detail", orig.hiddenDetail))
+		more[n] = sanitize.LogAttr("hidden_detail", orig.hiddenDetail)
+		n++
 	}
 	if started {
-		attrs = append(attrs, slog.Bool("response_started", true))
+		more[n] = slog.Bool("response_started", true)
+		n++
 	}
-	attrs = append(attrs, orig.logAttrs...)
-	msg := "problem"
-	if started {
-		msg = "problem not written: response already started"
-	}
-	logger.LogAttrs(ctx, level, msg, attrs...)
+	rec.AddAttrs(more[:n]...)
+	rec.AddAttrs(orig.logAttrs...)
+	_ = h.Handle(ctx, rec)
 }
 
 func (wr *Writer) level(p *Problem) slog.Level {
