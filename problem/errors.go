@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,12 +55,15 @@ func (wr *Writer) FromError(err error) *Problem {
 	if err == nil {
 		return New(Internal)
 	}
-	var found *Problem
-	if errors.As(err, &found) {
-		if found == err {
-			return found
+	var c chainMatch
+	if !c.walk(err) {
+		c = chainMatchAs(err)
+	}
+	if c.problem != nil {
+		if c.problem == err {
+			return c.problem
 		}
-		p := found.clone()
+		p := c.problem.clone()
 		p.err = err
 		return &p
 	}
@@ -68,25 +72,97 @@ func (wr *Writer) FromError(err error) *Problem {
 			return p.Wrap(err)
 		}
 	}
-	return withPublicDetail(builtinMapping(err), err).Wrap(err)
+	p := c.builtin()
+	if c.public != nil {
+		if d := c.public.PublicDetail(); d != "" {
+			p.WithDetail(d)
+		}
+	}
+	return p.Wrap(err)
 }
 
-func builtinMapping(err error) *Problem {
-	var (
-		maxBytes  *http.MaxBytesError
-		syntax    *json.SyntaxError
-		typeError *json.UnmarshalTypeError
-	)
+// chainMatch holds what FromError looks for in an error chain: the first
+// match of each kind, in the order errors.As and errors.Is visit the chain.
+type chainMatch struct {
+	problem   *Problem
+	public    PublicDetailer
+	maxBytes  *http.MaxBytesError
+	syntax    *json.SyntaxError
+	typeError *json.UnmarshalTypeError
+	deadline  bool
+	canceled  bool
+}
+
+// walk visits the chain once with type switches, where one errors.As per
+// target would visit it once each and move every target to the heap. It
+// reports false, leaving c incomplete, when an error in the chain has an As
+// or Is method: such an error may claim a match a type switch cannot see.
+func (c *chainMatch) walk(err error) bool {
+	for err != nil {
+		switch err.(type) {
+		case interface{ As(any) bool }, interface{ Is(error) bool }:
+			return false
+		}
+		switch e := err.(type) {
+		case *Problem:
+			// Nothing else counts once a problem is found, and a nil one
+			// must not be unwrapped.
+			c.problem = cmp.Or(c.problem, e)
+			return true
+		case *http.MaxBytesError:
+			c.maxBytes = cmp.Or(c.maxBytes, e)
+		case *json.SyntaxError:
+			c.syntax = cmp.Or(c.syntax, e)
+		case *json.UnmarshalTypeError:
+			c.typeError = cmp.Or(c.typeError, e)
+		}
+		if pd, ok := err.(PublicDetailer); ok && c.public == nil {
+			c.public = pd
+		}
+		c.deadline = c.deadline || err == context.DeadlineExceeded
+		c.canceled = c.canceled || err == context.Canceled
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if !c.walk(e) {
+					return false
+				}
+			}
+			return true
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// chainMatchAs finds the same matches with errors.As and errors.Is, which
+// honour As and Is methods.
+func chainMatchAs(err error) chainMatch {
+	var c chainMatch
+	errors.As(err, &c.problem)
+	errors.As(err, &c.public)
+	errors.As(err, &c.maxBytes)
+	errors.As(err, &c.syntax)
+	errors.As(err, &c.typeError)
+	c.deadline = errors.Is(err, context.DeadlineExceeded)
+	c.canceled = errors.Is(err, context.Canceled)
+	return c
+}
+
+func (c *chainMatch) builtin() *Problem {
 	switch {
-	case errors.As(err, &maxBytes):
-		return New(RequestTooLarge).WithDetail(TooLargeDetail(maxBytes.Limit))
-	case errors.As(err, &syntax):
-		return New(InvalidJSON).WithDetail(fmt.Sprintf("The request body is not valid JSON (syntax error at byte %d).", syntax.Offset))
-	case errors.As(err, &typeError):
+	case c.maxBytes != nil:
+		return New(RequestTooLarge).WithDetail(TooLargeDetail(c.maxBytes.Limit))
+	case c.syntax != nil:
+		return New(InvalidJSON).WithDetail(fmt.Sprintf("The request body is not valid JSON (syntax error at byte %d).", c.syntax.Offset))
+	case c.typeError != nil:
 		return New(InvalidJSON).WithDetail("A value in the request body has the wrong type.")
-	case errors.Is(err, context.DeadlineExceeded):
+	case c.deadline:
 		return New(Timeout)
-	case errors.Is(err, context.Canceled):
+	case c.canceled:
 		return New(ClientClosedRequest)
 	}
 	return New(Internal)
@@ -96,14 +172,4 @@ func builtinMapping(err error) *Problem {
 // so the client knows how much to cut.
 func TooLargeDetail(limit int64) string {
 	return fmt.Sprintf("The request body exceeds the limit of %d bytes.", limit)
-}
-
-func withPublicDetail(p *Problem, err error) *Problem {
-	var pd PublicDetailer
-	if errors.As(err, &pd) {
-		if d := pd.PublicDetail(); d != "" {
-			p.WithDetail(d)
-		}
-	}
-	return p
 }
