@@ -19,7 +19,8 @@ func NewLogHandler(next slog.Handler) slog.Handler {
 // slog.HandlerOptions.ReplaceAttr. slog does not call ReplaceAttr for group
 // attributes themselves, but their members reach it one by one.
 func ReplaceAttr(_ []string, a slog.Attr) slog.Attr {
-	return sanitizeAttr(a)
+	a, _ = cleanAttr(a)
+	return a
 }
 
 type logHandler struct {
@@ -30,19 +31,53 @@ func (h *logHandler) Enabled(ctx context.Context, level slog.Level) bool {
 	return h.next.Enabled(ctx, level)
 }
 
+// Handle passes r on untouched when the log tier changes nothing in it,
+// which is the common case; a record is rebuilt only around what changed.
 func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, Log(r.Message), r.PC)
+	msg := Log(r.Message)
+	// same counts the leading attributes that need no change; first is the
+	// cleaned form of the one after them, kept so that no value is turned
+	// into text twice (a Stringer may not answer the same way again).
+	same := 0
+	var first slog.Attr
+	if msg == r.Message {
+		changed := false
+		r.Attrs(func(a slog.Attr) bool {
+			first, changed = cleanAttr(a)
+			if !changed {
+				same++
+			}
+			return !changed
+		})
+		if !changed {
+			return h.next.Handle(ctx, r)
+		}
+	}
+	out := slog.NewRecord(r.Time, r.Level, msg, r.PC)
+	// Collected first so that AddAttrs grows the record's overflow once.
+	var buf [16]slog.Attr
+	attrs := buf[:0]
+	i := 0
 	r.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(sanitizeAttr(a))
+		switch {
+		case i < same:
+		case i == same && msg == r.Message:
+			a = first
+		default:
+			a, _ = cleanAttr(a)
+		}
+		attrs = append(attrs, a)
+		i++
 		return true
 	})
+	out.AddAttrs(attrs...)
 	return h.next.Handle(ctx, out)
 }
 
 func (h *logHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	clean := make([]slog.Attr, len(attrs))
 	for i, a := range attrs {
-		clean[i] = sanitizeAttr(a)
+		clean[i], _ = cleanAttr(a)
 	}
 	return &logHandler{next: h.next.WithAttrs(clean)}
 }
@@ -51,44 +86,61 @@ func (h *logHandler) WithGroup(name string) slog.Handler {
 	return &logHandler{next: h.next.WithGroup(Log(name))}
 }
 
-func sanitizeAttr(a slog.Attr) slog.Attr {
-	a.Key = Log(a.Key)
-	a.Value = sanitizeValue(a.Value)
-	return a
+// cleanAttr returns a passed through the log tier and whether that changed
+// it.
+func cleanAttr(a slog.Attr) (slog.Attr, bool) {
+	key := Log(a.Key)
+	v, changed := cleanValue(a.Value)
+	if !changed && key == a.Key {
+		return a, false
+	}
+	return slog.Attr{Key: key, Value: v}, true
 }
 
-func sanitizeValue(v slog.Value) slog.Value {
-	if v.Kind() == slog.KindLogValuer {
-		if l, ok := v.Any().(logged); ok {
-			return slog.StringValue(string(l))
-		}
-	}
-	v = v.Resolve()
+func cleanValue(v slog.Value) (slog.Value, bool) {
 	switch v.Kind() {
 	case slog.KindString:
 		s := v.String()
 		if c := Log(s); c != s {
-			return slog.StringValue(c)
+			return slog.StringValue(c), true
 		}
 	case slog.KindGroup:
 		attrs := v.Group()
-		clean := make([]slog.Attr, len(attrs))
 		for i, a := range attrs {
-			clean[i] = sanitizeAttr(a)
+			c, changed := cleanAttr(a)
+			if !changed {
+				continue
+			}
+			clean := make([]slog.Attr, len(attrs))
+			copy(clean, attrs[:i])
+			clean[i] = c
+			for j := i + 1; j < len(attrs); j++ {
+				clean[j], _ = cleanAttr(attrs[j])
+			}
+			return slog.GroupValue(clean...), true
 		}
-		return slog.GroupValue(clean...)
+	case slog.KindLogValuer:
+		if _, ok := v.Any().(logged); ok {
+			// Sanitized where it was made; the next handler resolves it to
+			// the same text.
+			return v, false
+		}
+		// Always a change: passed on, the value would be resolved again
+		// downstream, and need not give what was checked here.
+		c, _ := cleanValue(v.Resolve())
+		return c, true
 	case slog.KindAny:
 		switch x := v.Any().(type) {
 		case slog.Level:
 			// A Stringer, but ReplaceAttr chains rely on the level keeping
 			// its type, and its text holds nothing secret.
 		case error:
-			return slog.StringValue(Log(safeString(x, x.Error)))
+			return slog.StringValue(Log(safeString(x, x.Error))), true
 		case fmt.Stringer:
-			return slog.StringValue(Log(safeString(x, x.String)))
+			return slog.StringValue(Log(safeString(x, x.String))), true
 		}
 	}
-	return v
+	return v, false
 }
 
 // safeString calls a method of a logged value the way slog's own handlers

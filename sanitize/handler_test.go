@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 )
 
 type stringer string
@@ -111,5 +112,58 @@ func TestLogAttr(t *testing.T) {
 		if rec["error"] != want || strings.Contains(buf.String(), "S3cretPw") || !strings.Contains(want, "10.0.0.5") {
 			t.Errorf("%s: error = %q, want %q", name, rec["error"], want)
 		}
+	}
+}
+
+type countingStringer struct{ n *int }
+
+func (c countingStringer) String() string { *c.n++; return "token=t0ps3cr3t" }
+
+type secretValuer struct{}
+
+func (secretValuer) LogValue() slog.Value { return slog.StringValue("Bearer abcdef123456") }
+
+// Clean attributes are kept as they were around one that changes, a value is
+// turned into text once, and a LogValuer's text is checked, not passed on to
+// be resolved again.
+func TestLogHandlerRebuildsAroundChanges(t *testing.T) {
+	var buf bytes.Buffer
+	calls := 0
+	slog.New(NewLogHandler(slog.NewJSONHandler(&buf, nil))).Info("m",
+		"a", 1, "b", "plain", "c", "x", "d", "y", "e", "z", "f", "w",
+		"s", countingStringer{&calls},
+		"v", secretValuer{},
+		slog.Group("g", "ok", "fine", "pw", "password=hunter2"),
+		"after", "kept",
+	)
+	var rec map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Errorf("String called %d times", calls)
+	}
+	for _, secret := range []string{"t0ps3cr3t", "abcdef123456", "hunter2"} {
+		if strings.Contains(buf.String(), secret) {
+			t.Errorf("output leaks %q: %s", secret, buf.String())
+		}
+	}
+	g, _ := rec["g"].(map[string]any)
+	if rec["a"] != float64(1) || rec["f"] != "w" || rec["after"] != "kept" || g["ok"] != "fine" {
+		t.Errorf("clean attributes lost: %s", buf.String())
+	}
+}
+
+// A record the log tier leaves as it is goes on as it is: no allocation.
+func TestLogHandlerPassesCleanRecords(t *testing.T) {
+	h := NewLogHandler(slog.DiscardHandler)
+	r := slog.NewRecord(time.Now(), slog.LevelError, "problem", 0)
+	r.AddAttrs(slog.String("code", "internal"), slog.Int("status", 500), slog.String("cause", "internal"),
+		slog.String("action", "retry"), slog.String("correlation_id", "0193b1c2-7d1e-7a3b-9c4d-5e6f70819203"),
+		slog.String("method", "GET"), slog.String("path", "/fail"),
+		LogAttr("error", "dial postgres://app:pw@10.1.2.3:5432/orders"))
+	ctx := context.Background()
+	if n := testing.AllocsPerRun(100, func() { _ = h.Handle(ctx, r) }); n != 0 {
+		t.Errorf("%v allocations for a clean record", n)
 	}
 }
