@@ -29,9 +29,9 @@ type Writer struct {
 	logger            *slog.Logger
 	clientErrorLevel  slog.Level
 	mappers           []Mapper
-	// codeValues caches the code header's value slice per code, so the hot
-	// error path does not allocate one per response.
-	codeValues sync.Map
+	// codes caches per registered code the strings the hot error path
+	// would otherwise allocate for every response (a *codeStrings per code).
+	codes sync.Map
 }
 
 // Legacy configures the transition window during which the pre-RFC members
@@ -127,13 +127,13 @@ func SetDefault(w *Writer) { defaultWriter.Store(w) }
 
 // Write writes p with the default Writer.
 func Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
-	return Default().write(w, r, p, callerPC())
+	return Default().write(w, r, p)
 }
 
 // WriteError maps err and writes it with the default Writer.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) error {
 	wr := Default()
-	return wr.write(w, r, wr.FromError(err), callerPC())
+	return wr.write(w, r, wr.FromError(err))
 }
 
 // Registry returns the writer's registry.
@@ -199,22 +199,16 @@ var (
 // record, and writes nothing (returning ErrResponseStarted) when the
 // response has already started.
 func (wr *Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
-	return wr.write(w, r, p, callerPC())
+	return wr.write(w, r, p)
 }
 
-// callerPC returns the program counter of whoever called the exported
-// function that calls it, the source a handler with AddSource reports: the
-// code that asked for the problem, not the writer's own logging line.
-func callerPC() uintptr {
-	var pcs [1]uintptr
-	runtime.Callers(3, pcs[:])
-	return pcs[0]
-}
-
-func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc uintptr) error {
+// write is called directly by every exported function that writes a
+// problem, so the code that asked for it is always the same number of frames
+// up from log.
+func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) error {
 	res := wr.resolve(r, p)
 	if rs, ok := w.(ResponseStarter); ok && rs.ResponseStarted() {
-		wr.log(r, &res, p, true, pc)
+		wr.log(r, &res, p, true)
 		return ErrResponseStarted
 	}
 	legacy := wr.legacyActive()
@@ -252,7 +246,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 		m.MarkProblem()
 	}
 	w.WriteHeader(res.Status)
-	wr.log(r, &res, p, false, pc)
+	wr.log(r, &res, p, false)
 	if r.Method == http.MethodHead {
 		return nil
 	}
@@ -277,7 +271,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 // WriteError maps err to a problem and writes it; the error is kept for the
 // log.
 func (wr *Writer) WriteError(w http.ResponseWriter, r *http.Request, err error) error {
-	return wr.write(w, r, wr.FromError(err), callerPC())
+	return wr.write(w, r, wr.FromError(err))
 }
 
 // Resolve returns the problem as Write would render it for r: type,
@@ -297,7 +291,7 @@ func (wr *Writer) resolve(r *http.Request, p *Problem) Problem {
 		res.Status = http.StatusInternalServerError
 	}
 	if res.Type == "" && res.Code != "" {
-		res.Type = wr.baseURI + res.Code
+		res.Type = wr.typeURI(res.Code)
 	}
 	if res.Title == "" {
 		res.Title = http.StatusText(res.Status)
@@ -317,15 +311,36 @@ func (wr *Writer) resolve(r *http.Request, p *Problem) Problem {
 	return res
 }
 
+type codeStrings struct {
+	header []string // the code header's value
+	typ    string   // the type URI
+}
+
+// cached returns the strings of a registered code, made on first use;
+// nil for a code the registry does not know, which is not worth keeping.
+func (wr *Writer) cached(code string) *codeStrings {
+	if v, ok := wr.codes.Load(code); ok {
+		return v.(*codeStrings)
+	}
+	if _, registered := wr.registry.Lookup(code); !registered {
+		return nil
+	}
+	v, _ := wr.codes.LoadOrStore(code, &codeStrings{header: []string{code}, typ: wr.baseURI + code})
+	return v.(*codeStrings)
+}
+
 func (wr *Writer) codeValue(code string) []string {
-	if v, ok := wr.codeValues.Load(code); ok {
-		return v.([]string)
+	if c := wr.cached(code); c != nil {
+		return c.header
 	}
-	v := []string{code}
-	if _, registered := wr.registry.Lookup(code); registered {
-		wr.codeValues.Store(code, v)
+	return []string{code}
+}
+
+func (wr *Writer) typeURI(code string) string {
+	if c := wr.cached(code); c != nil {
+		return c.typ
 	}
-	return v
+	return wr.baseURI + code
 }
 
 func (wr *Writer) legacyActive() bool {
@@ -360,9 +375,10 @@ func headerHasToken(values []string, token string) bool {
 // handler does not redact, while addresses and SQL stay for the operator.
 //
 // The record is built here and handed to the handler directly: Logger.LogAttrs
-// would need the attributes in a slice that escapes, and would take the
-// source from this function instead of pc.
-func (wr *Writer) log(r *http.Request, res *Problem, orig *Problem, started bool, pc uintptr) {
+// would need the attributes in a slice that escapes, and would report this
+// function as the source. The source is the code that called Write or
+// WriteError (log, write, then the exported function: four frames up).
+func (wr *Writer) log(r *http.Request, res *Problem, orig *Problem, started bool) {
 	h := wr.Logger().Handler()
 	level := wr.level(res)
 	ctx := context.Background()
@@ -376,7 +392,9 @@ func (wr *Writer) log(r *http.Request, res *Problem, orig *Problem, started bool
 	if started {
 		msg = "problem not written: response already started"
 	}
-	rec := slog.NewRecord(time.Now(), level, msg, pc)
+	var pcs [1]uintptr
+	runtime.Callers(4, pcs[:])
+	rec := slog.NewRecord(time.Now(), level, msg, pcs[0])
 	// The first five fill the record's inline storage; the rest go in one
 	// AddAttrs call so the overflow is allocated once.
 	rec.AddAttrs(
