@@ -55,6 +55,11 @@ func (wr *Writer) FromError(err error) *Problem {
 	if err == nil {
 		return New(Internal)
 	}
+	if p, ok := err.(*Problem); ok && p == nil {
+		// A nil *Problem in a non-nil error: a bug in the caller, which
+		// still deserves a problem and a log record, not a crash.
+		return New(Internal).Wrap(err)
+	}
 	var c chainMatch
 	if !c.walk(err) {
 		c = chainMatchAs(err)

@@ -34,3 +34,19 @@ func TestHandlerFuncWritesReturnedError(t *testing.T) {
 		t.Fatalf("%d %s %v", rec.Code, rec.Body, err)
 	}
 }
+
+func TestNilProblemsNeverCrash(t *testing.T) {
+	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)))
+	rec := httptest.NewRecorder()
+	if err := wr.Write(rec, httptest.NewRequest(http.MethodGet, "/", nil), nil); err != nil || rec.Code != 500 {
+		t.Fatalf("Write(nil): %v %d", err, rec.Code)
+	}
+	var typedNil *Problem
+	for _, err := range []error{typedNil, errors.Join(errors.New("x"), typedNil)} {
+		rec := httptest.NewRecorder()
+		_ = wr.WriteError(rec, httptest.NewRequest(http.MethodGet, "/", nil), err)
+		if p, perr := Parse(rec.Body.Bytes()); perr != nil || p.Code != "internal" {
+			t.Fatalf("WriteError(%#v): %s", err, rec.Body)
+		}
+	}
+}

@@ -70,6 +70,9 @@ func New(c Code) *Problem {
 // Error returns the code and the public message; the wrapped error's text is
 // deliberately absent so printing a Problem never leaks it.
 func (p *Problem) Error() string {
+	if p == nil {
+		return "problem: <nil>"
+	}
 	return p.Code + ": " + p.Message()
 }
 

@@ -206,6 +206,10 @@ func (wr *Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 // problem, so the code that asked for it is always the same number of frames
 // up from log.
 func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) error {
+	if p == nil {
+		// Writing nothing would leave a bare response, the third state.
+		p = New(Internal)
+	}
 	res := wr.resolve(r, p)
 	if rs, ok := w.(ResponseStarter); ok && rs.ResponseStarted() {
 		wr.log(r, &res, p, true)
