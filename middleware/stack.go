@@ -24,8 +24,12 @@ type config struct {
 	acceptor *correlation.Acceptor
 }
 
-// WithWriter sets the problem writer (default problem.Default() at the time
-// of the request, so a later problem.SetDefault still applies).
+// WithWriter sets the problem writer. A layer given one also hands it to
+// everything below through the request's context (problem.FromContext), so
+// chi's NotFound and MethodNotAllowed handlers, the rate limiter and
+// problem.Write in handlers use it without being told again. Without one, a
+// layer uses the writer the request arrived with, else problem.Default()
+// at the time of the request (so a later problem.SetDefault still applies).
 func WithWriter(w *problem.Writer) Option { return func(c *config) { c.writer = w } }
 
 // WithLogger sets where failures that cannot go through the problem writer
@@ -54,18 +58,23 @@ func newConfig(opts []Option) *config {
 	return c
 }
 
-func (c *config) problemWriter() *problem.Writer {
+var problemWriterKey = problem.ContextKey()
+
+// problemWriter is the configured Writer, else the one r's context carries
+// (Stack's, for chi's NotFound and MethodNotAllowed handlers, which run
+// inside it), else problem.Default().
+func (c *config) problemWriter(r *http.Request) *problem.Writer {
 	if c.writer != nil {
 		return c.writer
 	}
-	return problem.Default()
+	return problem.FromContext(r.Context())
 }
 
-func (c *config) log() *slog.Logger {
-	if c.logger != nil {
-		return c.logger
+func (st *state) log() *slog.Logger {
+	if st.cfg.logger != nil {
+		return st.cfg.logger
 	}
-	return c.problemWriter().Logger()
+	return st.writer().Logger()
 }
 
 // Stack returns the recommended middleware chain as one middleware:

@@ -203,6 +203,10 @@ func (st *state) Value(key any) any {
 	if v, ok := st.corr.Value(key); ok {
 		return v
 	}
+	if key == problemWriterKey && st.cfg.writer != nil {
+		// Everything below writes problems the way this layer was told to.
+		return st.cfg.writer
+	}
 	if st.timeout != 0 {
 		if c := st.real.Load(); c != nil {
 			return c.ctx.Value(key)

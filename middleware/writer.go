@@ -103,7 +103,14 @@ func joinable(w http.ResponseWriter, r *http.Request) *state {
 	return nil
 }
 
-func (st *state) writer() *problem.Writer { return st.cfg.writer }
+// writer is the configured Writer, else the one the request arrived with
+// (problem.NewContext), else problem.Default().
+func (st *state) writer() *problem.Writer {
+	if st.cfg.writer != nil {
+		return st.cfg.writer
+	}
+	return problem.FromContext(st.Context)
+}
 
 // Header returns the handler's header map: the real one, except while a
 // timeout may still fire or after it fired, when the timer owns the real
@@ -339,7 +346,7 @@ func (st *state) safeWrite(w http.ResponseWriter, p *problem.Problem) (ok bool) 
 		if v := recover(); v != nil {
 			ok = false
 			st.flags.Or(fAbort)
-			st.cfg.log().LogAttrs(st, slog.LevelError, "faultline: panic while writing a problem; connection aborted",
+			st.log().LogAttrs(st, slog.LevelError, "faultline: panic while writing a problem; connection aborted",
 				slog.String("code", p.Code),
 				slog.String(correlation.AttrKey, correlation.ID(st)),
 				slog.String("panic", safeString(v)),

@@ -6,7 +6,8 @@ import "net/http"
 // so the error path cannot forget a return after writing.
 type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// ServeHTTP runs f and writes a returned error with the default Writer.
+// ServeHTTP runs f and writes a returned error with the Writer the
+// request's context carries, or the default Writer.
 func (f HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := f(w, r); failed(err) {
 		_ = WriteError(w, r, err)

@@ -50,3 +50,16 @@ func TestNilProblemsNeverCrash(t *testing.T) {
 		}
 	}
 }
+
+func TestPackageWriteUsesContextWriter(t *testing.T) {
+	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithBaseURI("urn:acme:"))
+	if FromContext(NewContext(t.Context(), wr)) != wr || FromContext(t.Context()) != Default() {
+		t.Fatal("FromContext does not return what NewContext stored")
+	}
+	rec := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	_ = Write(rec, r.WithContext(NewContext(r.Context(), wr)), New(Conflict))
+	if p, err := Parse(rec.Body.Bytes()); err != nil || p.Type != "urn:acme:conflict" {
+		t.Fatalf("%s (%v)", rec.Body, err)
+	}
+}

@@ -119,20 +119,23 @@ var defaultWriter atomic.Pointer[Writer]
 
 func init() { defaultWriter.Store(NewWriter()) }
 
-// Default returns the Writer used by the package-level functions.
+// Default returns the Writer used by the package-level functions when the
+// request's context carries none.
 func Default() *Writer { return defaultWriter.Load() }
 
 // SetDefault replaces the Writer used by the package-level functions.
 func SetDefault(w *Writer) { defaultWriter.Store(w) }
 
-// Write writes p with the default Writer.
+// Write writes p with the Writer r's context carries (see NewContext), or
+// the default Writer.
 func Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
-	return Default().write(w, r, p)
+	return writerFor(r).write(w, r, p)
 }
 
-// WriteError maps err and writes it with the default Writer.
+// WriteError maps err and writes it with the Writer r's context carries, or
+// the default Writer.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) error {
-	wr := Default()
+	wr := writerFor(r)
 	return wr.write(w, r, wr.FromError(err))
 }
 

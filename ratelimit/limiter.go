@@ -69,8 +69,9 @@ type config struct {
 	failure       FailureMode
 }
 
-// WithWriter sets the problem writer; the default is problem.Default() at
-// the time of each response.
+// WithWriter sets the problem writer; the default is the one the request's
+// context carries (middleware.Stack's WithWriter, or problem.NewContext),
+// else problem.Default() at the time of each response.
 func WithWriter(w *problem.Writer) Option { return func(c *config) { c.writer = w } }
 
 // WithLogger sets where Redis outages and recoveries are logged (default
@@ -262,7 +263,7 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 func (l *Limiter) write(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
 	wr := l.writer
 	if wr == nil {
-		wr = problem.Default()
+		wr = problem.FromContext(r.Context())
 	}
 	// The writer logs every problem, including one it could not write.
 	_ = wr.Write(w, r, p)

@@ -311,3 +311,23 @@ func TestLimitByPanicsOnInvalidPolicy(t *testing.T) {
 	}()
 	ratelimit.LimitBy(0, time.Second, ratelimit.ByIP)
 }
+
+// Without WithWriter the limiter writes through the Writer the request's
+// context carries (middleware.Stack's), so a service configures it once.
+func TestWriterFromRequestContext(t *testing.T) {
+	var logs syncBuffer
+	wr := problem.NewWriter(problem.WithBaseURI("urn:acme:"), problem.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	mw := ratelimit.LimitBy(1, time.Hour, httprate.Key("all"))
+	withWriter := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(problem.NewContext(r.Context(), wr)))
+		})
+	}
+	srv, _ := serve(t, withWriter(mw(okHandler)))
+	get(t, srv.URL, nil)
+	resp, body := get(t, srv.URL, nil)
+	p, err := problem.Parse(body)
+	if err != nil || resp.StatusCode != 429 || p.Type != "urn:acme:rate_limited" || !strings.Contains(logs.String(), `"code":"rate_limited"`) {
+		t.Fatalf("%d %s (%v); log %s", resp.StatusCode, body, err, logs.String())
+	}
+}
