@@ -3,10 +3,13 @@ package middleware
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -62,5 +65,33 @@ func TestStackHandsItsWriterDown(t *testing.T) {
 	}
 	if n := len(k.logs.records(t)); n != 3 {
 		t.Errorf("%d records in the Stack writer's log, want 3", n)
+	}
+}
+
+// Every middleware mounted alone, with no options, answers with problems.
+func TestEachMiddlewareWithoutOptions(t *testing.T) {
+	prev := problem.Default()
+	t.Cleanup(func() { problem.SetDefault(prev) })
+	k := newKit()
+	problem.SetDefault(k.writer)
+	slow := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+	cases := []struct {
+		name   string
+		mw     func(http.Handler) http.Handler
+		h      http.HandlerFunc
+		status int
+		code   string
+	}{
+		{"Recover", Recover(), func(http.ResponseWriter, *http.Request) { panic("x") }, 500, "internal"},
+		{"Guard", Guard(), func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "gone", 410) }, 410, "bad_request"},
+		{"BodyLimit", BodyLimit(4), func(w http.ResponseWriter, r *http.Request) {}, 413, "request_too_large"},
+		{"Timeout", Timeout(20 * time.Millisecond), slow, 503, "timeout"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := k.serve(t, correlation.Middleware()(c.mw(c.h)))
+			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("more than four bytes"))
+			wantProblem(t, do(t, req), c.status, c.code, nil)
+		})
 	}
 }
