@@ -119,6 +119,11 @@ func (st *state) Header() http.Header {
 	if st.timeout == 0 || st.flags.Load()&(fStarted|fTimedOut) == fStarted {
 		return st.w.Header()
 	}
+	if sh := st.shadow; sh != nil {
+		// Only the handler's goroutine sets or clears the shadow, so once it
+		// exists no lock is needed to hand it out again.
+		return sh
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.shadow == nil {
