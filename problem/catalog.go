@@ -43,6 +43,10 @@ var (
 		Action: ActionFixRequest, Cause: CauseRequest, ShowDetail: true,
 		DefaultDetail: "The method is not allowed here; the Allow header lists those that are.",
 		Meaning:       "The route exists but not for this method; see the Allow header."}
+	Gone = Code{Name: "gone", Status: 410, Title: "Gone",
+		Action: ActionNone, Cause: CauseRequest, ShowDetail: true,
+		DefaultDetail: "This resource existed but has been removed for good.",
+		Meaning:       "The resource or endpoint was removed on purpose; do not retry it."}
 	Conflict = Code{Name: "conflict", Status: 409, Title: "Conflict",
 		Action: ActionFixRequest, Cause: CauseRequest, ShowDetail: true,
 		DefaultDetail: "The request conflicts with the current state of the resource.",
@@ -103,7 +107,7 @@ var (
 
 var builtin = []Code{
 	BadRequest, InvalidJSON, ValidationFailed, UnsupportedMediaType, NotAcceptable,
-	Unauthorized, Forbidden, PolicyDenied, NotFound, MethodNotAllowed, Conflict,
+	Unauthorized, Forbidden, PolicyDenied, NotFound, MethodNotAllowed, Gone, Conflict,
 	PreconditionFailed, Locked, RequestTooLarge, RateLimited, ApprovalRequired,
 	EgressBlocked, ClientClosedRequest, Internal, NotImplemented, UpstreamError,
 	Unavailable, Timeout, UpstreamTimeout,

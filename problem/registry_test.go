@@ -85,7 +85,7 @@ func TestForStatus(t *testing.T) {
 		{400, "bad_request"}, {401, "unauthorized"}, {403, "forbidden"}, {404, "not_found"},
 		{405, "method_not_allowed"}, {413, "request_too_large"}, {429, "rate_limited"},
 		{500, "internal"}, {502, "upstream_error"}, {503, "unavailable"}, {504, "upstream_timeout"},
-		{418, "bad_request"}, {507, "internal"},
+		{410, "gone"}, {418, "bad_request"}, {507, "internal"},
 	}
 	for _, c := range cases {
 		got := reg.ForStatus(c.status)
