@@ -15,58 +15,50 @@ import (
 // in a fixed order. Every public string passes through sanitize.Public;
 // legacy adds the transition members error and message.
 func (p *Problem) AppendJSON(dst []byte, legacy bool) []byte {
+	// Only type is optional ahead of title, so every member after title
+	// opens with its comma: member names are constants, not built per call.
 	dst = append(dst, '{')
-	first := true
-	member := func(name string) {
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = append(dst, '"')
-		dst = append(dst, name...)
-		dst = append(dst, '"', ':')
-	}
 	if p.Type != "" {
-		member("type")
+		dst = append(dst, `"type":`...)
 		dst = appendString(dst, p.Type)
+		dst = append(dst, ',')
 	}
-	member("title")
+	dst = append(dst, `"title":`...)
 	dst = appendString(dst, p.Title)
-	member("status")
+	dst = append(dst, `,"status":`...)
 	dst = strconv.AppendInt(dst, int64(p.Status), 10)
 	// The legacy message usually repeats the detail: sanitize it once.
 	detail := sanitize.Public(p.Detail)
 	if detail != "" {
-		member("detail")
+		dst = append(dst, `,"detail":`...)
 		dst = appendString(dst, detail)
 	}
 	if p.Instance != "" {
-		member("instance")
+		dst = append(dst, `,"instance":`...)
 		dst = appendString(dst, p.Instance)
 	}
-	member("code")
+	dst = append(dst, `,"code":`...)
 	dst = appendString(dst, p.Code)
-	member("action")
+	dst = append(dst, `,"action":`...)
 	dst = appendString(dst, string(p.Action))
-	member("cause")
+	dst = append(dst, `,"cause":`...)
 	dst = appendString(dst, string(p.Cause))
-	member("retryable")
+	dst = append(dst, `,"retryable":`...)
 	dst = strconv.AppendBool(dst, p.Retryable)
 	if ms := p.RetryAfter.Milliseconds(); ms > 0 {
-		member("retry_after_ms")
+		dst = append(dst, `,"retry_after_ms":`...)
 		dst = strconv.AppendInt(dst, ms, 10)
 	}
 	if p.Outcome != "" {
-		member("outcome")
+		dst = append(dst, `,"outcome":`...)
 		dst = appendString(dst, string(p.Outcome))
 	}
 	if p.CorrelationID != "" {
-		member("correlation_id")
+		dst = append(dst, `,"correlation_id":`...)
 		dst = appendString(dst, p.CorrelationID)
 	}
 	if len(p.Errors) > 0 {
-		member("errors")
-		dst = append(dst, '[')
+		dst = append(dst, `,"errors":[`...)
 		for i, fe := range p.Errors {
 			if i > 0 {
 				dst = append(dst, ',')
@@ -86,13 +78,17 @@ func (p *Problem) AppendJSON(dst []byte, legacy bool) []byte {
 		dst = append(dst, ']')
 	}
 	for _, e := range p.ext {
-		member(e.Name)
+		// Extension names are validated to letters, digits and '_': no
+		// escaping needed.
+		dst = append(dst, ',', '"')
+		dst = append(dst, e.Name...)
+		dst = append(dst, '"', ':')
 		dst = appendValue(dst, e.Value)
 	}
 	if legacy {
-		member("error")
+		dst = append(dst, `,"error":`...)
 		dst = appendString(dst, p.Code)
-		member("message")
+		dst = append(dst, `,"message":`...)
 		if detail != "" {
 			dst = appendString(dst, detail)
 		} else {
