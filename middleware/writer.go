@@ -261,24 +261,21 @@ func (st *state) replace(code int) {
 // Write passes the handler's bytes straight through once the response has
 // started; success is never buffered.
 func (st *state) Write(b []byte) (int, error) {
-	f := st.flags.Load()
-	if f&fStarted == 0 {
-		st.WriteHeader(http.StatusOK)
-		f = st.flags.Load()
-	}
+	swallow, err := st.bodyGate()
 	switch {
-	case f&fTimedOut != 0:
-		return 0, http.ErrHandlerTimeout
-	case f&fReplaced != 0:
+	case err != nil:
+		return 0, err
+	case swallow:
 		return len(b), nil
-	case f&fHijacked != 0:
-		return 0, http.ErrHijacked
 	}
 	return st.w.Write(b)
 }
 
-// ReadFrom keeps sendfile and splice available to handlers serving files.
-func (st *state) ReadFrom(src io.Reader) (int64, error) {
+// bodyGate starts the response implicitly, as net/http does on a first body
+// write, and says what becomes of the handler's body bytes: refused with
+// err (timed out, hijacked), swallowed (the guard replaced the response), or
+// passed through when both results are zero.
+func (st *state) bodyGate() (swallow bool, err error) {
 	f := st.flags.Load()
 	if f&fStarted == 0 {
 		st.WriteHeader(http.StatusOK)
@@ -286,11 +283,23 @@ func (st *state) ReadFrom(src io.Reader) (int64, error) {
 	}
 	switch {
 	case f&fTimedOut != 0:
-		return 0, http.ErrHandlerTimeout
+		return false, http.ErrHandlerTimeout
 	case f&fReplaced != 0:
-		return io.Copy(io.Discard, src)
+		return true, nil
 	case f&fHijacked != 0:
-		return 0, http.ErrHijacked
+		return false, http.ErrHijacked
+	}
+	return false, nil
+}
+
+// ReadFrom keeps sendfile and splice available to handlers serving files.
+func (st *state) ReadFrom(src io.Reader) (int64, error) {
+	swallow, err := st.bodyGate()
+	switch {
+	case err != nil:
+		return 0, err
+	case swallow:
+		return io.Copy(io.Discard, src)
 	}
 	if rf, ok := st.w.(io.ReaderFrom); ok {
 		return rf.ReadFrom(src)
