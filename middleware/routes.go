@@ -14,7 +14,7 @@ import (
 func NotFound(opts ...Option) http.HandlerFunc {
 	cfg := newConfig(opts)
 	return func(w http.ResponseWriter, r *http.Request) {
-		_ = cfg.problemWriter(r).Write(w, r, problem.New(problem.NotFound))
+		_ = cfg.problemWriter(r.Context()).Write(w, r, problem.New(problem.NotFound))
 	}
 }
 
@@ -33,11 +33,11 @@ func MethodNotAllowed(opts ...Option) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		allow := allowedMethods(r)
 		if allow == "" {
-			_ = cfg.problemWriter(r).Write(w, r, problem.New(problem.NotFound))
+			_ = cfg.problemWriter(r.Context()).Write(w, r, problem.New(problem.NotFound))
 			return
 		}
 		w.Header().Set("Allow", allow)
-		_ = cfg.problemWriter(r).Write(w, r, problem.New(problem.MethodNotAllowed))
+		_ = cfg.problemWriter(r.Context()).Write(w, r, problem.New(problem.MethodNotAllowed))
 	}
 }
 

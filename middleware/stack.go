@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -60,14 +61,14 @@ func newConfig(opts []Option) *config {
 
 var problemWriterKey = problem.ContextKey()
 
-// problemWriter is the configured Writer, else the one r's context carries
-// (Stack's, for chi's NotFound and MethodNotAllowed handlers, which run
-// inside it), else problem.Default().
-func (c *config) problemWriter(r *http.Request) *problem.Writer {
+// problemWriter is the configured Writer, else the one ctx carries (Stack's,
+// for chi's NotFound and MethodNotAllowed handlers, which run inside it),
+// else problem.Default().
+func (c *config) problemWriter(ctx context.Context) *problem.Writer {
 	if c.writer != nil {
 		return c.writer
 	}
-	return problem.FromContext(r.Context())
+	return problem.FromContext(ctx)
 }
 
 func (st *state) log() *slog.Logger {

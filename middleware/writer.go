@@ -105,12 +105,7 @@ func joinable(w http.ResponseWriter, r *http.Request) *state {
 
 // writer is the configured Writer, else the one the request arrived with
 // (problem.NewContext), else problem.Default().
-func (st *state) writer() *problem.Writer {
-	if st.cfg.writer != nil {
-		return st.cfg.writer
-	}
-	return problem.FromContext(st.Context)
-}
+func (st *state) writer() *problem.Writer { return st.cfg.problemWriter(st.Context) }
 
 // Header returns the handler's header map: the real one, except while a
 // timeout may still fire or after it fired, when the timer owns the real
