@@ -65,14 +65,6 @@ func (c Cause) valid() bool {
 	return false
 }
 
-func (o Outcome) valid() bool {
-	switch o {
-	case "", OutcomeNotStarted, OutcomeNotCommitted, OutcomeCommitted, OutcomeUnknown:
-		return true
-	}
-	return false
-}
-
 // Code is one entry of the registry: a stable, machine-readable name and
 // everything a client needs to branch on it.
 type Code struct {
