@@ -83,7 +83,7 @@ func TestEachMiddlewareWithoutOptions(t *testing.T) {
 		code   string
 	}{
 		{"Recover", Recover(), func(http.ResponseWriter, *http.Request) { panic("x") }, 500, "internal"},
-		{"Guard", Guard(), func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "gone", 410) }, 410, "gone"},
+		{"Guard", Guard(), func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "gone", http.StatusGone) }, http.StatusGone, "gone"},
 		{"BodyLimit", BodyLimit(4), func(w http.ResponseWriter, r *http.Request) {}, 413, "request_too_large"},
 		{"Timeout", Timeout(20 * time.Millisecond), slow, 503, "timeout"},
 	}

@@ -192,7 +192,7 @@ func New(policies []Policy, opts ...Option) (*Limiter, error) {
 			p.Name = strconv.Itoa(p.Limit) + "-per-" + p.Window.String()
 		}
 		if !validName(p.Name) {
-			return nil, fmt.Errorf("%w: name %q may only hold letters, digits and -_.:", ErrInvalidPolicy, p.Name)
+			return nil, fmt.Errorf("%w: name %q may only hold letters, digits, '-', '_', '.' and ':'", ErrInvalidPolicy, p.Name)
 		}
 		if seen[p.Name] {
 			return nil, fmt.Errorf("%w: name %q used twice", ErrInvalidPolicy, p.Name)
