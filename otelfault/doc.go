@@ -1,0 +1,2 @@
+// Package otelfault makes faultline's problems speak OpenTelemetry.
+package otelfault

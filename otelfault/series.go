@@ -1,0 +1,89 @@
+package otelfault
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/go-chi/chi/v5"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+)
+
+// seriesKey is one series of the problem instruments. Every part is
+// bounded: codes and causes by the registry's shape, statuses by 400..599,
+// routes by the patterns a service declares.
+type seriesKey struct {
+	code   string
+	status int
+	cause  string
+	route  string
+}
+
+// series holds the measurement options of one series, built once: making an
+// attribute set sorts and copies it, which would cost several allocations
+// on every problem.
+type series struct {
+	add    []metric.AddOption
+	record []metric.RecordOption
+}
+
+// maxCachedSeries bounds the cache's memory. Past it, a series is built
+// per problem (slower, still correct); the SDK's own cardinality limit
+// decides what is exported.
+const maxCachedSeries = 2048
+
+type seriesCache struct {
+	mu sync.RWMutex
+	m  map[seriesKey]*series
+}
+
+func (c *seriesCache) get(k seriesKey) *series {
+	c.mu.RLock()
+	s := c.m[k]
+	c.mu.RUnlock()
+	if s != nil {
+		return s
+	}
+	s = newSeries(k)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.m[k]; old != nil {
+		return old
+	}
+	if c.m == nil {
+		c.m = make(map[seriesKey]*series)
+	}
+	if len(c.m) < maxCachedSeries {
+		c.m[k] = s
+	}
+	return s
+}
+
+func newSeries(k seriesKey) *series {
+	opt := metric.WithAttributeSet(attribute.NewSet(
+		semconv.ErrorTypeKey.String(k.code),
+		semconv.HTTPResponseStatusCode(k.status),
+		AttrCause.String(k.cause),
+		semconv.HTTPRoute(k.route),
+	))
+	return &series{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
+}
+
+// routePattern is the route the request matched, never its path: chi's
+// route pattern, else the pattern http.ServeMux matched (without its method
+// and host, as http.route wants), else RouteUnmatched.
+func routePattern(r *http.Request) string {
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		if p := rc.RoutePattern(); p != "" {
+			return p
+		}
+	}
+	if p := r.Pattern; p != "" {
+		if i := strings.IndexByte(p, '/'); i >= 0 {
+			return p[i:]
+		}
+	}
+	return RouteUnmatched
+}

@@ -1,0 +1,96 @@
+package otelfault
+
+import (
+	"fmt"
+	"net/http"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// Telemetry records faultline's problems and rate-limit events in
+// OpenTelemetry: on the span active in the request's context, and in the
+// instruments of one meter. It is safe for concurrent use.
+type Telemetry struct {
+	problems    metric.Int64Counter
+	retryAfter  metric.Int64Histogram
+	decisions   metric.Int64Counter
+	transitions metric.Int64Counter
+	series      seriesCache
+}
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	meters metric.MeterProvider
+}
+
+// WithMeterProvider sets where the instruments come from (default
+// otel.GetMeterProvider() when New is called).
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(c *config) { c.meters = mp }
+}
+
+// retryAfterBuckets are in milliseconds: rate-limit windows and probe
+// intervals from a fraction of a second to an hour, where the SDK's default
+// boundaries (made for latencies) would put almost every value in the last
+// bucket.
+var retryAfterBuckets = []float64{100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000, 3600000}
+
+// New creates the instruments. It fails only when the meter provider
+// refuses one of them.
+func New(opts ...Option) (*Telemetry, error) {
+	cfg := config{}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.meters == nil {
+		cfg.meters = otel.GetMeterProvider()
+	}
+	m := cfg.meters.Meter(ScopeName)
+	t := &Telemetry{}
+	var err error
+	if t.problems, err = m.Int64Counter(MetricProblems,
+		metric.WithUnit("{problem}"),
+		metric.WithDescription("Problems written, by code, status, cause and route pattern.")); err != nil {
+		return nil, fmt.Errorf("otelfault: %s: %w", MetricProblems, err)
+	}
+	if t.retryAfter, err = m.Int64Histogram(MetricRetryAfter,
+		metric.WithUnit("ms"),
+		metric.WithDescription("retry_after_ms of retryable problems: how long clients were told to wait."),
+		metric.WithExplicitBucketBoundaries(retryAfterBuckets...)); err != nil {
+		return nil, fmt.Errorf("otelfault: %s: %w", MetricRetryAfter, err)
+	}
+	if t.decisions, err = m.Int64Counter(MetricRateLimit,
+		metric.WithUnit("{decision}"),
+		metric.WithDescription("Rate-limit decisions: allowed, limited, or fallback (counted in process while the shared counter is down).")); err != nil {
+		return nil, fmt.Errorf("otelfault: %s: %w", MetricRateLimit, err)
+	}
+	if t.transitions, err = m.Int64Counter(MetricRedisTransitions,
+		metric.WithUnit("{transition}"),
+		metric.WithDescription("Transitions of the rate limiter's Redis between up and down, by the state entered.")); err != nil {
+		return nil, fmt.Errorf("otelfault: %s: %w", MetricRedisTransitions, err)
+	}
+	return t, nil
+}
+
+// ObserveProblem records one written problem: on the active span (see the
+// package documentation for what) and in the problem counter, and, when
+// the problem is retryable with a retry time, in the retry-after histogram.
+// Its signature is the problem writer's observer's, so it is installed with
+// problem.WithObserver(t.ObserveProblem).
+func (t *Telemetry) ObserveProblem(r *http.Request, p *problem.Problem) {
+	if r == nil || p == nil {
+		return
+	}
+	ctx := r.Context()
+	recordOnSpan(ctx, p)
+	s := t.series.get(seriesKey{code: token(p.Code), status: p.Status, cause: token(string(p.Cause)), route: routePattern(r)})
+	t.problems.Add(ctx, 1, s.add...)
+	if ms := p.RetryAfter.Milliseconds(); p.Retryable && ms > 0 {
+		t.retryAfter.Record(ctx, ms, s.record...)
+	}
+}
