@@ -19,6 +19,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/otelfault"
 	"github.com/faultline-go/faultline/problem"
@@ -54,7 +55,9 @@ func newRig(t testing.TB, routes func(chi.Router, *rig), stackOpts ...middleware
 		problem.WithLogger(slog.New(slog.DiscardHandler)),
 	)
 	r := chi.NewRouter()
-	r.Use(middleware.Stack(append([]middleware.Option{middleware.WithWriter(g.writer)}, stackOpts...)...))
+	quiet := slog.New(slog.DiscardHandler)
+	base := []middleware.Option{middleware.WithWriter(g.writer), middleware.WithCorrelation(correlation.WithLogger(quiet))}
+	r.Use(middleware.Stack(append(base, stackOpts...)...))
 	r.NotFound(middleware.NotFound())
 	r.MethodNotAllowed(middleware.MethodNotAllowed())
 	routes(r, g)

@@ -71,14 +71,29 @@ func newSeries(k seriesKey) *series {
 	return &series{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
 }
 
-// routePattern is the route the request matched, never its path: chi's
-// route pattern, else the pattern http.ServeMux matched (without its method
-// and host, as http.route wants), else RouteUnmatched.
+// routePattern is the route the request matches, never its path: the
+// pattern chi's router holds for it, else the pattern http.ServeMux matched
+// (without its method and host, as http.route wants), else RouteUnmatched.
+//
+// Under chi the pattern is looked up in the router rather than read from
+// the routing state: the lookup reads only the router's tree and the
+// request's method and path, so it is right for a problem written before
+// routing (a rate limiter in r.Use) and safe from the goroutine of Stack's
+// timeout, which writes while the handler's goroutine may still be routing.
 func routePattern(r *http.Request) string {
-	if rc := chi.RouteContext(r.Context()); rc != nil {
-		if p := rc.RoutePattern(); p != "" {
+	if rc := chi.RouteContext(r.Context()); rc != nil && rc.Routes != nil {
+		path := r.URL.RawPath
+		if path == "" {
+			path = r.URL.Path
+		}
+		lookup := routeContexts.Get().(*chi.Context)
+		lookup.Reset()
+		p := rc.Routes.Find(lookup, r.Method, path)
+		routeContexts.Put(lookup)
+		if p != "" {
 			return p
 		}
+		return RouteUnmatched
 	}
 	if p := r.Pattern; p != "" {
 		if i := strings.IndexByte(p, '/'); i >= 0 {
@@ -87,3 +102,7 @@ func routePattern(r *http.Request) string {
 	}
 	return RouteUnmatched
 }
+
+// routeContexts are scratch space for chi's lookup, which records what it
+// matched in one; pooled, as chi pools its own.
+var routeContexts = sync.Pool{New: func() any { return chi.NewRouteContext() }}

@@ -2,6 +2,7 @@ package otelfault
 
 import (
 	"context"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -22,7 +23,8 @@ func recordOnSpan(ctx context.Context, p *problem.Problem) {
 	if !span.IsRecording() {
 		return
 	}
-	var attrs [7]attribute.KeyValue
+	attrs := attrArrays.Get().(*[7]attribute.KeyValue)
+	defer attrArrays.Put(attrs)
 	attrs[0] = semconv.ErrorTypeKey.String(token(p.Code))
 	attrs[1] = AttrAction.String(token(string(p.Action)))
 	attrs[2] = AttrCause.String(token(string(p.Cause)))
@@ -60,6 +62,11 @@ func recordOnSpan(ctx context.Context, p *problem.Problem) {
 		))
 	}
 }
+
+// attrArrays hold the attributes on their way to SetAttributes: a local
+// array would escape through the interface call, one allocation per
+// problem. Implementations copy what they are given, as the SDK does.
+var attrArrays = sync.Pool{New: func() any { return new([7]attribute.KeyValue) }}
 
 // errorType names the error's type the way semantic conventions' ErrorType
 // does (an ErrorType method wins, fmt wrappers are looked through).
