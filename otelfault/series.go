@@ -71,16 +71,21 @@ func newSeries(k seriesKey) *series {
 	return &series{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
 }
 
-// routePattern is the route the request matches, never its path: the
-// pattern chi's router holds for it, else the pattern http.ServeMux matched
-// (without its method and host, as http.route wants), else RouteUnmatched.
+// route is the route the request matches, never its path: the pattern
+// chi's router holds for it, else (with WithServeMux) the pattern the mux
+// holds, else the pattern http.ServeMux recorded on the request, else
+// RouteUnmatched. http.route has no method or host, so a ServeMux pattern
+// loses them.
 //
-// Under chi the pattern is looked up in the router rather than read from
-// the routing state: the lookup reads only the router's tree and the
-// request's method and path, so it is right for a problem written before
-// routing (a rate limiter in r.Use) and safe from the goroutine of Stack's
-// timeout, which writes while the handler's goroutine may still be routing.
-func routePattern(r *http.Request) string {
+// chi's pattern and WithServeMux's are looked up, not read from what the
+// router recorded: a lookup reads only the router and the request's method
+// and path, so it is right for a problem written before routing (a rate
+// limiter in r.Use) and safe on the goroutine of Stack's timeout, which
+// writes while the handler's goroutine may still be routing.
+// r.Pattern is written by the mux on the handler's goroutine, so it is read
+// only while the request's context is live: a timeout layer writes from its
+// timer only once the context's deadline has passed.
+func (t *Telemetry) route(r *http.Request) string {
 	if rc := chi.RouteContext(r.Context()); rc != nil && rc.Routes != nil {
 		path := r.URL.RawPath
 		if path == "" {
@@ -95,10 +100,14 @@ func routePattern(r *http.Request) string {
 		}
 		return RouteUnmatched
 	}
-	if p := r.Pattern; p != "" {
-		if i := strings.IndexByte(p, '/'); i >= 0 {
-			return p[i:]
-		}
+	var p string
+	if t.mux != nil {
+		_, p = t.mux.Handler(r)
+	} else if r.Context().Err() == nil {
+		p = r.Pattern
+	}
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		return p[i:]
 	}
 	return RouteUnmatched
 }

@@ -19,6 +19,7 @@ type Telemetry struct {
 	decisions   metric.Int64Counter
 	transitions metric.Int64Counter
 	series      seriesCache
+	mux         *http.ServeMux
 }
 
 // Option configures New.
@@ -26,12 +27,23 @@ type Option func(*config)
 
 type config struct {
 	meters metric.MeterProvider
+	mux    *http.ServeMux
 }
 
 // WithMeterProvider sets where the instruments come from (default
 // otel.GetMeterProvider() when New is called).
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(c *config) { c.meters = mp }
+}
+
+// WithServeMux names the http.ServeMux that routes the service's requests,
+// so that the route of a problem is looked up in it. Without it the route
+// is the pattern the mux recorded on the request, which is not safe to read
+// from the goroutine that writes a timeout while the handler runs on, so a
+// timeout problem counts under RouteUnmatched. chi routers need nothing:
+// their route is always looked up.
+func WithServeMux(mux *http.ServeMux) Option {
+	return func(c *config) { c.mux = mux }
 }
 
 // retryAfterBuckets are in milliseconds: rate-limit windows and probe
@@ -51,7 +63,7 @@ func New(opts ...Option) (*Telemetry, error) {
 		cfg.meters = otel.GetMeterProvider()
 	}
 	m := cfg.meters.Meter(ScopeName)
-	t := &Telemetry{}
+	t := &Telemetry{mux: cfg.mux}
 	var err error
 	if t.problems, err = m.Int64Counter(MetricProblems,
 		metric.WithUnit("{problem}"),
@@ -88,7 +100,7 @@ func (t *Telemetry) ObserveProblem(r *http.Request, p *problem.Problem) {
 	}
 	ctx := r.Context()
 	recordOnSpan(ctx, p)
-	s := t.series.get(seriesKey{code: token(p.Code), status: p.Status, cause: token(string(p.Cause)), route: routePattern(r)})
+	s := t.series.get(seriesKey{code: token(p.Code), status: p.Status, cause: token(string(p.Cause)), route: t.route(r)})
 	t.problems.Add(ctx, 1, s.add...)
 	if ms := p.RetryAfter.Milliseconds(); p.Retryable && ms > 0 {
 		t.retryAfter.Record(ctx, ms, s.record...)
