@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	chimw "github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
@@ -73,6 +74,7 @@ func newServer(logger *slog.Logger) (http.Handler, func(), error) {
 	api := chi.NewRouter()
 	api.Use(middleware.Stack(middleware.WithWriter(wr), middleware.WithTimeout(5*time.Second)),
 		otelfault.RecordCorrelationID)
+	api.Use(chimw.ClientIPFromRemoteAddr) // behind a proxy: ClientIPFromXFFHeader with its addresses
 	api.NotFound(middleware.NotFound())
 	api.MethodNotAllowed(middleware.MethodNotAllowed())
 	api.With(limited).Get("/orders/{id}", func(w http.ResponseWriter, r *http.Request) {
