@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"runtime/debug"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -45,11 +46,11 @@ func (l *layer) recovered(st *state, v any) {
 	stack := debug.Stack()
 	var p *problem.Problem
 	if st.flags.Load()&fTripped != 0 {
-		p = problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(st.limit))
+		p = problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit))
 	} else {
 		p = problem.New(problem.Internal).ForRequest(st.req)
 	}
-	p.Wrap(&panicError{v}).WithLogAttrs(
+	p = p.Wrap(&panicError{v}).WithLogAttrs(
 		slog.String("panic", safeString(v)),
 		slog.String("stack", string(stack)),
 		slog.String("written_by", "faultline.recover"),

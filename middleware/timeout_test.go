@@ -15,12 +15,12 @@ const testTimeout = 50 * time.Millisecond
 func TestTimeoutSlowHandler(t *testing.T) {
 	cases := []struct {
 		name, method, key string
-		outcome           string
+		outcome, action   string
 		retryable         bool
 	}{
-		{"GET", http.MethodGet, "", "not_committed", true},
-		{"POST", http.MethodPost, "", "unknown", false},
-		{"POST with Idempotency-Key", http.MethodPost, "k-123456789", "unknown", true},
+		{"GET", http.MethodGet, "", "not_committed", "retry", true},
+		{"POST", http.MethodPost, "", "unknown", "verify", false},
+		{"POST with Idempotency-Key", http.MethodPost, "k-123456789", "unknown", "retry", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -49,7 +49,7 @@ func TestTimeoutSlowHandler(t *testing.T) {
 				r := do(t, req)
 				close(release)
 				wantProblem(t, r, 503, "timeout", map[string]any{
-					"action": "retry", "outcome": c.outcome, "retryable": c.retryable,
+					"action": c.action, "outcome": c.outcome, "retryable": c.retryable,
 				})
 				if el := time.Since(start); el < testTimeout {
 					t.Fatalf("answered after %v, before the deadline", el)

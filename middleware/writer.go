@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -242,14 +243,14 @@ func (st *state) replace(code int) {
 	st.commitHeaders()
 	var p *problem.Problem
 	if st.flags.Load()&fTripped != 0 && (code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge || code >= 500) {
-		p = problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(st.limit))
+		p = problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit))
 	} else {
-		p = problem.New(st.writer().Registry().ForStatus(code))
+		p = st.writer().Registry().ForStatus(code)
 		if p.Cause == problem.CauseInternal {
-			p.ForRequest(st.req)
+			p = p.ForRequest(st.req)
 		}
 	}
-	p.WithLogAttrs(slog.Int("handler_status", code), slog.String("written_by", "faultline.guard"))
+	p = p.WithLogAttrs(slog.Int("handler_status", code), slog.String("written_by", "faultline.guard"))
 	st.safeWrite(st.w, p)
 }
 
