@@ -1,8 +1,11 @@
 package middleware
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -136,4 +139,87 @@ func TestTimeoutHandlerReturningOnDone(t *testing.T) {
 			wantProblem(t, get(t, srv.URL+"/wait"), 503, "timeout", map[string]any{"outcome": "not_committed"})
 		}
 	})
+}
+
+// A client that uploads slowly gets the timeout problem at the deadline,
+// while the handler is still blocked reading the body, whether the body has
+// a Content-Length or is chunked; exactly one record is logged.
+func TestTimeoutAnswersDuringSlowUpload(t *testing.T) {
+	const deadline = 300 * time.Millisecond
+	for name, framing := range map[string]struct {
+		header string
+		chunk  string
+	}{
+		"content-length": {"Content-Length: 100000\r\n", "x"},
+		"chunked":        {"Transfer-Encoding: chunked\r\n", "1\r\nx\r\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			forEachRouter(t, func(t *testing.T, rt router) {
+				k := newKit()
+				readErr := make(chan error, 1)
+				h := rt.build(Stack(WithWriter(k.writer), WithTimeout(deadline)), map[string]http.HandlerFunc{
+					"POST /upload": func(w http.ResponseWriter, r *http.Request) {
+						_, err := io.ReadAll(r.Body)
+						readErr <- err
+						if err != nil {
+							http.Error(w, err.Error(), http.StatusBadRequest)
+						}
+					},
+				})
+				srv := k.serve(t, h)
+				conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				if _, err := io.WriteString(conn, "POST /upload HTTP/1.1\r\nHost: test\r\n"+framing.header+"\r\n"); err != nil {
+					t.Fatal(err)
+				}
+				stop := make(chan struct{})
+				trickled := make(chan struct{})
+				go func() {
+					defer close(trickled)
+					tick := time.NewTicker(20 * time.Millisecond)
+					defer tick.Stop()
+					for {
+						select {
+						case <-stop:
+							return
+						case <-tick.C:
+							if _, err := io.WriteString(conn, framing.chunk); err != nil {
+								return
+							}
+						}
+					}
+				}()
+				defer func() { close(stop); <-trickled }()
+				start := time.Now()
+				conn.SetReadDeadline(start.Add(3 * time.Second))
+				resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+				if err != nil {
+					t.Fatalf("no answer while uploading: %v", err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				elapsed := time.Since(start)
+				wantProblem(t, response{resp, body}, 503, "timeout", map[string]any{"outcome": "unknown", "retryable": false})
+				if elapsed > deadline+time.Second {
+					t.Fatalf("answered after %v, deadline %v", elapsed, deadline)
+				}
+				select {
+				case err := <-readErr:
+					if err == nil {
+						t.Fatal("the handler's read of the unfinished body succeeded")
+					}
+				case <-time.After(2 * time.Second):
+					t.Fatal("the handler is still blocked reading the body")
+				}
+				// The handler's own bare 400 after the deadline is refused
+				// silently: the timeout is the one record.
+				time.Sleep(50 * time.Millisecond)
+				if recs := k.logs.records(t); len(recs) != 1 || recs[0]["code"] != "timeout" {
+					t.Fatalf("log records: %v", recs)
+				}
+			})
+		})
+	}
 }

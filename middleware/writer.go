@@ -66,8 +66,11 @@ type state struct {
 
 	timeout  time.Duration
 	deadline time.Time
-	timer    *deadlineTimer
-	real     atomic.Pointer[deadlineCtx]
+	// hasBody: the request came with a body the handler may be reading
+	// when the deadline passes.
+	hasBody bool
+	timer   *deadlineTimer
+	real    atomic.Pointer[deadlineCtx]
 	// shadow is the header map the handler sees while a timeout may still
 	// fire: the timer writes the problem with the real map, and the handler
 	// must never touch that one concurrently.
