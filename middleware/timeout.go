@@ -233,6 +233,9 @@ func (st *state) Value(key any) any {
 	if v, ok := st.corr.Value(key); ok {
 		return v
 	}
+	if key == (headAsGetKey{}) && st.headAsGet {
+		return true
+	}
 	if key == problemWriterKey && st.cfg.writer != nil {
 		// Everything below writes problems the way this layer was told to.
 		return st.cfg.writer

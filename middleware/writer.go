@@ -59,7 +59,10 @@ type state struct {
 	cfg *config
 
 	guard bool
-	flags atomic.Uint32
+	// headAsGet: Stack serves HEAD on GET routes, so MethodNotAllowed lists
+	// HEAD wherever GET is allowed.
+	headAsGet bool
+	flags     atomic.Uint32
 	// mu orders the decision to start the response between the handler's
 	// goroutine and the timeout timer's.
 	mu sync.Mutex
