@@ -43,6 +43,12 @@ func (l *layer) recovered(st *state, v any) {
 		panic(v)
 	}
 	stack := debug.Stack()
+	if st.pending != 0 {
+		// The handler sent a bare error status, then panicked before the
+		// guard wrote its problem: the panic is the better account.
+		st.pending = 0
+		st.flags.And(^(fStarted | fReplaced))
+	}
 	var p *problem.Problem
 	if st.flags.Load()&fTripped != 0 {
 		p = problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(st.limit))

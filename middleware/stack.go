@@ -166,6 +166,10 @@ func (l *layer) finish(st *state, own bool) {
 	if l.recover {
 		v = recover()
 	}
+	if v == nil && own && st.pending != 0 {
+		// The handler returned after a bare error status without a body.
+		st.writeReplacement(nil)
+	}
 	if l.cfg.timeout > 0 && st.timer != nil {
 		st.disarm()
 	}
