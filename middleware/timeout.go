@@ -78,8 +78,6 @@ func (st *state) disarm() {
 			// The handler saw ctx.Done() and returned before our timer ran:
 			// without this it would leave an empty 200, a third state.
 			st.expire()
-		} else {
-			st.commitHeaders()
 		}
 	} else {
 		// The timer fired, so the deadline passed; its callback may not
@@ -92,6 +90,11 @@ func (st *state) disarm() {
 		st.mu.Lock()
 		st.flags.Or(fFinished)
 		st.mu.Unlock()
+	}
+	if st.flags.Load()&fTimedOut == 0 {
+		// The timer can no longer write: the handler's headers, including
+		// trailers set after the body, are the response's.
+		st.commitHeaders()
 	}
 	st.releaseShadow()
 	if c := st.real.Load(); c != nil {
@@ -147,6 +150,10 @@ func (st *state) expire() {
 // invisible to a person.
 const timeoutRetryAfter = time.Second
 
+// actionVerify is the action of a write whose outcome is unknown and that
+// cannot be replayed safely.
+const actionVerify = problem.Action("verify")
+
 // timeoutProblem is the problem for a request whose deadline passed. A
 // retryable one carries Retry-After and retry_after_ms, so a client never
 // guesses the wait; one that is not retryable (a write without an
@@ -154,8 +161,11 @@ const timeoutRetryAfter = time.Second
 func timeoutProblem(r *http.Request) *problem.Problem {
 	p := problem.New(problem.Timeout).ForRequest(r)
 	if p.Retryable {
-		p = p.WithRetryAfter(timeoutRetryAfter)
+		return p.WithRetryAfter(timeoutRetryAfter)
 	}
+	// A replay could apply the write twice: the client must first find out
+	// whether it took effect.
+	p.Action = actionVerify
 	return p
 }
 

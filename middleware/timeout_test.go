@@ -51,8 +51,12 @@ func TestTimeoutSlowHandler(t *testing.T) {
 				start := time.Now()
 				r := do(t, req)
 				close(release)
+				action := "retry"
+				if !c.retryable {
+					action = "verify"
+				}
 				wantProblem(t, r, 503, "timeout", map[string]any{
-					"action": "retry", "outcome": c.outcome, "retryable": c.retryable,
+					"action": action, "outcome": c.outcome, "retryable": c.retryable,
 				})
 				if el := time.Since(start); el < testTimeout {
 					t.Fatalf("answered after %v, before the deadline", el)
@@ -222,4 +226,69 @@ func TestTimeoutAnswersDuringSlowUpload(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A trailer set after the body on the header map the handler took before
+// writing reaches the client under a timeout, as it does on bare net/http.
+func TestTimeoutKeepsTrailers(t *testing.T) {
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		srv := k.serve(t, rt.build(Stack(WithWriter(k.writer), WithTimeout(time.Second)), map[string]http.HandlerFunc{
+			"GET /sum": func(w http.ResponseWriter, r *http.Request) {
+				h := w.Header()
+				h.Set("Trailer", "X-Checksum")
+				h.Set("Content-Type", "text/plain")
+				w.WriteHeader(200)
+				w.Write([]byte("payload"))
+				w.(http.Flusher).Flush()
+				h.Set("X-Checksum", "c0ffee")
+				h.Set(http.TrailerPrefix+"X-Rows", "1")
+			},
+		}))
+		r := get(t, srv.URL+"/sum")
+		if string(r.body) != "payload" || r.Trailer.Get("X-Checksum") != "c0ffee" || r.Trailer.Get("X-Rows") != "1" {
+			t.Fatalf("body %q trailers %v", r.body, r.Trailer)
+		}
+	})
+}
+
+// A retryable timeout problem says when to retry in both Retry-After and
+// retry_after_ms, consistently; one that is not retryable says neither.
+func TestTimeoutRetryAfterMatchesRetryable(t *testing.T) {
+	cases := []struct {
+		method, key string
+		retryable   bool
+	}{
+		{http.MethodGet, "", true},
+		{http.MethodPost, "", false},
+		{http.MethodPost, "k-123456789", true},
+		{http.MethodDelete, "", false},
+	}
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		slow := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+		routes := map[string]http.HandlerFunc{}
+		for _, c := range cases {
+			routes[c.method+" /slow"] = slow
+		}
+		srv := k.serve(t, rt.build(Stack(WithWriter(k.writer), WithTimeout(testTimeout)), routes))
+		for _, c := range cases {
+			req, _ := http.NewRequest(c.method, srv.URL+"/slow", nil)
+			if c.key != "" {
+				req.Header.Set("Idempotency-Key", c.key)
+			}
+			r := do(t, req)
+			m := wantProblem(t, r, 503, "timeout", map[string]any{"retryable": c.retryable})
+			if want := map[bool]string{true: "retry", false: "verify"}[c.retryable]; m["action"] != want {
+				t.Errorf("%s key %q: action %v, want %s", c.method, c.key, m["action"], want)
+			}
+			ra, ms := r.Header.Get("Retry-After"), m["retry_after_ms"]
+			if c.retryable && (ra != "1" || ms != float64(1000)) || !c.retryable && (ra != "" || ms != nil) {
+				t.Errorf("%s key %q: Retry-After %q retry_after_ms %v", c.method, c.key, ra, ms)
+			}
+			if m["action"] == "retry" && m["retryable"] != true {
+				t.Errorf("%s key %q: action retry with retryable false", c.method, c.key)
+			}
+		}
+	})
 }

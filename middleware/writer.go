@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,13 +120,15 @@ func (st *state) writer() *problem.Writer { return st.cfg.problemWriter(st.Conte
 // timeout may still fire or after it fired, when the timer owns the real
 // map and the handler gets the shadow.
 func (st *state) Header() http.Header {
-	if st.timeout == 0 || st.flags.Load()&(fStarted|fTimedOut) == fStarted {
-		return st.w.Header()
-	}
 	if sh := st.shadow; sh != nil {
 		// Only the handler's goroutine sets or clears the shadow, so once it
-		// exists no lock is needed to hand it out again.
+		// exists no lock is needed to hand it out again. It stays the
+		// handler's map after the response started, so trailers set on a
+		// map taken earlier reach the wire (see disarm).
 		return sh
+	}
+	if st.timeout == 0 || st.flags.Load()&(fStarted|fTimedOut) == fStarted {
+		return st.w.Header()
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -161,7 +162,9 @@ func (st *state) releaseShadow() {
 }
 
 // commitHeaders makes the real header map what the handler built in the
-// shadow. Called with mu held (or when the timer can no longer fire).
+// shadow: when the response starts, and again when the handler returns, for
+// the trailers it set after the body. Called with mu held (or when the
+// timer can no longer fire).
 func (st *state) commitHeaders() {
 	if st.shadow == nil {
 		return
@@ -174,9 +177,6 @@ func (st *state) commitHeaders() {
 	}
 	for k, v := range st.shadow {
 		real[k] = v
-	}
-	if st.flags.Load()&fStarted != 0 {
-		st.shadow = nil
 	}
 }
 
@@ -333,7 +333,7 @@ func (st *state) safeWrite(w http.ResponseWriter, p *problem.Problem) (ok bool) 
 				slog.String("code", p.Code),
 				slog.String(correlation.AttrKey, correlation.ID(st)),
 				slog.String("panic", safeString(v)),
-				slog.String("stack", string(debug.Stack())),
+				stackFrames(),
 			)
 		}
 	}()
