@@ -269,8 +269,8 @@ func TestRouterProblems(t *testing.T) {
 
 	res = inst.do(t, http.MethodPut, "/healthz", "", "")
 	checkProblem(t, inst, res, want{405, "method_not_allowed", "fix_request", false})
-	if allow := res.header.Get("Allow"); allow != "GET" {
-		t.Errorf("Allow = %q, want GET", allow)
+	if allow := res.header.Get("Allow"); allow != "GET, HEAD" {
+		t.Errorf("Allow = %q, want GET, HEAD", allow)
 	}
 
 	big := `{"sku":"` + strings.Repeat("A", 5000) + `"}`
