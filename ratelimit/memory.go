@@ -14,8 +14,9 @@ const DefaultMaxKeys = 100_000
 
 // WithMaxKeys bounds how many keys the in-process counter of each policy
 // tracks (default DefaultMaxKeys; at least 64). A tracked key costs at most
-// about 64 bytes, so the default bounds a policy's counter to about 6 MiB
-// whatever the traffic, where an unbounded counter would grow with every
+// about 128 bytes (24 bytes of data in a Go map, whose tables double as
+// they grow and keep deleted slots for a while), so the default bounds a
+// policy's counter to about 12 MiB whatever the traffic, where an unbounded counter would grow with every
 // distinct key a client invents (ByHeader on a client-chosen value: 36 MiB
 // per million keys). Redis limiters keep the same bound for their fail-open
 // fallback.
