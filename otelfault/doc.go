@@ -66,11 +66,17 @@
 //	faultline.ratelimit.decisions          counter {decision}: faultline.ratelimit.policy, faultline.ratelimit.decision, faultline.ratelimit.fallback
 //	faultline.ratelimit.redis.transitions  counter {transition}: faultline.ratelimit.redis.state (up, down)
 //
-// http.route is chi's route pattern or the pattern http.ServeMux matched,
-// never the request's path, and RouteUnmatched when no route had been
-// matched when the problem was written (a 404, or a refusal by a
-// middleware that runs before the router picks a route), so the number of
-// series is bounded by the routes and codes a service declares. With
+// A rate-limit decision is allowed, limited or unavailable (a fail-closed
+// refusal while Redis is down); fallback is true when it was taken without
+// the shared counter, so the fallback decisions are those with
+// faultline.ratelimit.fallback=true.
+//
+// http.route is the route pattern, never the request's path: chi's pattern,
+// looked up in the router (so a problem written by a middleware in r.Use,
+// before chi routes, still gets its route), or http.ServeMux's (see
+// WithServeMux). It is RouteUnmatched when the request matches no route (a
+// 404 or 405), so the number of series is bounded by the routes and codes
+// a service declares. With
 // Prometheus, the OpenTelemetry Prometheus exporter serves them as
 // faultline_problems_total and so on; see the example directory.
 //

@@ -13,9 +13,14 @@ const (
 	AttrRetryAfterMS  attribute.Key = "faultline.retry_after_ms"
 	AttrOutcome       attribute.Key = "faultline.outcome"
 	AttrCorrelationID attribute.Key = "faultline.correlation_id"
-	// AttrDecision is allowed, limited or fallback on the rate-limit
+	// AttrPolicy is the rate-limit policy's name.
+	AttrPolicy attribute.Key = "faultline.ratelimit.policy"
+	// AttrDecision is allowed, limited or unavailable on the rate-limit
 	// decision counter.
 	AttrDecision attribute.Key = "faultline.ratelimit.decision"
+	// AttrFallback is true on a decision taken without the shared counter
+	// (Redis down): by the in-process counter, or a fail-closed refusal.
+	AttrFallback attribute.Key = "faultline.ratelimit.fallback"
 	// AttrRedisState is up or down on the Redis transition counter: the
 	// state Redis entered.
 	AttrRedisState attribute.Key = "faultline.ratelimit.redis.state"

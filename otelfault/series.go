@@ -34,26 +34,28 @@ type series struct {
 // decides what is exported.
 const maxCachedSeries = 2048
 
-type seriesCache struct {
-	mu sync.RWMutex
-	m  map[seriesKey]*series
+// seriesCache maps a key to its series, building each one once.
+type seriesCache[K comparable] struct {
+	build func(K) *series
+	mu    sync.RWMutex
+	m     map[K]*series
 }
 
-func (c *seriesCache) get(k seriesKey) *series {
+func (c *seriesCache[K]) get(k K) *series {
 	c.mu.RLock()
 	s := c.m[k]
 	c.mu.RUnlock()
 	if s != nil {
 		return s
 	}
-	s = newSeries(k)
+	s = c.build(k)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old := c.m[k]; old != nil {
 		return old
 	}
 	if c.m == nil {
-		c.m = make(map[seriesKey]*series)
+		c.m = make(map[K]*series)
 	}
 	if len(c.m) < maxCachedSeries {
 		c.m[k] = s
@@ -61,14 +63,18 @@ func (c *seriesCache) get(k seriesKey) *series {
 	return s
 }
 
-func newSeries(k seriesKey) *series {
-	opt := metric.WithAttributeSet(attribute.NewSet(
+func newSeriesOf(attrs ...attribute.KeyValue) *series {
+	opt := metric.WithAttributeSet(attribute.NewSet(attrs...))
+	return &series{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
+}
+
+func problemSeries(k seriesKey) *series {
+	return newSeriesOf(
 		semconv.ErrorTypeKey.String(k.code),
 		semconv.HTTPResponseStatusCode(k.status),
 		AttrCause.String(k.cause),
 		semconv.HTTPRoute(k.route),
-	))
-	return &series{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
+	)
 }
 
 // route is the route the request matches, never its path: the pattern

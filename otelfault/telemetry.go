@@ -18,7 +18,10 @@ type Telemetry struct {
 	retryAfter  metric.Int64Histogram
 	decisions   metric.Int64Counter
 	transitions metric.Int64Counter
-	series      seriesCache
+	series      seriesCache[seriesKey]
+	decided     seriesCache[decisionKey]
+	redisUp     *series
+	redisDown   *series
 	mux         *http.ServeMux
 }
 
@@ -63,7 +66,13 @@ func New(opts ...Option) (*Telemetry, error) {
 		cfg.meters = otel.GetMeterProvider()
 	}
 	m := cfg.meters.Meter(ScopeName)
-	t := &Telemetry{mux: cfg.mux}
+	t := &Telemetry{
+		mux:       cfg.mux,
+		series:    seriesCache[seriesKey]{build: problemSeries},
+		decided:   seriesCache[decisionKey]{build: decisionSeries},
+		redisUp:   newSeriesOf(AttrRedisState.String("up")),
+		redisDown: newSeriesOf(AttrRedisState.String("down")),
+	}
 	var err error
 	if t.problems, err = m.Int64Counter(MetricProblems,
 		metric.WithUnit("{problem}"),

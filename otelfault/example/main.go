@@ -69,7 +69,7 @@ func newServer(logger *slog.Logger) (http.Handler, func(), error) {
 		return nil, nil, err
 	}
 	wr := problem.NewWriter(problem.WithLogger(logger), problem.WithObserver(tel.ObserveProblem))
-	limited := ratelimit.LimitBy(3, time.Minute, ratelimit.ByIP)
+	limited := ratelimit.LimitBy(3, time.Minute, ratelimit.ByIP, ratelimit.WithObserver(tel.RateLimitObserver()))
 
 	api := chi.NewRouter()
 	api.Use(middleware.Stack(middleware.WithWriter(wr), middleware.WithTimeout(5*time.Second)),
