@@ -30,6 +30,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -192,7 +193,7 @@ func readProblem(err error) *problem.Problem {
 }
 
 func tooLarge(limit int64, err error) *problem.Problem {
-	p := problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(limit))
+	p := problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(limit))
 	if err != nil {
 		p = p.Wrap(err)
 	}
