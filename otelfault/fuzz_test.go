@@ -40,7 +40,7 @@ func FuzzObserveProblem(f *testing.F) {
 			Retryable: true, RetryAfter: time.Duration(status) * time.Millisecond,
 		}
 		if errText != "" {
-			p.Wrap(errors.New(errText))
+			p = p.Wrap(errors.New(errText))
 		}
 		ctx, span := tp.Tracer("fuzz").Start(context.Background(), "req")
 		tel.ObserveProblem(httptest.NewRequest("GET", "/", nil).WithContext(ctx), p)
@@ -53,6 +53,10 @@ func FuzzObserveProblem(f *testing.F) {
 			if kv.Value.Type() == attribute.STRING && v != "_OTHER" && kv.Key != otelfault.AttrCorrelationID && !shaped(v) {
 				t.Errorf("%s = %q: neither a snake_case value nor _OTHER", kv.Key, v)
 			}
+		}
+		wantEvent := status >= 500 && errText != ""
+		if got := len(s.Events()) == 1; got != wantEvent {
+			t.Errorf("status %d, error %q: %d events", status, errText, len(s.Events()))
 		}
 		for _, e := range s.Events() {
 			for _, kv := range e.Attributes {

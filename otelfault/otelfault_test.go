@@ -31,8 +31,8 @@ func routes(r chi.Router, g *rig) {
 		panic("lost connection to postgres://app:" + secret + "@10.0.0.5/orders")
 	})
 	r.Post("/orders", func(w http.ResponseWriter, r *http.Request) {
-		if _, p := bind.Decode[order](r); p != nil {
-			_ = g.writer.Write(w, r, p)
+		if _, err := bind.Decode[order](r); err != nil {
+			_ = g.writer.WriteError(w, r, err)
 			return
 		}
 		w.WriteHeader(http.StatusCreated)
