@@ -164,4 +164,3 @@ func (op *operation) ended(n int, res *http.Response, err error, d Decision) {
 	}
 	log.LogAttrs(ctx, level, "faultline client: operation ended", attrs...)
 }
-

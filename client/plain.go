@@ -22,7 +22,7 @@ var problemMembers = []string{"type", "title", "status", "detail", "code"}
 //	{"error": {"code": "NOT_FOUND", "message": "message"}}       (Google APIs)
 //	{"message": "message"}
 //	{"errors": [{"message": "message"}]}
-func parseJSON(body []byte) (*problem.Problem, error) {
+func parseJSON(body []byte, status int) (*problem.Problem, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var doc map[string]any
@@ -42,7 +42,7 @@ func parseJSON(body []byte) (*problem.Problem, error) {
 	if code == "" && message == "" {
 		return nil, fmt.Errorf("%w (a JSON object without error members)", ErrNoProblemBody)
 	}
-	out := map[string]any{"status": 500}
+	out := map[string]any{"status": status}
 	if code != "" {
 		out["code"] = code
 	}

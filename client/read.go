@@ -165,7 +165,7 @@ func (rd Reader) build(res *http.Response, body []byte, complete bool, readErr e
 	var p *problem.Problem
 	err := readErr
 	if complete {
-		p, err = parseBody(res.Header.Get("Content-Type"), body)
+		p, err = parseBody(res.Header.Get("Content-Type"), body, res.StatusCode)
 	}
 	if p == nil {
 		p = statusProblem(res.StatusCode, headerToken(res.Header.Get(cmpOr(rd.CodeHeader, "X-Error-Code"))))
@@ -189,11 +189,11 @@ func cmpOr(s, fallback string) string {
 
 // parseBody reads a problem from a body of the given media type. A nil
 // problem with a nil error means the media type carries no problem.
-func parseBody(contentType string, body []byte) (*problem.Problem, error) {
+func parseBody(contentType string, body []byte, status int) (*problem.Problem, error) {
 	media, _, _ := mime.ParseMediaType(contentType)
 	switch {
 	case media == "application/problem+xml":
-		return parseXML(body)
+		return parseXML(body, status)
 	case media == "application/problem+json":
 		p, err := problem.Parse(body)
 		if err != nil {
@@ -201,7 +201,7 @@ func parseBody(contentType string, body []byte) (*problem.Problem, error) {
 		}
 		return p, nil
 	case media == "application/json" || strings.HasSuffix(media, "+json"):
-		return parseJSON(body)
+		return parseJSON(body, status)
 	}
 	return nil, fmt.Errorf("%w (%s)", ErrNoProblemBody, describeMedia(media, len(body)))
 }

@@ -14,7 +14,7 @@ import (
 // read by the same rules. Leaf elements become string members (numbers and
 // booleans of the known members are converted); <errors> keeps its <i>
 // entries; other nested elements are skipped.
-func parseXML(body []byte) (*problem.Problem, error) {
+func parseXML(body []byte, status int) (*problem.Problem, error) {
 	dec := xml.NewDecoder(bytes.NewReader(body))
 	dec.Strict = true
 	root, err := nextStart(dec)
@@ -32,6 +32,11 @@ func parseXML(body []byte) (*problem.Problem, error) {
 		}
 		switch t := tok.(type) {
 		case xml.EndElement:
+			if _, ok := doc["status"].(int64); !ok {
+				// RFC 9457 §3.1.2: the member is advisory and may be
+				// absent; the status the response carried stands in.
+				doc["status"] = status
+			}
 			p, err := parseDoc(doc)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %v", ErrMalformedBody, err)
