@@ -180,12 +180,13 @@ func (pol Policy) Decide(a Attempt) Decision {
 		if errors.Is(a.Err, context.Canceled) || errors.Is(a.Err, context.DeadlineExceeded) {
 			return Decision{Verdict: Stop, Reason: reasonCanceled}
 		}
-		var cert *tls.CertificateVerificationError
-		if errors.As(a.Err, &cert) {
+		var c transportClass
+		c.walk(a.Err)
+		if c.certRejected {
 			return Decision{Verdict: Stop, Reason: reasonTLS}
 		}
 		action, retryable, outcome = problem.ActionRetry, true, problem.OutcomeUnknown
-		if !requestWritten(a.Err) {
+		if c.notWritten {
 			outcome = problem.OutcomeNotStarted
 		}
 	default:
@@ -262,17 +263,39 @@ func idempotent(method string) bool {
 	return false
 }
 
-// requestWritten reports whether a transport error may have come after
-// the request reached the server. Only failures to connect are known to
-// come before; everything else (a reset, an EOF while waiting for the
-// response, a timeout) may follow a server that received the request.
-func requestWritten(err error) bool {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return false
+// transportClass is what a transport error's chain says. Only failures to
+// connect (dialing, DNS) are known to come before the request was written;
+// everything else (a reset, an EOF while waiting for the response, a
+// timeout) may follow a server that received it.
+type transportClass struct {
+	notWritten   bool
+	certRejected bool
+}
+
+// walk visits the chain with type switches: errors.As would move each
+// target to the heap, and deciding must not allocate.
+func (c *transportClass) walk(err error) {
+	for err != nil {
+		switch e := err.(type) {
+		case *net.OpError:
+			c.notWritten = c.notWritten || e.Op == "dial"
+		case *net.DNSError:
+			c.notWritten = true
+		case *tls.CertificateVerificationError:
+			c.certRejected = true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				c.walk(e)
+			}
+			return
+		default:
+			return
+		}
 	}
-	var dns *net.DNSError
-	return !errors.As(err, &dns)
 }
 
 // statusVerdict is how a status is read when the problem has no action:
