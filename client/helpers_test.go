@@ -20,3 +20,11 @@ func kitServer(t testing.TB, h func(w http.ResponseWriter, r *http.Request) erro
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// foreignServer is a server that does not speak the contract.
+func foreignServer(t testing.TB, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
