@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -14,15 +15,15 @@ import (
 // classes ExitCode sorts an error into.
 //
 //	code  name              when
-//	   1  ExitInternal      the server failed on its own (cause internal), or the
-//	                        error is not one the client can classify
+//	   1  ExitInternal      the server failed on its own (cause internal, a 500),
+//	                        or the error is not one the client can classify
 //	   2  ExitUsage         the request must change: fix_request
 //	   3  ExitAuth          credentials: reauthenticate, or cause auth (forbidden)
 //	   4  ExitRefused       a refusal by policy or configuration: none, approve,
 //	                        unlock, configure
-//	   5  ExitTemporary     a retryable failure that outlasted the retries (rate
-//	                        limited, unavailable, a timed-out read, a connection
-//	                        that could not be made)
+//	   5  ExitTemporary     a failure that should pass (429, 503, 408, cause
+//	                        environment, a connection that could not be made),
+//	                        after the retries ran out
 //	   6  ExitUpstream      a dependency of the server failed: cause upstream
 //	   7  ExitUnknownOutcome a write may or may not have taken effect: verify
 //	                        before running the command again
@@ -73,6 +74,9 @@ func ExitCode(method string, err error) int {
 		return ExitRefused
 	case p.Cause == problem.CauseUpstream:
 		return ExitUpstream
+	case p.Status == http.StatusServiceUnavailable, p.Status == http.StatusTooManyRequests,
+		p.Status == http.StatusRequestTimeout, p.Cause == problem.CauseEnvironment:
+		return ExitTemporary
 	case p.Cause == problem.CauseInternal:
 		return ExitInternal
 	case action == problem.ActionRetry:
