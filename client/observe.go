@@ -29,6 +29,9 @@ type AttemptReport struct {
 	Status  int
 	Code    string
 	Outcome problem.Outcome
+	// Problem is what the server answered a failed attempt with; nil after
+	// a success or a transport error.
+	Problem *problem.Problem
 	// Err is the transport error, if the server did not answer.
 	Err error
 	// Decision is what follows a failed attempt; zero after a success.
@@ -93,7 +96,7 @@ func (op *operation) succeeded(n int, res *http.Response) {
 }
 
 func (op *operation) attempt(a Attempt, res *http.Response, d Decision) {
-	r := AttemptReport{Method: a.Method, Attempt: a.Number, Err: a.Err, Decision: d}
+	r := AttemptReport{Method: a.Method, Attempt: a.Number, Problem: a.Problem, Err: a.Err, Decision: d}
 	if res != nil {
 		r.Status = res.StatusCode
 	}
