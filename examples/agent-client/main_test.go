@@ -13,7 +13,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
 )
 
 // TestAgainstShowcase builds the real showcase, starts it on a free loopback
