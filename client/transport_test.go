@@ -135,7 +135,14 @@ func TestTransportReplaysTimedOutWriteWithKey(t *testing.T) {
 			var s slowWrite
 			srv := kitServer(t, s.handle, middleware.WithTimeout(20*time.Millisecond))
 			var rec recorder
-			post(t, newClient(&rec, tc.opts...), srv.URL, `{"sku":"KB101"}`, tc.header...)
+			// The timeout's Retry-After (a second) is recorded, not slept.
+			var slept []time.Duration
+			sleep := func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
+			opts := append([]client.Option{client.WithSleep(sleep)}, tc.opts...)
+			post(t, newClient(&rec, opts...), srv.URL, `{"sku":"KB101"}`, tc.header...)
+			if len(slept) != 2 || slept[0] < time.Second || slept[1] < time.Second {
+				t.Errorf("waits %v, want two of at least the timeout's Retry-After", slept)
+			}
 			if n := s.executions.Load(); n != 3 {
 				t.Fatalf("%d executions, want 3 (MaxAttempts)", n)
 			}
