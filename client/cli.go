@@ -62,7 +62,7 @@ func ExitCode(method string, err error) int {
 		action = statusRule(p.Status).action
 	}
 	switch {
-	case action == actionVerify ||
+	case action == problem.ActionVerify ||
 		!idempotent(method) && p.Outcome == problem.OutcomeUnknown:
 		return ExitUnknownOutcome
 	case action == problem.ActionReauthenticate || p.Cause == problem.CauseAuth:

@@ -22,9 +22,10 @@ func TestExitCodeEveryRegisteredCode(t *testing.T) {
 		"method_not_allowed": 2, "gone": 4, "conflict": 2, "precondition_failed": 2, "locked": 4,
 		"request_too_large": 2, "rate_limited": 5, "approval_required": 4, "egress_blocked": 4,
 		"client_closed_request": 5, "internal": 1, "not_implemented": 4, "upstream_error": 6,
-		"unavailable": 5, "timeout": 5, "upstream_timeout": 6,
+		"unavailable": 5, "timeout": 5, "upstream_timeout": 6, "response_too_large": 2,
+		"upstream_request_failed": 6, "cache_consistency_unavailable": 5, "audit_unavailable": 5,
 	}
-	for _, c := range problem.DefaultRegistry().Codes() {
+	for _, c := range problem.DefaultRegistry().Kinds() {
 		got := client.ExitCode("GET", problem.New(c))
 		if w, ok := want[c.Name]; !ok {
 			// A code added since: its class follows from its members.

@@ -135,10 +135,6 @@ const (
 	reasonNothing      = "nothing failed"
 )
 
-// actionVerify is the contract's verify action, spelled out until every
-// server this client talks to sends it.
-const actionVerify problem.Action = "verify"
-
 // Decide says what to do after a failed attempt, from the machine members
 // alone (action, retryable, retry_after_ms, outcome; title and detail are
 // prose and are never read):
@@ -195,7 +191,7 @@ func (pol Policy) Decide(a Attempt) Decision {
 
 	switch action {
 	case problem.ActionRetry:
-	case actionVerify:
+	case problem.ActionVerify:
 		return Decision{Verdict: Verify, Reason: reasonVerify}
 	case problem.ActionFixRequest:
 		return Decision{Verdict: FixRequest, Reason: reasonFix}

@@ -20,7 +20,7 @@ var testPolicy = client.Policy{MaxAttempts: 4, BaseDelay: 100 * time.Millisecond
 // independently of Decide's switch.
 var byAction = map[problem.Action]client.Verdict{
 	problem.ActionRetry:          client.Retry,
-	"verify":                     client.Verify,
+	problem.ActionVerify:         client.Verify,
 	problem.ActionFixRequest:     client.FixRequest,
 	problem.ActionReauthenticate: client.Reauthenticate,
 	problem.ActionApprove:        client.WaitForApproval,
@@ -33,7 +33,7 @@ var byAction = map[problem.Action]client.Verdict{
 // for GET and POST, with and without an Idempotency-Key, and for each
 // outcome a server may report.
 func TestDecideEveryRegisteredCode(t *testing.T) {
-	codes := problem.DefaultRegistry().Codes()
+	codes := problem.DefaultRegistry().Kinds()
 	if len(codes) < 20 {
 		t.Fatalf("only %d codes in the default registry", len(codes))
 	}
@@ -82,7 +82,7 @@ func TestDecideEveryRegisteredCode(t *testing.T) {
 // TestDecideNamedCodes pins the verdicts a user relies on by name.
 func TestDecideNamedCodes(t *testing.T) {
 	for _, tc := range []struct {
-		code   problem.Code
+		code   problem.Kind
 		method string
 		want   client.Verdict
 	}{
@@ -107,7 +107,7 @@ func TestDecideTimeoutAsServersSendIt(t *testing.T) {
 	old := problem.New(problem.Timeout).WithOutcome(problem.OutcomeUnknown)
 	old.Retryable = false
 	verify := problem.New(problem.Timeout).WithOutcome(problem.OutcomeUnknown)
-	verify.Action, verify.Retryable = "verify", false
+	verify.Action, verify.Retryable = problem.ActionVerify, false
 	for _, p := range []*problem.Problem{old, verify} {
 		d := testPolicy.Decide(client.Attempt{Method: "POST", Problem: p, Number: 1})
 		if d.Verdict != client.Verify {

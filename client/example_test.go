@@ -109,7 +109,7 @@ func ExampleNewTransport() {
 }
 
 func ExampleExitCode() {
-	for _, c := range []problem.Code{problem.ValidationFailed, problem.Unauthorized, problem.PolicyDenied, problem.RateLimited, problem.UpstreamError, problem.Internal} {
+	for _, c := range []problem.Kind{problem.ValidationFailed, problem.Unauthorized, problem.PolicyDenied, problem.RateLimited, problem.UpstreamError, problem.Internal} {
 		fmt.Println(c.Name, client.ExitCode("GET", problem.New(c)))
 	}
 	timedOut := problem.New(problem.Timeout).WithOutcome(problem.OutcomeUnknown)
