@@ -63,7 +63,8 @@ func loadGitleaksCases(t *testing.T) []gitleaksCase {
 
 // prefixedRules are the catalogue's rules for credentials that announce
 // themselves with a fixed prefix or shape: each must be redacted on its own,
-// wherever it appears.
+// wherever it appears. sourcegraph-access-token is not one: besides its
+// "sgp_" tokens it accepts any 40 hexadecimal digits.
 var prefixedRules = strings.Fields(`
 1password-secret-key 1password-service-account-token adobe-client-secret
 age-secret-key alibaba-access-key-id anthropic-admin-api-key anthropic-api-key
@@ -96,7 +97,7 @@ settlemint-service-access-token shippo-api-token shopify-access-token
 shopify-custom-access-token shopify-private-app-access-token shopify-shared-secret
 slack-app-token slack-bot-token slack-config-access-token slack-config-refresh-token
 slack-legacy-bot-token slack-legacy-token slack-legacy-workspace-token
-slack-user-token slack-webhook-url sourcegraph-access-token square-access-token
+slack-user-token slack-webhook-url square-access-token
 stripe-access-token twilio-api-key typeform-api-token vault-batch-token
 vault-service-token
 `)

@@ -66,7 +66,7 @@ var tokenFormats = []tokenFormat{
 	{name: "facebook-or-square-access-token", triggers: []string{"EAA"}, body: b64url, min: 40, mixed: true},
 	{name: "square-access-token", triggers: []string{"sq0atp-", "sq0csp-"}, body: b64url, min: 22},
 	{name: "flutterwave-key", triggers: []string{"FLWPUBK_TEST-", "FLWSECK_TEST-", "FLWPUBK-", "FLWSECK-"}, body: "A-Za-z0-9-", min: 12},
-	{name: "flyio-access-token", triggers: []string{"fm1r_", "fm1a_", "fm2_"}, body: b64, min: 50},
+	{name: "flyio-access-token", triggers: []string{"fm1r_", "fm1a_", "fm2_", "fo1_"}, body: "A-Za-z0-9+/=_-", min: 40},
 	{name: "frameio-api-token", triggers: []string{"fio-u-"}, body: "A-Za-z0-9_=-", min: 30},
 	{name: "gcp-api-key", triggers: []string{"AIza"}, body: b64url, min: 30},
 	{name: "github-token", triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnum, min: 20},
@@ -84,12 +84,12 @@ var tokenFormats = []tokenFormat{
 	{name: "huggingface-token", triggers: []string{"hf_", "api_org_"}, body: alnum, min: 30},
 	{name: "infracost-api-token", triggers: []string{"ico-"}, body: alnum, min: 30},
 	{name: "intra42-client-secret", triggers: []string{"s-s4t2ud-", "s-s4t2af-"}, body: hexDigits, min: 40},
-	{name: "jwt", triggers: []string{"eyJ"}, end: jwtEnd},
+	{name: "jwt", triggers: []string{"ey"}, end: jwtEnd},
 	{name: "jwt-base64", triggers: []string{"ZXlK"}, body: b64, min: 40},
 	{name: "linear-api-key", triggers: []string{"lin_api_"}, body: alnum, min: 30},
 	{name: "mailgun-key", triggers: []string{"key-", "pubkey-"}, body: hexDigits, min: 32, max: 32},
 	{name: "mapbox-api-token", triggers: []string{"pk.", "sk.", "tk."}, body: "A-Za-z0-9.", min: 60, mixed: true},
-	{name: "microsoft-teams-webhook", triggers: []string{".webhook.office.com/", "outlook.office.com/webhook/"}, before: "A-Za-z0-9-", end: webhookPathEnd},
+	{name: "microsoft-teams-webhook", triggers: []string{".webhook.office.com/", "outlook.office.com/webhook/"}, before: "A-Za-z0-9-", body: "A-Za-z0-9@/_.-", min: 20},
 	{name: "new-relic-key", triggers: []string{"NRAK-", "NRJS-", "NRII-", "NRAA-"}, body: alnum, min: 19},
 	{name: "notion-api-token", triggers: []string{"ntn_"}, body: alnum, min: 40},
 	{name: "npm-access-token", triggers: []string{"npm_"}, body: alnum, min: 30},
@@ -264,15 +264,15 @@ func webhookPathEnd(s string, p int) int {
 	return runAtLeast(s, p, 1, isWebhookByte)
 }
 
-// jwtEnd accepts a header and a payload, both base64url JSON objects
-// ("eyJ"), and an optional signature, which unsigned tokens lack. p is just
-// after the header's "eyJ".
+// jwtEnd accepts a header and a payload, both base64url JSON objects (which
+// begin "ey"), and an optional signature, which unsigned tokens lack. p is
+// just after the header's "ey".
 func jwtEnd(s string, p int) int {
-	e := runAtLeast(s, p, 2, isBase64URL)
-	if e == 0 || e >= len(s) || s[e] != '.' || !strings.HasPrefix(s[e+1:], "eyJ") {
+	e := runAtLeast(s, p, 3, isBase64URL)
+	if e == 0 || e >= len(s) || s[e] != '.' || !strings.HasPrefix(s[e+1:], "ey") {
 		return 0
 	}
-	e = runAtLeast(s, e+4, 2, isBase64URL)
+	e = runAtLeast(s, e+3, 3, isBase64URL)
 	if e == 0 {
 		return 0
 	}
