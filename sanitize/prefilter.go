@@ -53,7 +53,7 @@ var byteClass = func() (t [256]uint8) {
 	for c := 0x80; c < 0x100; c++ {
 		t[c] = clsHigh
 	}
-	for _, c := range []byte("-.:=@/\\[('") {
+	for _, c := range []byte("-.:=@/\\[('>,") {
 		t[c] = clsPunct
 	}
 	for _, c := range []byte("BDFKbd") {
@@ -83,7 +83,7 @@ func withURL(f flags) flags {
 // a new trigger must stay within them (TestRescanCoversScan).
 const (
 	scanAhead  = 24
-	scanBehind = 20
+	scanBehind = 32
 )
 
 func isRunByte(c byte) bool { return c == ' ' || c == '\t' || isDigit(c) }
@@ -199,7 +199,7 @@ func scanPunct(s string, i int) flags {
 		if i > 0 && drivePathAt(s, i-1) {
 			f |= fPath
 		}
-	case '=':
+	case '=', ',', '>':
 		if _, _, ok := keyBefore(s, i); ok {
 			f |= fAssign
 		}
