@@ -59,8 +59,8 @@ var byteClass = func() (t [256]uint8) {
 	for _, c := range []byte("BDFKbd") {
 		t[c] = clsWord
 	}
-	for c, ts := range triggersByAnchor {
-		if len(ts) > 0 && t[c] == clsBoring {
+	for c, a := range triggersByAnchor {
+		if a != nil && t[c] == clsBoring {
 			t[c] = clsWord
 		}
 	}
@@ -149,12 +149,12 @@ func scanRange(s string, lo, hi int) flags {
 			if s[i] < 'a' || wordStart(s, i) {
 				f |= scanWord(s, i)
 			}
-			if triggersByAnchor[s[i]] != nil && triggerAt(s, i) {
+			if mayTrigger(s, i) && triggerAt(s, i) {
 				f |= fToken
 			}
 		case clsPunct:
 			f |= scanPunct(s, i)
-			if triggersByAnchor[s[i]] != nil && triggerAt(s, i) {
+			if mayTrigger(s, i) && triggerAt(s, i) {
 				f |= fToken
 			}
 		case clsCtrl:

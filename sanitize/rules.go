@@ -28,6 +28,9 @@ type tokenFormat struct {
 	// before, when set, is the alphabet of a run the trigger follows (the
 	// host labels before ".webhook.office.com/"): the span starts there.
 	before string
+	// lead, with before, is what the run before the trigger must begin
+	// with; the span then starts a word.
+	lead string
 	// end, when set, replaces body: it returns the end of the token whose
 	// trigger ends at p, or 0 (JWTs and webhook paths have structure).
 	end func(s string, p int) int
@@ -84,7 +87,10 @@ var tokenFormats = []tokenFormat{
 	{name: "huggingface-token", triggers: []string{"hf_", "api_org_"}, body: alnum, min: 30},
 	{name: "infracost-api-token", triggers: []string{"ico-"}, body: alnum, min: 30},
 	{name: "intra42-client-secret", triggers: []string{"s-s4t2ud-", "s-s4t2af-"}, body: hexDigits, min: 40},
-	{name: "jwt", triggers: []string{"ey"}, end: jwtEnd},
+	{name: "jwt", triggers: []string{"eyJ"}, end: jwtEnd},
+	// Tokens shaped like a JWT whose header does not decode to JSON: found
+	// from the dot before the payload.
+	{name: "jwt-like", triggers: []string{".ey"}, before: b64url, lead: "ey", body: "A-Za-z0-9_./-", min: 17},
 	{name: "jwt-base64", triggers: []string{"ZXlK"}, body: b64, min: 40},
 	{name: "linear-api-key", triggers: []string{"lin_api_"}, body: alnum, min: 30},
 	{name: "mailgun-key", triggers: []string{"key-", "pubkey-"}, body: hexDigits, min: 32, max: 32},
@@ -129,8 +135,8 @@ var tokenFormats = []tokenFormat{
 }
 
 // A trigger is one trigger string of a rule, indexed by its anchor: the
-// byte of it least likely in prose, so that ordinary text rarely stops the
-// scan. at is the anchor's offset in text.
+// byte of it least likely to stop a scan of prose. at is the anchor's
+// offset in text.
 type trigger struct {
 	text         string
 	at           int
@@ -138,12 +144,28 @@ type trigger struct {
 	body, before *[256]bool
 }
 
-// triggersByAnchor is the multi-pattern index over every trigger string:
-// a byte of the text is looked at only if some trigger is anchored on it,
-// and then only the triggers anchored there are compared.
+// anchored holds the triggers anchored on one byte: those whose anchor is
+// their first byte, checked wherever the byte starts a word, those that
+// follow a run of their own (infix), grouped by the byte after the anchor,
+// and the others
+// grouped by the byte just before the anchor, so that a '_' inside an
+// ordinary identifier is compared with the few triggers that could end
+// there instead of all sixty.
+type anchored struct {
+	first []trigger
+	// infix triggers, by the byte after the anchor
+	next   [256]uint8
+	byNext [][]trigger
+	prev   [256]uint8 // index+1 into byPrev, or 0
+	byPrev [][]trigger
+}
+
+// triggersByAnchor is the multi-pattern index over every trigger string of
+// tokenFormats, derived at init: a byte of the text is looked at only if
+// some trigger is anchored on it.
 var triggersByAnchor = indexTriggers()
 
-func indexTriggers() (index [256][]trigger) {
+func indexTriggers() (index [256]*anchored) {
 	sets := map[string]*[256]bool{}
 	set := func(spec string) *[256]bool {
 		if spec == "" {
@@ -176,65 +198,223 @@ func indexTriggers() (index [256][]trigger) {
 				panic("sanitize: trigger " + text + " is beyond the prefilter's reach")
 			}
 			t := trigger{text: text, at: at, rule: r, body: set(r.body), before: set(r.before)}
-			index[text[at]] = append(index[text[at]], t)
+			a := index[text[at]]
+			if a == nil {
+				a = new(anchored)
+				index[text[at]] = a
+			}
+			if r.before != "" {
+				n := text[at+1]
+				if a.next[n] == 0 {
+					a.byNext = append(a.byNext, nil)
+					a.next[n] = uint8(len(a.byNext))
+				}
+				a.byNext[a.next[n]-1] = append(a.byNext[a.next[n]-1], t)
+				continue
+			}
+			if at == 0 {
+				a.first = append(a.first, t)
+				continue
+			}
+			p := text[at-1]
+			if a.prev[p] == 0 {
+				a.byPrev = append(a.byPrev, nil)
+				a.prev[p] = uint8(len(a.byPrev))
+			}
+			a.byPrev[a.prev[p]-1] = append(a.byPrev[a.prev[p]-1], t)
 		}
 	}
 	return index
 }
 
-// proseRank orders bytes by how often they occur in English prose and in
-// the messages of programs, rarest first: the anchor of a trigger is its
-// byte of lowest rank.
-const proseRank = "_~|%0123456789ZQJXKVYWBFGPHMULDCRNISOTEAzqjxkvwbyfgpmudlcrhsnioate.-/=:"
+// neighbours holds, for each anchor byte, the bytes that may stand just
+// before it (prev) and just after it (next) where some trigger is anchored
+// on it, as bit sets: the prefilter rejects almost every anchor byte of
+// prose ("codes. ", "....") with a few loads and no call. A byte that
+// anchors nothing has empty sets.
+type neighbours struct{ prev, next [256][4]uint64 }
 
-func anchorOf(text string) int {
-	best, bestRank := 0, len(proseRank)
-	for i := 0; i < len(text); i++ {
-		r := strings.IndexByte(proseRank, text[i])
-		if r < 0 {
-			r = len(proseRank)
+var anchorNeighbours = func() (n neighbours) {
+	add := func(b *[4]uint64, ok func(c byte) bool) {
+		for c := range 256 {
+			if ok(byte(c)) {
+				b[c>>6] |= 1 << (c & 63)
+			}
 		}
-		if r < bestRank {
-			best, bestRank = i, r
+	}
+	for c, a := range triggersByAnchor {
+		if a == nil {
+			continue
+		}
+		for _, list := range [][][]trigger{{a.first}, a.byPrev, a.byNext} {
+			for _, ts := range list {
+				for _, t := range ts {
+					switch {
+					case t.at > 0:
+						add(&n.prev[c], func(b byte) bool { return b == t.text[t.at-1] })
+					case t.before != nil:
+						add(&n.prev[c], func(b byte) bool { return t.before[b] })
+					default:
+						add(&n.prev[c], func(b byte) bool { return !isAlnum(b) })
+					}
+					switch {
+					case t.at+1 < len(t.text):
+						add(&n.next[c], func(b byte) bool { return b == t.text[t.at+1] })
+					case t.body != nil:
+						add(&n.next[c], func(b byte) bool { return t.body[b] })
+					default:
+						add(&n.next[c], func(byte) bool { return true })
+					}
+				}
+			}
+		}
+	}
+	return n
+}()
+
+// mayTrigger reports whether a trigger could be anchored at s[i]; the
+// start and the end of the text count as spaces.
+func mayTrigger(s string, i int) bool {
+	c := s[i]
+	p, nx := byte(' '), byte(' ')
+	if i > 0 {
+		p = s[i-1]
+	}
+	if i+1 < len(s) {
+		nx = s[i+1]
+	}
+	return anchorNeighbours.prev[c][p>>6]&(1<<(p&63)) != 0 && anchorNeighbours.next[c][nx>>6]&(1<<(nx&63)) != 0
+}
+
+// anchorOf picks the anchor of a trigger: punctuation first, which prose
+// rarely holds inside a word; then a capital letter inside the trigger
+// (prose capitalises only the first letter of a word); then the first
+// byte, which counts only where a word starts. Lower-case letters and
+// digits inside a trigger are never anchors: prose is made of them.
+func anchorOf(text string) int {
+	best, bestScore := 0, 1<<30
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		score := 9
+		switch {
+		case c == '_' || c == '~':
+			score = 0
+		case c == '-':
+			score = 1
+		case c == '.':
+			score = 2
+		case 'A' <= c && c <= 'Z' && i > 0:
+			score = 3
+		case 'A' <= c && c <= 'Z':
+			score = 4
+		case i == 0:
+			score = 5
+		}
+		if score < bestScore {
+			best, bestScore = i, score
 		}
 	}
 	return best
 }
 
-// triggerAt reports whether a trigger anchored at s[i] is present there;
-// the prefilter calls it, so it reads only the trigger itself.
-func triggerAt(s string, i int) bool {
-	for k := range triggersByAnchor[s[i]] {
-		t := &triggersByAnchor[s[i]][k]
-		p := i - t.at
-		if p >= 0 && strings.HasPrefix(s[p:], t.text) && (t.before != nil || wordStart(s, p)) {
-			return true
+// candidates calls f with each trigger anchored at s[i] that could match
+// there, given the byte before the anchor.
+func candidates(s string, i int, f func(t *trigger) bool) bool {
+	a := triggersByAnchor[s[i]]
+	if a == nil {
+		return false
+	}
+	if i+1 < len(s) {
+		if b := a.next[s[i+1]]; b != 0 {
+			for k := range a.byNext[b-1] {
+				if f(&a.byNext[b-1][k]) {
+					return true
+				}
+			}
+		}
+	}
+	if wordStart(s, i) {
+		for k := range a.first {
+			if f(&a.first[k]) {
+				return true
+			}
+		}
+	}
+	if i > 0 {
+		if b := a.prev[s[i-1]]; b != 0 {
+			for k := range a.byPrev[b-1] {
+				if f(&a.byPrev[b-1][k]) {
+					return true
+				}
+			}
 		}
 	}
 	return false
 }
 
+// triggerAt reports whether a trigger anchored at s[i] is present there;
+// the prefilter calls it at every anchor byte, so it reads only the
+// trigger itself and calls nothing it need not.
+func triggerAt(s string, i int) bool {
+	a := triggersByAnchor[s[i]]
+	if i+1 < len(s) {
+		if b := a.next[s[i+1]]; b != 0 {
+			for k := range a.byNext[b-1] {
+				if triggerIs(s, i, &a.byNext[b-1][k]) {
+					return true
+				}
+			}
+		}
+	}
+	if len(a.first) > 0 && wordStart(s, i) {
+		for k := range a.first {
+			if triggerIs(s, i, &a.first[k]) {
+				return true
+			}
+		}
+	}
+	if i > 0 {
+		if b := a.prev[s[i-1]]; b != 0 {
+			for k := range a.byPrev[b-1] {
+				if t := &a.byPrev[b-1][k]; triggerIs(s, i, t) && wordStart(s, i-t.at) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// triggerIs reports whether t's text lies at s with its anchor at s[i].
+func triggerIs(s string, i int, t *trigger) bool {
+	p := i - t.at
+	return p >= 0 && len(s)-p >= len(t.text) && s[p:p+len(t.text)] == t.text
+}
+
 // tokenAt returns the longest token whose trigger is anchored at s[i].
 func tokenAt(s string, i int) (int, int) {
 	start, end := 0, 0
-	for k := range triggersByAnchor[s[i]] {
-		t := &triggersByAnchor[s[i]][k]
+	candidates(s, i, func(t *trigger) bool {
 		p := i - t.at
 		if p < 0 || !strings.HasPrefix(s[p:], t.text) {
-			continue
+			return false
 		}
 		ts := p
 		if t.before != nil {
 			for ts > 0 && t.before[s[ts-1]] {
 				ts--
 			}
+			if t.rule.lead != "" && (!strings.HasPrefix(s[ts:p], t.rule.lead) || !wordStart(s, ts)) {
+				return false
+			}
 		} else if !wordStart(s, p) {
-			continue
+			return false
 		}
 		if e := t.bodyEnd(s, p+len(t.text)); e > end {
 			start, end = ts, e
 		}
-	}
+		return false
+	})
 	return start, end
 }
 

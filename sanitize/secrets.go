@@ -49,7 +49,7 @@ func leadRule(lead string, at func(s string, i int) (int, int)) *spanRule {
 func anchoredRule(at func(s string, i int) (int, int)) *spanRule {
 	r := &spanRule{at: at}
 	for c := range triggersByAnchor {
-		r.starts[c] = len(triggersByAnchor[c]) > 0
+		r.starts[c] = triggersByAnchor[c] != nil
 	}
 	return r
 }
