@@ -126,6 +126,9 @@ func isAssignOp(c byte) bool { return c == ':' || c == '?' || c == '.' || c == '
 // ("var token string = ...", "token: str = ..."), returning the end of
 // the name, or j when there is no type.
 func withoutTypeName(s string, j int) int {
+	if j == 0 || s[j-1] != 'g' && s[j-1] != 'r' {
+		return j
+	}
 	for _, typ := range []string{" string", " String", ": str", ": String", ": string"} {
 		if strings.HasSuffix(s[:j], typ) {
 			k := j - len(typ)

@@ -67,6 +67,14 @@ var byteClass = func() (t [256]uint8) {
 	return t
 }()
 
+// anchorPunct marks the punctuation that anchors a token trigger.
+var anchorPunct = func() (t [256]bool) {
+	for c, a := range triggersByAnchor {
+		t[c] = a != nil && byteClass[c] == clsPunct
+	}
+	return t
+}()
+
 func scan(s string) flags { return withURL(scanRange(s, 0, len(s))) }
 
 func withURL(f flags) flags {
@@ -146,15 +154,16 @@ func scanRange(s string, lo, hi int) flags {
 		case clsWord:
 			// Lower-case trigger letters are common inside words, so they
 			// count only where a word starts.
-			if s[i] < 'a' || wordStart(s, i) {
+			// So do the triggers anchored on a lower-case letter (anchorOf).
+			if s[i] < 'a' || s[i] > 'z' || wordStart(s, i) {
 				f |= scanWord(s, i)
-			}
-			if mayTrigger(s, i) && triggerAt(s, i) {
-				f |= fToken
+				if mayTrigger(s, i) && triggerAt(s, i) {
+					f |= fToken
+				}
 			}
 		case clsPunct:
 			f |= scanPunct(s, i)
-			if mayTrigger(s, i) && triggerAt(s, i) {
+			if anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i) {
 				f |= fToken
 			}
 		case clsCtrl:
