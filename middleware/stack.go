@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -59,7 +60,7 @@ func newConfig(opts []Option) *config {
 	return c
 }
 
-var problemWriterKey = problem.ContextKey()
+var problemWriterKey any = problemhook.ContextKey{}
 
 // problemWriter is the configured Writer, else the one ctx carries (Stack's,
 // for chi's NotFound and MethodNotAllowed handlers, which run inside it),
@@ -95,7 +96,12 @@ func Stack(opts ...Option) func(http.Handler) http.Handler {
 	if cfg.timeout < 0 {
 		cfg.timeout = 0
 	}
-	return cfg.layer(true, true)
+	l := cfg.layer(true, true)
+	return func(next http.Handler) http.Handler {
+		h := l(next).(*layer)
+		h.headAsGet = true
+		return h
+	}
 }
 
 // layer is every faultline middleware: which parts are on depends on the
@@ -104,7 +110,10 @@ type layer struct {
 	cfg     *config
 	recover bool
 	guard   bool
-	next    http.Handler
+	// headAsGet: chi routes a HEAD request to the GET route of its path
+	// (Stack only; see headAsGet).
+	headAsGet bool
+	next      http.Handler
 }
 
 func (c *config) layer(recover, guard bool) func(http.Handler) http.Handler {
@@ -133,6 +142,12 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if l.guard {
 		st.guard = true
 	}
+	if l.headAsGet {
+		st.headAsGet = true
+		if r.Method == http.MethodHead {
+			routeHeadAsGet(r)
+		}
+	}
 	if l.cfg.limit > 0 {
 		var ok bool
 		if r, ok = st.limitBody(r, l.cfg.limit, own); !ok {
@@ -151,6 +166,10 @@ func (l *layer) finish(st *state, own bool) {
 	var v any
 	if l.recover {
 		v = recover()
+	}
+	if v == nil && own && st.pending != 0 {
+		// The handler returned after a bare error status without a body.
+		st.writeReplacement(nil)
 	}
 	if l.cfg.timeout > 0 && st.timer != nil {
 		st.disarm()
