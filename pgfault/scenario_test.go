@@ -186,7 +186,7 @@ func (h *harness) terminateWhenRunning(marker string) <-chan error {
 		for range 300 {
 			var pid uint32
 			err := h.admin.QueryRow(ctx, `SELECT pid FROM pg_stat_activity
-				WHERE usename = 'app' AND state = 'active' AND query LIKE '%' || $1 || '%'`, marker).Scan(&pid)
+				WHERE usename = 'app' AND wait_event = 'PgSleep' AND query LIKE '%' || $1 || '%'`, marker).Scan(&pid)
 			if err == nil {
 				done <- h.terminate(pid)
 				return

@@ -83,7 +83,7 @@ var rules = []rule{
 	// retyped under a running service the server refuses the cached plan
 	// with 0A000. It is schema drift, not a missing feature, and pgx drops
 	// the cached statement, so a retry succeeds.
-	{state: "0A000", routine: "RevalidateCachedQuery", name: "feature_not_supported (cached plan changed)", code: problem.Internal, outcome: problem.OutcomeNotCommitted},
+	{state: "0A000", routine: "RevalidateCachedQuery", name: "feature_not_supported (cached plan must not change result type)", code: problem.Internal, outcome: problem.OutcomeNotCommitted},
 	{state: "0A000", name: "feature_not_supported", code: problem.NotImplemented, outcome: problem.OutcomeNotCommitted,
 		detail: "This operation is not supported by the data store."},
 	{state: "25006", name: "read_only_sql_transaction", code: problem.Unavailable, outcome: problem.OutcomeNotCommitted, retrySoon: true,
