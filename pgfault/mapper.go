@@ -250,7 +250,19 @@ func (m *mapper) retryAfter() time.Duration {
 // and only here. The fingerprint and the pool's state are computed when the
 // record is written, not when the error is mapped.
 func (ev *evidence) attrs(pool *pgxpool.Pool, s sent) slog.Attr {
-	a := make([]slog.Attr, 0, 13)
+	n := 1
+	if pg := ev.pg; pg != nil {
+		n += 2 + nonEmpty(pg.SchemaName) + nonEmpty(pg.TableName) + nonEmpty(pg.ColumnName) +
+			nonEmpty(pg.ConstraintName) + nonEmpty(pg.DataTypeName)
+	}
+	if ev.op != nil {
+		n += 3
+	}
+	if pool != nil {
+		n++
+	}
+	// Sized exactly: the slice is the one allocation the group costs.
+	a := make([]slog.Attr, 0, n)
 	if pg := ev.pg; pg != nil {
 		a = append(a, slog.String("sqlstate", pg.Code), slog.String("severity", cmp.Or(pg.SeverityUnlocalized, pg.Severity)))
 		a = appendNonEmpty(a, "schema", pg.SchemaName)
@@ -270,6 +282,13 @@ func (ev *evidence) attrs(pool *pgxpool.Pool, s sent) slog.Attr {
 		a = append(a, slog.Any("pool", (*poolState)(pool)))
 	}
 	return slog.Attr{Key: "db", Value: slog.GroupValue(a...)}
+}
+
+func nonEmpty(s string) int {
+	if s == "" {
+		return 0
+	}
+	return 1
 }
 
 func appendNonEmpty(a []slog.Attr, key, v string) []slog.Attr {

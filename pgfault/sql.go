@@ -221,11 +221,12 @@ func Fingerprint(sql string) string {
 // verbAccess classifies a statement by its words: a read only when every
 // statement in it starts with SELECT, VALUES, TABLE, SHOW or WITH and none
 // has a word that modifies data (INSERT, UPDATE, DELETE, MERGE, or INTO as
-// in SELECT INTO). Anything else, including what it cannot parse, is a
+// in SELECT INTO; UPDATE only when not a row lock). Anything else, including what it cannot parse, is a
 // write: misreading a read as a write only costs a retry, the reverse can
 // invite a client to apply a mutation twice.
 func verbAccess(sql string) Access {
 	start, seen := true, false
+	prev := ""
 	for i := 0; i < len(sql); {
 		kind, j := nextToken(sql, i)
 		tok := sql[i:j]
@@ -252,11 +253,16 @@ func verbAccess(sql string) Access {
 			if !oneOf(tok, "SELECT", "VALUES", "TABLE", "SHOW", "WITH") {
 				return Write
 			}
+			prev = tok
 			continue
 		}
-		if oneOf(tok, "INSERT", "UPDATE", "DELETE", "MERGE", "INTO") {
+		// FOR UPDATE and FOR NO KEY UPDATE lock rows without changing
+		// them; a lost session releases the locks.
+		lock := oneOf(prev, "FOR", "KEY")
+		if oneOf(tok, "INSERT", "DELETE", "MERGE", "INTO") || !lock && oneOf(tok, "UPDATE") {
 			return Write
 		}
+		prev = tok
 	}
 	if !seen {
 		return Write
