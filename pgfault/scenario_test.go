@@ -627,5 +627,3 @@ func deadlock(t *testing.T, h *harness) error {
 	}
 	return second
 }
-
-

@@ -11,9 +11,9 @@ type rule struct {
 	// routine, when set, narrows the rule to errors raised by that server
 	// function: the one SQLSTATE can mean two different things.
 	routine string
-	name   string // the condition's name in PostgreSQL's appendix A
-	code   problem.Code
-	detail string
+	name    string // the condition's name in PostgreSQL's appendix A
+	code    problem.Code
+	detail  string
 	// outcome is what became of a statement the server refused; zero for
 	// the rules where it depends on when the failure happened.
 	outcome problem.Outcome
