@@ -8,8 +8,8 @@ import (
 // Log returns s fit for a log line: credentials, tokens, cookies and
 // connection-string passwords are replaced with Redacted, while SQL, IP
 // addresses, host names, paths and stack traces stay for the operator.
-// Control characters, line and paragraph separators and bidirectional
-// overrides are written as visible escapes (`\n`, `\u202e`), so one value
+// Control characters, line and paragraph separators and the invisible runes
+// of IsInvisible are written as visible escapes (`\n`, `\u202e`), so one value
 // can neither forge a second log line nor reorder what a reader sees.
 func Log(s string) string {
 	var f flags
@@ -59,12 +59,8 @@ func mustEscape(r rune) bool {
 		return true
 	case r == 0x2028, r == 0x2029: // line and paragraph separators
 		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, // bidi marks
-		0x202a <= r && r <= 0x202e, // embeddings and overrides
-		0x2066 <= r && r <= 0x2069: // isolates
-		return true
 	}
-	return false
+	return IsInvisible(r)
 }
 
 func escapeControls(s string) string {
@@ -86,9 +82,15 @@ func escapeFrom(s string, i int) string {
 		case r == '\t':
 			b = append(b, `\t`...)
 		case mustEscape(r):
-			b = append(b, `\u`...)
+			// Tags lie beyond the BMP and take \U with eight digits, as in
+			// Go, so an escape never reads as a shorter one and a digit.
+			esc, digits := `\u`, 4
+			if r > 0xffff {
+				esc, digits = `\U`, 8
+			}
+			b = append(b, esc...)
 			h := strconv.FormatInt(int64(r), 16)
-			for n := len(h); n < 4; n++ {
+			for n := len(h); n < digits; n++ {
 				b = append(b, '0')
 			}
 			b = append(b, h...)
