@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/faultline-go/faultline v0.0.0-00010101000000-000000000000
+	github.com/go-chi/chi/v5 v5.5.0
 	github.com/jackc/pgx/v5 v5.12.0
 )
 
