@@ -173,6 +173,10 @@ func (s *Server) startPostgres(run func(string, ...string) *exec.Cmd, bin, data 
 		"-c", "log_min_messages=fatal",
 		"-c", "log_min_error_statement=panic",
 	)
+	// A test binary that dies (a panic, a timeout) must not leave a server
+	// behind: the kernel signals the child when this process goes. Through
+	// runuser that is SIGTERM, which runuser passes on.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
