@@ -55,6 +55,7 @@ var hidden = []string{
 	"inventory_items_pkey", "label", "qty", "item_id",
 	"SELECT", "INSERT", "UPDATE", "select", "insert", "update", "SQLSTATE", "pg_",
 	"not-a-number", "9999999999", "far-too-long-label", "127.0.0.1", "postgres", "app@",
+	"hunter2-secret", "no_such_db",
 }
 
 type harness struct {
@@ -442,6 +443,42 @@ func TestScenarios(t *testing.T) {
 				}
 				op := pgfault.Track(ctx, "COMMIT")
 				return op.Err(tx.Commit(ctx)), h.count(t, 12)
+			}},
+		{name: "statement on a connection pgx knows is closed", status: 503, code: "unavailable", retryable: true, outcome: "not_started", sent: "no", wantRows: 0,
+			run: func(t *testing.T, h *harness) (error, int) {
+				conn, err := pgx.Connect(ctx, h.srv.DSN(pgtest.App))
+				if err != nil {
+					t.Fatal(err)
+				}
+				conn.Close(ctx)
+				q := "INSERT INTO inventory_items VALUES (14, 'x', 1)"
+				op := pgfault.Track(ctx, q)
+				_, err = conn.Exec(ctx, q)
+				return op.Err(err), h.count(t, 14)
+			}},
+		{name: "COMMIT after an ignored failure", status: 500, code: "internal", retryable: true, outcome: "not_committed", sent: "yes", wantRows: 0,
+			run: func(t *testing.T, h *harness) (error, int) {
+				tx, err := h.pool.Begin(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer tx.Rollback(ctx)
+				if _, err := tx.Exec(ctx, "INSERT INTO inventory_items VALUES (15, 'x', 1)"); err != nil {
+					t.Fatal(err)
+				}
+				_, _ = tx.Exec(ctx, "INSERT INTO inventory_items VALUES (15, 'x', 1)")
+				op := pgfault.Track(ctx, "COMMIT")
+				return op.Err(tx.Commit(ctx)), h.count(t, 15)
+			}},
+		{name: "database does not exist", status: 500, code: "internal", retryable: true, outcome: "not_started", sqlstate: "3D000", sent: "no", wantRows: -1,
+			run: func(t *testing.T, h *harness) (error, int) {
+				_, err := pgx.Connect(ctx, strings.Replace(h.srv.DSN(pgtest.App), "/app?", "/no_such_db?", 1))
+				return err, -1
+			}},
+		{name: "connection string does not parse", status: 500, code: "internal", retryable: true, outcome: "not_started", sent: "no", wantRows: -1,
+			run: func(t *testing.T, h *harness) (error, int) {
+				_, err := pgxpool.ParseConfig("postgres://app:hunter2-secret@127.0.0.1:notaport/app")
+				return err, -1
 			}},
 	}
 
