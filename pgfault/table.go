@@ -12,7 +12,7 @@ type rule struct {
 	// function: the one SQLSTATE can mean two different things.
 	routine string
 	name    string // the condition's name in PostgreSQL's appendix A
-	code    problem.Code
+	code    problem.Kind
 	detail  string
 	// outcome is what became of a statement the server refused; zero for
 	// the rules where it depends on when the failure happened.

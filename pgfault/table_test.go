@@ -22,7 +22,7 @@ const (
 func markdown() string {
 	var b strings.Builder
 	b.WriteString("| SQLSTATE | condition | code | status | outcome | retry_after_ms | public detail |\n|---|---|---|---|---|---|---|\n")
-	row := func(state, name string, c problem.Code, outcome, retry, detail string) {
+	row := func(state, name string, c problem.Kind, outcome, retry, detail string) {
 		if detail == "" {
 			detail = "(the code's default)"
 		}
