@@ -6,6 +6,7 @@ import (
 
 	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/internal/corrstate"
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -74,7 +75,7 @@ func newConfig(opts []Option) *config {
 	return c
 }
 
-var problemWriterKey = problem.ContextKey()
+var problemWriterKey any = problemhook.ContextKey{}
 
 // problemWriter is the configured Writer, else the one ctx carries (Stack's,
 // for chi's NotFound and MethodNotAllowed handlers, which run inside it),

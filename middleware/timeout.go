@@ -150,22 +150,16 @@ func (st *state) expire() {
 // invisible to a person.
 const timeoutRetryAfter = time.Second
 
-// actionVerify is the action of a write whose outcome is unknown and that
-// cannot be replayed safely.
-const actionVerify = problem.Action("verify")
-
 // timeoutProblem is the problem for a request whose deadline passed. A
 // retryable one carries Retry-After and retry_after_ms, so a client never
 // guesses the wait; one that is not retryable (a write without an
-// Idempotency-Key, whose outcome is unknown) carries neither.
+// Idempotency-Key, whose outcome is unknown, so its action is verify)
+// carries neither.
 func timeoutProblem(r *http.Request) *problem.Problem {
 	p := problem.New(problem.Timeout).ForRequest(r)
 	if p.Retryable {
 		return p.WithRetryAfter(timeoutRetryAfter)
 	}
-	// A replay could apply the write twice: the client must first find out
-	// whether it took effect.
-	p.Action = actionVerify
 	return p
 }
 
