@@ -19,7 +19,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/otelfault"
 	"github.com/faultline-go/faultline/problem"
@@ -37,7 +36,7 @@ type rig struct {
 	srv    *httptest.Server
 }
 
-func newRig(t testing.TB, routes func(chi.Router, *rig), stackOpts ...middleware.Option) *rig {
+func newRig(t testing.TB, routes func(chi.Router, *rig), stackOpts ...middleware.StackOption) *rig {
 	t.Helper()
 	g := &rig{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader()}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(g.spans), sdktrace.WithSampler(sdktrace.AlwaysSample()))
@@ -55,9 +54,7 @@ func newRig(t testing.TB, routes func(chi.Router, *rig), stackOpts ...middleware
 		problem.WithLogger(slog.New(slog.DiscardHandler)),
 	)
 	r := chi.NewRouter()
-	quiet := slog.New(slog.DiscardHandler)
-	base := []middleware.Option{middleware.WithWriter(g.writer), middleware.WithCorrelation(correlation.WithLogger(quiet))}
-	r.Use(middleware.Stack(append(base, stackOpts...)...))
+	r.Use(middleware.Stack(append([]middleware.StackOption{middleware.WithWriter(g.writer)}, stackOpts...)...))
 	r.NotFound(middleware.NotFound())
 	r.MethodNotAllowed(middleware.MethodNotAllowed())
 	routes(r, g)

@@ -142,7 +142,7 @@ func TestValidationFailureLeavesStatusUnset(t *testing.T) {
 }
 
 func TestTimeoutIsAnErrorSpanWithoutException(t *testing.T) {
-	g := newRig(t, routes, middleware.WithTimeout(30*time.Millisecond))
+	g := newRig(t, routes, middleware.WithRequestTimeout(30*time.Millisecond))
 	res := g.do(t, "GET", "/slow", "")
 	if res.status != 503 || res.body["code"] != "timeout" {
 		t.Fatalf("got %d %v", res.status, res.body)

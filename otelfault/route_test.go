@@ -105,7 +105,7 @@ func testServeMuxRoute(t *testing.T, named bool, timeoutRoute string) {
 		_ = problem.Write(w, r, problem.New(problem.NotFound).WithDetail("No such file."))
 	})
 	mux.HandleFunc("GET /sleepy", func(w http.ResponseWriter, r *http.Request) { time.Sleep(80 * time.Millisecond) })
-	h := middleware.Stack(middleware.WithWriter(wr), middleware.WithTimeout(20*time.Millisecond))(mux)
+	h := middleware.Stack(middleware.WithWriter(wr), middleware.WithRequestTimeout(20*time.Millisecond))(mux)
 	srv := httptest.NewServer(otelhttp.NewHandler(h, "api", otelhttp.WithTracerProvider(tp), otelhttp.WithMeterProvider(mp)))
 	defer srv.Close()
 	g := &rig{spans: spans, reader: reader, srv: srv}

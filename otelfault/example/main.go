@@ -72,7 +72,7 @@ func newServer(logger *slog.Logger) (http.Handler, func(), error) {
 	limited := ratelimit.LimitBy(3, time.Minute, ratelimit.ByIP, ratelimit.WithObserver(tel.RateLimitObserver()))
 
 	api := chi.NewRouter()
-	api.Use(middleware.Stack(middleware.WithWriter(wr), middleware.WithTimeout(5*time.Second)),
+	api.Use(middleware.Stack(middleware.WithWriter(wr), middleware.WithRequestTimeout(5*time.Second)),
 		otelfault.RecordCorrelationID)
 	api.Use(chimw.ClientIPFromRemoteAddr) // behind a proxy: ClientIPFromXFFHeader with its addresses
 	api.NotFound(middleware.NotFound())
