@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
@@ -15,6 +16,7 @@ import (
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/otelfault"
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/ratelimit"
 )
 
 // benchProviders are the real SDK, recording every span and every
@@ -63,6 +65,7 @@ func BenchmarkSuccess(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, "/orders/42", nil)
 			b.ReportAllocs()
+			defer reportCPU(b)()
 			for b.Loop() {
 				w := httptest.NewRecorder()
 				c.h.ServeHTTP(w, req)
@@ -98,6 +101,7 @@ func BenchmarkProblem(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, "/orders/42", nil)
 			w := &discardWriter{h: http.Header{}}
 			b.ReportAllocs()
+			defer reportCPU(b)()
 			for b.Loop() {
 				ctx, span := tracer.Start(base, "req")
 				r := req.WithContext(ctx)
@@ -106,6 +110,46 @@ func BenchmarkProblem(b *testing.B) {
 				span.End()
 			}
 		})
+	}
+}
+
+// BenchmarkRateLimitAllowed serves an allowed request through an in-process
+// limiter with and without otelfault's decision counter: the cost a
+// success pays when its route is rate limited.
+func BenchmarkRateLimitAllowed(b *testing.B) {
+	_, _, tel := benchProviders(b)
+	key := func(*http.Request) (string, error) { return "everyone", nil }
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	for _, c := range []struct {
+		name string
+		opts []ratelimit.Option
+	}{
+		{"limiter", nil},
+		{"limiter+observer", []ratelimit.Option{ratelimit.WithObserver(tel.RateLimitObserver())}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			l, err := ratelimit.New([]ratelimit.Policy{{Name: "bench", Limit: 1 << 30, Window: time.Hour, Key: key}}, c.opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := l.Handler(ok)
+			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				h.ServeHTTP(w, req)
+			}
+		})
+	}
+}
+
+// reportCPU adds CPU ns/op to a benchmark's figures: call it right before
+// the loop and defer what it returns.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 

@@ -62,7 +62,7 @@
 // From the meter named ScopeName:
 //
 //	faultline.problems                     counter {problem}: error.type, http.response.status_code, faultline.cause, http.route
-//	faultline.problem.retry_after          histogram ms: retry_after_ms of retryable problems, same attributes
+//	faultline.problem.retry_after          histogram ms: retry_after_ms of retryable problems: error.type, http.route
 //	faultline.ratelimit.decisions          counter {decision}: faultline.ratelimit.policy, faultline.ratelimit.decision, faultline.ratelimit.fallback
 //	faultline.ratelimit.redis.transitions  counter {transition}: faultline.ratelimit.redis.state (up, down)
 //
@@ -80,10 +80,20 @@
 // Prometheus, the OpenTelemetry Prometheus exporter serves them as
 // faultline_problems_total and so on; see the example directory.
 //
+// The counters are asynchronous instruments (Int64ObservableCounter):
+// faultline counts in an atomic per series and the meter reads the counts
+// when it collects, so counting costs one atomic add, not a synchronous
+// measurement's check and hash of its attribute set. They are cumulative
+// monotonic sums like any counter's; they carry no exemplars. The
+// histogram is synchronous, so a sampled trace can be its exemplar. A
+// counter holds at most 2048 series; past that, counts go to one series
+// marked otel.metric.overflow=true.
+//
 // # Cost
 //
 // A request that writes no problem costs nothing here (RecordCorrelationID,
 // when mounted, sets one attribute). A problem costs a few attribute writes
-// on the span and one counter increment whose attribute set is built once
-// per series and reused.
+// on the span, a route lookup, an atomic add, and one histogram
+// measurement when it carries a retry time. A rate-limit decision costs a
+// map lookup and an atomic add.
 package otelfault

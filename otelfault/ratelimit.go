@@ -22,7 +22,7 @@ type decisionKey struct {
 }
 
 func decisionSeries(k decisionKey) *series {
-	return newSeriesOf(
+	return newSeries(
 		AttrPolicy.String(k.policy),
 		AttrDecision.String(k.outcome.String()),
 		AttrFallback.Bool(k.fallback),
@@ -30,20 +30,23 @@ func decisionSeries(k decisionKey) *series {
 }
 
 // decision runs for every request a limiter checks, the allowed ones
-// included, so it is one cached series lookup and one counter increment.
-// Policy names are the service's configuration, validated by New, so they
-// bound the series.
-func (t *Telemetry) decision(ctx context.Context, d ratelimit.Decision) {
-	s := t.decided.get(decisionKey{d.Policy, d.Outcome, d.Fallback})
-	t.decisions.Add(ctx, 1, s.add...)
+// included, so it is one cached series lookup and one atomic add. Policy
+// names are the service's configuration, validated by ratelimit.New, so
+// they bound the series.
+func (t *Telemetry) decision(_ context.Context, d ratelimit.Decision) {
+	t.decisions.get(decisionKey{d.Policy, d.Outcome, d.Fallback}).count.Add(1)
+}
+
+func redisSeries(healthy bool) *series {
+	state := "down"
+	if healthy {
+		state = "up"
+	}
+	return newSeries(AttrRedisState.String(state))
 }
 
 // redisHealth counts a transition. Its error is not recorded: the limiter
 // logs it, and its text (addresses) does not belong in a metric label.
-func (t *Telemetry) redisHealth(ctx context.Context, h ratelimit.RedisHealth) {
-	s := t.redisDown
-	if h.Healthy {
-		s = t.redisUp
-	}
-	t.transitions.Add(ctx, 1, s.add...)
+func (t *Telemetry) redisHealth(_ context.Context, h ratelimit.RedisHealth) {
+	t.redis.get(h.Healthy).count.Add(1)
 }

@@ -1,9 +1,11 @@
 package otelfault
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-chi/chi/v5"
 	"go.opentelemetry.io/otel/attribute"
@@ -11,9 +13,9 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 )
 
-// seriesKey is one series of the problem instruments. Every part is
-// bounded: codes and causes by the registry's shape, statuses by 400..599,
-// routes by the patterns a service declares.
+// seriesKey is one series of the problem counter. Every part is bounded:
+// codes and causes by the registry's shape, statuses by 400..599, routes by
+// the patterns a service declares.
 type seriesKey struct {
 	code   string
 	status int
@@ -21,24 +23,41 @@ type seriesKey struct {
 	route  string
 }
 
-// series holds the measurement options of one series, built once: making an
-// attribute set sorts and copies it, which would cost several allocations
-// on every problem.
+// series is one attribute set of a counter and its count. The counters are
+// asynchronous: a problem or a decision adds one to count, an atomic add,
+// and the meter reads the counts when it collects. A synchronous counter
+// would check and hash its attribute set on every measurement, which costs
+// more than everything else a problem does here.
 type series struct {
-	add    []metric.AddOption
+	count   atomic.Int64
+	observe []metric.ObserveOption
+	// record is the retry-after histogram's attribute set (code and route),
+	// for problem series only.
 	record []metric.RecordOption
 }
 
-// maxCachedSeries bounds the cache's memory. Past it, a series is built
-// per problem (slower, still correct); the SDK's own cardinality limit
-// decides what is exported.
-const maxCachedSeries = 2048
+func newSeries(attrs ...attribute.KeyValue) *series {
+	return &series{observe: []metric.ObserveOption{metric.WithAttributeSet(attribute.NewSet(attrs...))}}
+}
+
+// maxSeries bounds a counter's series. Past it, counts go to one series
+// marked otel.metric.overflow, as the SDK's own cardinality limit does.
+const maxSeries = 2048
 
 // seriesCache maps a key to its series, building each one once.
 type seriesCache[K comparable] struct {
-	build func(K) *series
-	mu    sync.RWMutex
-	m     map[K]*series
+	build    func(K) *series
+	overflow *series
+	mu       sync.RWMutex
+	m        map[K]*series
+}
+
+func newSeriesCache[K comparable](build func(K) *series) *seriesCache[K] {
+	return &seriesCache[K]{
+		build:    build,
+		overflow: newSeries(attribute.Bool("otel.metric.overflow", true)),
+		m:        make(map[K]*series),
+	}
 }
 
 func (c *seriesCache[K]) get(k K) *series {
@@ -48,33 +67,46 @@ func (c *seriesCache[K]) get(k K) *series {
 	if s != nil {
 		return s
 	}
-	s = c.build(k)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old := c.m[k]; old != nil {
-		return old
+	if s := c.m[k]; s != nil {
+		return s
 	}
-	if c.m == nil {
-		c.m = make(map[K]*series)
+	if len(c.m) >= maxSeries {
+		return c.overflow
 	}
-	if len(c.m) < maxCachedSeries {
-		c.m[k] = s
-	}
+	s = c.build(k)
+	c.m[k] = s
 	return s
 }
 
-func newSeriesOf(attrs ...attribute.KeyValue) *series {
-	opt := metric.WithAttributeSet(attribute.NewSet(attrs...))
-	return &series{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
+// observeAll reports every series' count; it is the counter's callback.
+func (c *seriesCache[K]) observeAll(_ context.Context, o metric.Int64Observer) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, s := range c.m {
+		if n := s.count.Load(); n > 0 {
+			o.Observe(n, s.observe...)
+		}
+	}
+	if n := c.overflow.count.Load(); n > 0 {
+		o.Observe(n, c.overflow.observe...)
+	}
+	return nil
 }
 
 func problemSeries(k seriesKey) *series {
-	return newSeriesOf(
+	s := newSeries(
 		semconv.ErrorTypeKey.String(k.code),
 		semconv.HTTPResponseStatusCode(k.status),
 		AttrCause.String(k.cause),
 		semconv.HTTPRoute(k.route),
 	)
+	s.record = []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(
+		semconv.ErrorTypeKey.String(k.code),
+		semconv.HTTPRoute(k.route),
+	))}
+	return s
 }
 
 // route is the route the request matches, never its path: the pattern

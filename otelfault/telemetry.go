@@ -14,15 +14,11 @@ import (
 // OpenTelemetry: on the span active in the request's context, and in the
 // instruments of one meter. It is safe for concurrent use.
 type Telemetry struct {
-	problems    metric.Int64Counter
-	retryAfter  metric.Int64Histogram
-	decisions   metric.Int64Counter
-	transitions metric.Int64Counter
-	series      seriesCache[seriesKey]
-	decided     seriesCache[decisionKey]
-	redisUp     *series
-	redisDown   *series
-	mux         *http.ServeMux
+	retryAfter metric.Int64Histogram
+	problems   *seriesCache[seriesKey]
+	decisions  *seriesCache[decisionKey]
+	redis      *seriesCache[bool]
+	mux        *http.ServeMux
 }
 
 // Option configures New.
@@ -68,32 +64,30 @@ func New(opts ...Option) (*Telemetry, error) {
 	m := cfg.meters.Meter(ScopeName)
 	t := &Telemetry{
 		mux:       cfg.mux,
-		series:    seriesCache[seriesKey]{build: problemSeries},
-		decided:   seriesCache[decisionKey]{build: decisionSeries},
-		redisUp:   newSeriesOf(AttrRedisState.String("up")),
-		redisDown: newSeriesOf(AttrRedisState.String("down")),
+		problems:  newSeriesCache(problemSeries),
+		decisions: newSeriesCache(decisionSeries),
+		redis:     newSeriesCache(redisSeries),
+	}
+	counters := []struct {
+		name, unit, description string
+		callback                metric.Int64Callback
+	}{
+		{MetricProblems, "{problem}", "Problems written, by code, status, cause and route pattern.", t.problems.observeAll},
+		{MetricRateLimit, "{decision}", "Rate-limit decisions by policy: allowed, limited or unavailable, and whether taken without the shared counter (fallback).", t.decisions.observeAll},
+		{MetricRedisTransitions, "{transition}", "Transitions of the rate limiter's Redis between up and down, by the state entered.", t.redis.observeAll},
+	}
+	for _, c := range counters {
+		if _, err := m.Int64ObservableCounter(c.name, metric.WithUnit(c.unit), metric.WithDescription(c.description),
+			metric.WithInt64Callback(c.callback)); err != nil {
+			return nil, fmt.Errorf("otelfault: %s: %w", c.name, err)
+		}
 	}
 	var err error
-	if t.problems, err = m.Int64Counter(MetricProblems,
-		metric.WithUnit("{problem}"),
-		metric.WithDescription("Problems written, by code, status, cause and route pattern.")); err != nil {
-		return nil, fmt.Errorf("otelfault: %s: %w", MetricProblems, err)
-	}
 	if t.retryAfter, err = m.Int64Histogram(MetricRetryAfter,
 		metric.WithUnit("ms"),
-		metric.WithDescription("retry_after_ms of retryable problems: how long clients were told to wait."),
+		metric.WithDescription("retry_after_ms of retryable problems, by code and route pattern: how long clients were told to wait."),
 		metric.WithExplicitBucketBoundaries(retryAfterBuckets...)); err != nil {
 		return nil, fmt.Errorf("otelfault: %s: %w", MetricRetryAfter, err)
-	}
-	if t.decisions, err = m.Int64Counter(MetricRateLimit,
-		metric.WithUnit("{decision}"),
-		metric.WithDescription("Rate-limit decisions: allowed, limited, or fallback (counted in process while the shared counter is down).")); err != nil {
-		return nil, fmt.Errorf("otelfault: %s: %w", MetricRateLimit, err)
-	}
-	if t.transitions, err = m.Int64Counter(MetricRedisTransitions,
-		metric.WithUnit("{transition}"),
-		metric.WithDescription("Transitions of the rate limiter's Redis between up and down, by the state entered.")); err != nil {
-		return nil, fmt.Errorf("otelfault: %s: %w", MetricRedisTransitions, err)
 	}
 	return t, nil
 }
@@ -109,9 +103,11 @@ func (t *Telemetry) ObserveProblem(r *http.Request, p *problem.Problem) {
 	}
 	ctx := r.Context()
 	recordOnSpan(ctx, p)
-	s := t.series.get(seriesKey{code: token(p.Code), status: p.Status, cause: token(string(p.Cause)), route: t.route(r)})
-	t.problems.Add(ctx, 1, s.add...)
+	s := t.problems.get(seriesKey{code: token(p.Code), status: p.Status, cause: token(string(p.Cause)), route: t.route(r)})
+	s.count.Add(1)
 	if ms := p.RetryAfter.Milliseconds(); p.Retryable && ms > 0 {
+		// Synchronous, so that with a sampled span the SDK can keep the
+		// trace as an exemplar of the value.
 		t.retryAfter.Record(ctx, ms, s.record...)
 	}
 }
