@@ -84,6 +84,7 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
 		j--
 	}
+	spend(q - j)
 	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
 		j--
 	}
@@ -186,11 +187,13 @@ func valueStart(s string, q int) int {
 		for p < len(s) && isSpace(s[p]) {
 			p++
 		}
+		spend(p - q)
 		return p
 	}
 	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
 		p++
 	}
+	spend(p - q)
 	return p
 }
 
@@ -212,6 +215,7 @@ func valueEnd(s string, p int, line bool) int {
 	case '"', '\'':
 		quote := s[p]
 		e := p + 1
+		defer func() { spend(e - p) }()
 		for e < len(s) {
 			c := s[e]
 			if c == quote {
@@ -232,6 +236,7 @@ func valueEnd(s string, p int, line bool) int {
 		return lineEnd(s, p)
 	}
 	e := p
+	defer func() { spend(e - p) }()
 	for e < len(s) {
 		c := s[e]
 		if c == '\\' {
@@ -321,8 +326,10 @@ func redactKeyValues(s string) string {
 // indexFrom returns the index of the first c in s at or after i, or len(s).
 func indexFrom(s string, i int, c byte) int {
 	if k := strings.IndexByte(s[i:], c); k >= 0 {
+		spend(k + 1)
 		return i + k
 	}
+	spend(len(s) - i)
 	return len(s)
 }
 
@@ -339,6 +346,7 @@ func valueIsKey(s string, vs int) bool {
 	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
 		p++
 	}
+	spend(p - vs)
 	if p >= len(s) || s[p] != ':' && s[p] != '=' {
 		return false
 	}

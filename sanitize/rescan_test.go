@@ -86,10 +86,15 @@ func TestPrefilterSound(t *testing.T) {
 		{"pem", fPEM, pemRule.redact},
 		{"userinfo", fURL, userinfoRule.redact},
 		{"dsn", fDSN, redactDSNUserinfo},
-		{"token", fToken, tokenRule.redact},
+		{"token", fToken, redactTokens},
 		{"scheme", fScheme, schemeRule.redact},
 		{"key-value", fAssign, redactKeyValues},
-		{"sql", fSQL, redactSQL},
+		{"sql", fSQL, func(s string) string {
+			if databaseMessage(s) {
+				return GenericDetail
+			}
+			return s
+		}},
 		{"ip", fIP, redactIPs},
 		{"host", fHost, redactHosts},
 		{"path", fPath, redactPaths},

@@ -19,7 +19,7 @@ func redactSecrets(s string, f flags) string {
 		s = redactDSNUserinfo(s)
 	}
 	if f&fToken != 0 {
-		s = tokenRule.redact(s)
+		s = redactTokens(s)
 	}
 	if f&fScheme != 0 {
 		s = schemeRule.redact(s)
@@ -45,15 +45,6 @@ func leadRule(lead string, at func(s string, i int) (int, int)) *spanRule {
 	return &spanRule{lead: lead, at: at}
 }
 
-// anchoredRule is asked at every byte some token trigger is anchored on.
-func anchoredRule(at func(s string, i int) (int, int)) *spanRule {
-	r := &spanRule{at: at}
-	for c := range triggersByAnchor {
-		r.starts[c] = triggersByAnchor[c] != nil
-	}
-	return r
-}
-
 func startsRule(starts string, at func(s string, i int) (int, int)) *spanRule {
 	return &spanRule{starts: byteSet(starts), at: at}
 }
@@ -61,7 +52,6 @@ func startsRule(starts string, at func(s string, i int) (int, int)) *spanRule {
 var (
 	pemRule      = leadRule("-----BEGIN", pemAt)
 	userinfoRule = leadRule("://", userinfoAt)
-	tokenRule    = anchoredRule(tokenAt)
 	schemeRule   = startsRule("bBdD", schemeCredentialAt)
 )
 
@@ -70,13 +60,17 @@ var (
 func (r *spanRule) next(s string, i int) int {
 	if r.lead != "" {
 		if k := strings.Index(s[i:], r.lead); k >= 0 {
+			spend(k + 1)
 			return i + k
 		}
+		spend(len(s) - i)
 		return len(s)
 	}
+	from := i
 	for i < len(s) && !r.starts[s[i]] {
 		i++
 	}
+	spend(i - from)
 	return i
 }
 
@@ -109,8 +103,10 @@ func pemAt(s string, i int) (int, int) {
 	for p := end; ; {
 		k := strings.Index(s[p:], "-----END")
 		if k < 0 {
+			spend(len(s) - p)
 			return i, len(s)
 		}
+		spend(k)
 		p += k + len("-----END")
 		if e := pemLabelEnd(s, p); e >= 0 {
 			return i, e
@@ -139,6 +135,7 @@ func runAtLeast(s string, p, n int, ok func(byte) bool) int {
 	for e < len(s) && ok(s[e]) {
 		e++
 	}
+	spend(e - p)
 	if e-p < n {
 		return 0
 	}
@@ -154,11 +151,13 @@ func userinfoAt(s string, i int) (int, int) {
 	}
 	start := i + 3
 	at := -1
-	for e := start; e < len(s) && !endsAuthority[s[e]]; e++ {
+	e := start
+	for ; e < len(s) && !endsAuthority[s[e]]; e++ {
 		if s[e] == '@' {
 			at = e
 		}
 	}
+	spend(e - start)
 	if at <= start {
 		return 0, 0
 	}
@@ -179,6 +178,7 @@ func redactDSNUserinfo(s string) string {
 		for start > e.last && !isSpace(s[start-1]) && strings.IndexByte("\"'(", s[start-1]) < 0 {
 			start--
 		}
+		spend(i - start)
 		if start == i {
 			continue
 		}
@@ -234,6 +234,7 @@ func schemeCredentialAt(s string, i int) (int, int) {
 	for end < len(s) && isToken68(s[end]) {
 		end++
 	}
+	spend(end - start)
 	if !looksLikeCredential(s[start:end], scheme == "basic") {
 		return 0, 0
 	}
@@ -279,6 +280,8 @@ func digestParamsAt(s string, i int) bool {
 // lineEnd finds the end of the logical line starting at i: a real line
 // break, or the escaped one the log tier writes.
 func lineEnd(s string, i int) int {
+	from := i
+	defer func() { spend(i - from) }()
 	for ; i < len(s); i++ {
 		switch s[i] {
 		case '\r', '\n':
