@@ -53,3 +53,26 @@ func TestLinearWork(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLinear repeats a fuzzed unit to fill each tier's limit and bounds
+// the work spent per byte, so a new rule that rescans cannot slip in.
+func FuzzLinear(f *testing.F) {
+	for _, u := range hostileUnits {
+		f.Add(u)
+	}
+	f.Fuzz(func(t *testing.T, u string) {
+		if u == "" || len(u) > 64 {
+			return
+		}
+		for _, tier := range []struct {
+			name  string
+			f     func(string) string
+			limit int
+		}{{"Public", Public, MaxPublicLen}, {"Log", Log, MaxLogLen}} {
+			s := strings.Repeat(u, tier.limit/len(u))
+			if w := measuredWork(tier.f, s); w > maxWorkPerByte*len(s) {
+				t.Fatalf("%s(%q x %d): work %d, %.0f per byte", tier.name, u, len(s)/len(u), w, float64(w)/float64(len(s)))
+			}
+		}
+	})
+}

@@ -84,7 +84,7 @@ func TestPrefilterSound(t *testing.T) {
 		run  func(string) string
 	}{
 		{"pem", fPEM, pemRule.redact},
-		{"userinfo", fURL, userinfoRule.redact},
+		{"userinfo", fURL, redactUserinfo},
 		{"dsn", fDSN, redactDSNUserinfo},
 		{"token", fToken, redactTokens},
 		{"scheme", fScheme, schemeRule.redact},

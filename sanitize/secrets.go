@@ -13,7 +13,7 @@ func redactSecrets(s string, f flags) string {
 		s = pemRule.redact(s)
 	}
 	if f&fURL != 0 {
-		s = userinfoRule.redact(s)
+		s = redactUserinfo(s)
 	}
 	if f&fDSN != 0 {
 		s = redactDSNUserinfo(s)
@@ -50,9 +50,8 @@ func startsRule(starts string, at func(s string, i int) (int, int)) *spanRule {
 }
 
 var (
-	pemRule      = leadRule("-----BEGIN", pemAt)
-	userinfoRule = leadRule("://", userinfoAt)
-	schemeRule   = startsRule("bBdD", schemeCredentialAt)
+	pemRule    = leadRule("-----BEGIN", pemAt)
+	schemeRule = startsRule("bBdD", schemeCredentialAt)
 )
 
 // next returns the first place at or after i where the rule may match, or
@@ -142,27 +141,64 @@ func runAtLeast(s string, p, n int, ok func(byte) bool) int {
 	return e
 }
 
-// userinfoAt finds the userinfo of a URL. The authority runs to the first
-// '/', '?', '#' or space, and the userinfo to its last '@', so a malformed
-// DSN with '@' inside the password is still covered.
-func userinfoAt(s string, i int) (int, int) {
-	if !strings.HasPrefix(s[i:], "://") {
-		return 0, 0
-	}
-	start := i + 3
-	at := -1
-	e := start
-	for ; e < len(s) && !endsAuthority[s[e]]; e++ {
-		if s[e] == '@' {
-			at = e
+// redactUserinfo replaces the userinfo of every URL. The authority runs to
+// the first '/', '?', '#' or space, and the userinfo to its last '@', so a
+// malformed DSN with '@' inside the password is still covered. A password
+// may also hold a raw '/', '?' or '#' ("postgres://app:pa/ss@db/x"): when
+// the authority stops there and holds a "user:", the userinfo runs to the
+// last '@' of the word. That can take a path that holds an '@' with it
+// ("https://u:p@host/@alice"), which loses the host but never a password.
+func redactUserinfo(s string) string {
+	e := edit{s: s}
+	// The end of the current word and its last '@', found once per word:
+	// a word of repeated "://" costs one pass.
+	wordEnd, wordAt := -1, -1
+	for i := 0; ; {
+		k := strings.Index(s[i:], "://")
+		if k < 0 {
+			spend(len(s) - i)
+			break
 		}
+		spend(k + 3)
+		start := i + k + 3
+		i = start
+		if start-3 < e.last {
+			continue
+		}
+		at, end := -1, start
+		for ; end < len(s) && !endsAuthority[s[end]]; end++ {
+			if s[end] == '@' {
+				at = end
+			}
+		}
+		spend(end - start)
+		// The colon of "user:" is before the first '@' if there is one.
+		userEnd := end
+		if at >= 0 {
+			userEnd = strings.IndexByte(s[start:end], '@') + start
+		}
+		if end < len(s) && !endsWord[s[end]] && strings.IndexByte(s[start:userEnd], ':') >= 0 {
+			if start >= wordEnd {
+				wordEnd, wordAt = start, -1
+				for ; wordEnd < len(s) && !endsWord[s[wordEnd]]; wordEnd++ {
+					if s[wordEnd] == '@' {
+						wordAt = wordEnd
+					}
+				}
+				spend(wordEnd - start)
+			}
+			at = max(at, wordAt)
+		}
+		if at <= start {
+			continue
+		}
+		e.replace(start, at, Redacted)
+		i = at
 	}
-	spend(e - start)
-	if at <= start {
-		return 0, 0
-	}
-	return start, at
+	return e.result()
 }
+
+var endsWord = byteSet(" \t\n\r\f\v\"'<>`")
 
 var endsAuthority = byteSet(" \t\n\r\f\v/?#")
 
