@@ -8,25 +8,26 @@ import "strings"
 type flags uint32
 
 const (
-	fCtrl      flags = 1 << iota // C0 control byte or DEL
-	fNonASCII                    // needs UTF-8 validation (and rune checks in the log tier)
-	fStack                       // Go panic or stack trace marker
-	fPEM                         // -----BEGIN
-	fToken                       // AWS, GitHub, JWT or Slack token prefix
-	fScheme                      // Bearer, Basic or Digest
-	fAssign                      // a secret key or header name before ':' or '='
-	fSchemeSep                   // "://"
-	fAt                          // '@'
-	fURL                         // fSchemeSep and fAt: possible userinfo
-	fDSN                         // @tcp( and friends
-	fSQL                         // a driver message that quotes row values
-	fIP                          // digit.digit or a colon in hex context
-	fHost                        // .internal, .local, ...
-	fPath                        // a path under a well-known root, a drive or UNC path
+	fCtrl       flags = 1 << iota // C0 control byte or DEL
+	fNonASCII                     // needs UTF-8 validation (and rune checks in the log tier)
+	fStack                        // Go panic or stack trace marker
+	fPEM                          // -----BEGIN
+	fToken                        // AWS, GitHub, JWT or Slack token prefix
+	fScheme                       // Bearer, Basic or Digest
+	fAssign                       // a secret key or header name before ':' or '='
+	fSchemeSep                    // "://"
+	fAt                           // '@'
+	fURL                          // fSchemeSep and fAt: possible userinfo
+	fDSN                          // @tcp( and friends
+	fSQL                          // a driver message that quotes row values
+	fIP                           // digit.digit or a colon in hex context
+	fHost                         // .internal, .local, ...
+	fPath                         // a path under a well-known root, a drive or UNC path
+	fUserOption                   // "-u " or "--user": curl's user:password
 )
 
 const (
-	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN
+	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption
 	locatorFlags = fIP | fHost | fPath
 	publicFlags  = secretFlags | fStack | fSQL | locatorFlags
 )
@@ -184,6 +185,9 @@ func scanPunct(s string, i int) flags {
 	case '-':
 		if strings.HasPrefix(s[i:], "-----BEGIN") {
 			f |= fPEM
+		}
+		if userOptionAt(s, i) > 0 {
+			f |= fUserOption
 		}
 	case '.':
 		if i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {

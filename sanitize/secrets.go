@@ -24,6 +24,9 @@ func redactSecrets(s string, f flags) string {
 	if f&fScheme != 0 {
 		s = schemeRule.redact(s)
 	}
+	if f&fUserOption != 0 {
+		s = userOptionRule.redact(s)
+	}
 	if f&fAssign != 0 {
 		s = redactKeyValues(s)
 	}
@@ -52,6 +55,8 @@ func startsRule(starts string, at func(s string, i int) (int, int)) *spanRule {
 var (
 	pemRule    = leadRule("-----BEGIN", pemAt)
 	schemeRule = startsRule("bBdD", schemeCredentialAt)
+	// curl -u user:password, --user user:password
+	userOptionRule = startsRule("-", userOptionPasswordAt)
 )
 
 // next returns the first place at or after i where the rule may match, or
@@ -237,6 +242,43 @@ func dsnProtocol(s string) int {
 	return 0
 }
 
+// userOptionAt returns the length of a "-u " or "--user" option (with its
+// space or '=') that starts a word at s[i], or 0.
+func userOptionAt(s string, i int) int {
+	if i > 0 && !isSpace(s[i-1]) {
+		return 0
+	}
+	for _, opt := range []string{"-u ", "--user ", "--user=", "--proxy-user ", "--proxy-user="} {
+		if strings.HasPrefix(s[i:], opt) {
+			return len(opt)
+		}
+	}
+	return 0
+}
+
+// userOptionPasswordAt finds the password of curl's "-u user:password":
+// the user stays, what follows its first ':' up to the next space goes.
+func userOptionPasswordAt(s string, i int) (int, int) {
+	n := userOptionAt(s, i)
+	if n == 0 {
+		return 0, 0
+	}
+	p := i + n
+	for p < len(s) && s[p] == ' ' {
+		p++
+	}
+	end := p
+	for end < len(s) && !endsWord[s[end]] {
+		end++
+	}
+	spend(end - i)
+	colon := strings.IndexByte(s[p:end], ':')
+	if colon < 0 || p+colon+1 >= end {
+		return 0, 0
+	}
+	return p + colon + 1, end
+}
+
 // schemeCredentialAt handles HTTP authorization schemes outside a header
 // line. The words also occur in prose ("basic validation failed"), so a
 // Bearer or Basic credential is redacted only when it looks like one;
@@ -270,7 +312,15 @@ func schemeCredentialAt(s string, i int) (int, int) {
 	for end < len(s) && isToken68(s[end]) {
 		end++
 	}
+	for end < len(s) && s[end] == '=' {
+		end++
+	}
 	spend(end - start)
+	// A token68 credential ends with its padding; "bearer expires_in=3600"
+	// is a parameter list, not a token.
+	if end < len(s) && isWordByte(s[end]) {
+		return 0, 0
+	}
 	if !looksLikeCredential(s[start:end], scheme == "basic") {
 		return 0, 0
 	}
@@ -278,7 +328,7 @@ func schemeCredentialAt(s string, i int) (int, int) {
 }
 
 func isToken68(c byte) bool {
-	return isWordByte(c) || strings.IndexByte("-.~+/=:", c) >= 0
+	return isWordByte(c) || strings.IndexByte("-.~+/:", c) >= 0
 }
 
 // looksLikeCredential separates opaque credentials from English words: real
