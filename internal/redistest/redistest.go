@@ -91,6 +91,35 @@ func start(t testing.TB, bin string, extra func(port int) []string) *Server {
 	return nil
 }
 
+// StartProcess starts a redis-server for code that has no testing.TB, such
+// as a TestMain serving Example functions. It returns "" and no error when
+// redis-server is not installed and CI is not set; the caller stops the
+// server with stop.
+func StartProcess() (addr string, stop func(), err error) {
+	bin := Binary()
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			return "", nil, errors.New("redistest: redis-server not found and CI is set")
+		}
+		return "", nil, nil
+	}
+	dir, err := os.MkdirTemp("", "redistest")
+	if err != nil {
+		return "", nil, err
+	}
+	s := &Server{bin: bin, dir: dir}
+	for range 5 {
+		if s.port, err = freePort(); err != nil {
+			continue
+		}
+		if err = s.start(); err == nil {
+			return s.Addr(), func() { s.Close(); _ = os.RemoveAll(dir) }, nil
+		}
+	}
+	_ = os.RemoveAll(dir)
+	return "", nil, err
+}
+
 // Addr returns host:port, for redis.Options.Addr.
 func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 
