@@ -3,9 +3,11 @@ package middleware
 import (
 	"log/slog"
 	"net/http"
-	"runtime/debug"
+	"runtime"
+	"strconv"
 
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
 )
 
 // Recover turns a panic in the handler into a 500 internal problem with the
@@ -42,7 +44,13 @@ func (l *layer) recovered(st *state, v any) {
 	if v == http.ErrAbortHandler {
 		panic(v)
 	}
-	stack := debug.Stack()
+	stack := stackFrames()
+	if st.pending != 0 {
+		// The handler sent a bare error status, then panicked before the
+		// guard wrote its problem: the panic is the better account.
+		st.pending = 0
+		st.flags.And(^(fStarted | fReplaced))
+	}
 	var p *problem.Problem
 	if st.flags.Load()&fTripped != 0 {
 		p = problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(st.limit))
@@ -51,7 +59,7 @@ func (l *layer) recovered(st *state, v any) {
 	}
 	p.Wrap(&panicError{v}).WithLogAttrs(
 		slog.String("panic", safeString(v)),
-		slog.String("stack", string(stack)),
+		stack,
 		slog.String("written_by", "faultline.recover"),
 	)
 	f := st.flags.Load()
@@ -64,4 +72,30 @@ func (l *layer) recovered(st *state, v any) {
 	if !st.safeWrite(st, p) || f&fStarted != 0 {
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// stackFramesMax bounds the stack logged for a panic; the frames that
+// matter are the deepest ones, which come first.
+const stackFramesMax = 64
+
+// stackFrames is the stack of the goroutine that panicked, called from the
+// deferred function that recovered: one element per frame, "function
+// (file:line)", so the log keeps one frame per line in any tool and the JSON
+// handler never escapes newlines into one long string. Each element passes
+// the log tier like any other text, since a function name can carry a
+// type's name chosen elsewhere.
+func stackFrames() slog.Attr {
+	var pcs [stackFramesMax]uintptr
+	// Skip runtime.Callers and stackFrames itself.
+	n := runtime.Callers(2, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	out := make([]string, 0, n)
+	for {
+		f, more := frames.Next()
+		out = append(out, sanitize.Log(f.Function+" ("+f.File+":"+strconv.Itoa(f.Line)+")"))
+		if !more {
+			break
+		}
+	}
+	return slog.Any("stack", out)
 }

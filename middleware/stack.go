@@ -95,7 +95,12 @@ func Stack(opts ...Option) func(http.Handler) http.Handler {
 	if cfg.timeout < 0 {
 		cfg.timeout = 0
 	}
-	return cfg.layer(true, true)
+	l := cfg.layer(true, true)
+	return func(next http.Handler) http.Handler {
+		h := l(next).(*layer)
+		h.headAsGet = true
+		return h
+	}
 }
 
 // layer is every faultline middleware: which parts are on depends on the
@@ -104,7 +109,10 @@ type layer struct {
 	cfg     *config
 	recover bool
 	guard   bool
-	next    http.Handler
+	// headAsGet: chi routes a HEAD request to the GET route of its path
+	// (Stack only; see headAsGet).
+	headAsGet bool
+	next      http.Handler
 }
 
 func (c *config) layer(recover, guard bool) func(http.Handler) http.Handler {
@@ -133,6 +141,12 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if l.guard {
 		st.guard = true
 	}
+	if l.headAsGet {
+		st.headAsGet = true
+		if r.Method == http.MethodHead {
+			routeHeadAsGet(r)
+		}
+	}
 	if l.cfg.limit > 0 {
 		var ok bool
 		if r, ok = st.limitBody(r, l.cfg.limit, own); !ok {
@@ -151,6 +165,10 @@ func (l *layer) finish(st *state, own bool) {
 	var v any
 	if l.recover {
 		v = recover()
+	}
+	if v == nil && own && st.pending != 0 {
+		// The handler returned after a bare error status without a body.
+		st.writeReplacement(nil)
 	}
 	if l.cfg.timeout > 0 && st.timer != nil {
 		st.disarm()

@@ -59,6 +59,7 @@ func (dt *deadlineTimer) fire() {
 func (st *state) arm(d time.Duration) {
 	st.timeout = d
 	st.deadline = time.Now().Add(d)
+	st.hasBody = st.req.ContentLength != 0
 	dt := timerPool.Get().(*deadlineTimer)
 	dt.st.Store(st)
 	st.timer = dt
@@ -77,8 +78,6 @@ func (st *state) disarm() {
 			// The handler saw ctx.Done() and returned before our timer ran:
 			// without this it would leave an empty 200, a third state.
 			st.expire()
-		} else {
-			st.commitHeaders()
 		}
 	} else {
 		// The timer fired, so the deadline passed; its callback may not
@@ -91,6 +90,11 @@ func (st *state) disarm() {
 		st.mu.Lock()
 		st.flags.Or(fFinished)
 		st.mu.Unlock()
+	}
+	if st.flags.Load()&fTimedOut == 0 {
+		// The timer can no longer write: the handler's headers, including
+		// trailers set after the body, are the response's.
+		st.commitHeaders()
 	}
 	st.releaseShadow()
 	if c := st.real.Load(); c != nil {
@@ -112,7 +116,17 @@ func (st *state) expire() {
 		return
 	}
 	st.flags.Or(fTimedOut | fStarted)
-	p := problem.New(problem.Timeout).ForRequest(st.req).
+	if st.hasBody {
+		// A handler blocked reading a slowly uploaded body holds the body's
+		// lock, and net/http's first write of a response waits on that lock
+		// to discard the unread rest: the problem would go out only when the
+		// upload ends. An expired read deadline ends the read at once (and
+		// the connection closes after the response, as it must with a body
+		// left unread). Full duplex would not do: the handler would stay
+		// blocked for as long as the client trickles.
+		_ = http.NewResponseController(st.w).SetReadDeadline(time.Now())
+	}
+	p := timeoutProblem(st.req).
 		WithLogAttrs(slog.Duration("timeout", st.timeout), slog.String("written_by", "faultline.timeout"))
 	// The client must have the whole problem now, not when the stuck
 	// handler finally returns: so it goes out with a Content-Length and is
@@ -127,6 +141,32 @@ func (st *state) expire() {
 	st.w.WriteHeader(bw.status)
 	_, _ = st.w.Write(bw.buf.Bytes())
 	_ = http.NewResponseController(st.w).Flush()
+}
+
+// timeoutRetryAfter is when a client may retry a request that timed out
+// and is safe to replay. The deadline is the server's own, so a retry has
+// as much chance as the first attempt once the load behind it eases; a
+// second is long enough not to feed that load and short enough to be
+// invisible to a person.
+const timeoutRetryAfter = time.Second
+
+// actionVerify is the action of a write whose outcome is unknown and that
+// cannot be replayed safely.
+const actionVerify = problem.Action("verify")
+
+// timeoutProblem is the problem for a request whose deadline passed. A
+// retryable one carries Retry-After and retry_after_ms, so a client never
+// guesses the wait; one that is not retryable (a write without an
+// Idempotency-Key, whose outcome is unknown) carries neither.
+func timeoutProblem(r *http.Request) *problem.Problem {
+	p := problem.New(problem.Timeout).ForRequest(r)
+	if p.Retryable {
+		return p.WithRetryAfter(timeoutRetryAfter)
+	}
+	// A replay could apply the write twice: the client must first find out
+	// whether it took effect.
+	p.Action = actionVerify
+	return p
 }
 
 // bufferedWriter holds the timeout problem back until its length is known.
@@ -202,6 +242,9 @@ func (st *state) Err() error {
 func (st *state) Value(key any) any {
 	if v, ok := st.corr.Value(key); ok {
 		return v
+	}
+	if key == (headAsGetKey{}) && st.headAsGet {
+		return true
 	}
 	if key == problemWriterKey && st.cfg.writer != nil {
 		// Everything below writes problems the way this layer was told to.

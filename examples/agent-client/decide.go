@@ -50,7 +50,7 @@ func decide(p *problem.Problem, attempt int, sentKey bool, pol retryPolicy) deci
 		return decision{verdict: verdictReport, why: "the request must change before it can succeed"}
 	case problem.ActionReauthenticate, problem.ActionConfigure, problem.ActionApprove, problem.ActionUnlock:
 		return decision{verdict: verdictEscalate, why: "needs " + string(p.Action) + " by someone with the authority"}
-	case problem.ActionRetry:
+	case problem.ActionRetry, problem.Action("verify"):
 	default:
 		return decision{verdict: verdictStop, why: fmt.Sprintf("unknown action %q: not guessing", p.Action)}
 	}

@@ -71,7 +71,7 @@ func newServer(cfg config, logger *slog.Logger, getenv func(string) string) (*se
 // every instance pointed at it shares the limit.
 func newLimiter(cfg config, wr *problem.Writer, logger *slog.Logger, redisURL string) (*ratelimit.Limiter, func() error, error) {
 	policy := ratelimit.Policy{Name: "showcase-limited", Limit: cfg.limit, Window: cfg.limitWindow, Key: ratelimit.ByIP}
-	opts := []ratelimit.Option{ratelimit.WithWriter(wr), ratelimit.WithLogger(logger)}
+	opts := []ratelimit.Option{ratelimit.WithWriter(wr)}
 	closeFn := func() error { return nil }
 	if redisURL != "" {
 		ropts, err := redis.ParseURL(redisURL)
