@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/go-playground/validator/v10"
 )
@@ -101,7 +102,7 @@ func decode(r *http.Request, dst any, t reflect.Type, cfg *config) *problem.Prob
 		return p
 	}
 	if r.ContentLength > cfg.maxBytes {
-		return problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(cfg.maxBytes))
+		return problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(cfg.maxBytes))
 	}
 	s := getScratch()
 	defer putScratch(s)
@@ -212,7 +213,7 @@ func readBody(r *http.Request, limit int64, s *scratch) ([]byte, *problem.Proble
 		return nil, readProblem(err)
 	}
 	if n > limit {
-		return nil, problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(limit))
+		return nil, problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(limit))
 	}
 	return s.buf.Bytes(), nil
 }
@@ -223,7 +224,7 @@ func readProblem(err error) *problem.Problem {
 	case errors.As(err, &tooLarge):
 		// A limit set upstream, by faultline's BodyLimit middleware or
 		// http.MaxBytesReader, is the one the client ran into.
-		return problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(tooLarge.Limit)).Wrap(err)
+		return problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(tooLarge.Limit)).Wrap(err)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return problem.New(problem.InvalidJSON).WithDetail(truncatedDetail).Wrap(err)
 	}

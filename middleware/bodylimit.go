@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -42,7 +43,7 @@ func (st *state) limitBody(r *http.Request, n int64, own bool) (*http.Request, b
 		st.limit = n
 	}
 	if r.ContentLength > st.limit {
-		p := problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(st.limit)).
+		p := problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit)).
 			WithLogAttrs(slog.Int64("content_length", r.ContentLength), slog.String("written_by", "faultline.bodylimit"))
 		st.safeWrite(st, p)
 		return r, false

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/sanitize"
 )
@@ -99,9 +100,9 @@ func (st *state) writeReplacement(body []byte) {
 // guardProblem is the problem that replaces a bare error status.
 func (st *state) guardProblem(code int) *problem.Problem {
 	if st.flags.Load()&fTripped != 0 && (code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge || code >= 500) {
-		return problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(st.limit))
+		return problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit))
 	}
-	p := problem.New(st.writer().Registry().ForStatus(code))
+	p := st.writer().Registry().ForStatus(code)
 	switch {
 	case code == http.StatusRequestedRangeNotSatisfiable:
 		p.Title = "Range Not Satisfiable"
@@ -161,13 +162,13 @@ func (k *keepHeader) WriteHeader(code int) {
 }
 
 func (k *keepHeader) MarkProblem() {
-	if m, ok := k.ResponseWriter.(problem.ProblemMarker); ok {
+	if m, ok := k.ResponseWriter.(problemhook.ProblemMarker); ok {
 		m.MarkProblem()
 	}
 }
 
 func (k *keepHeader) ResponseStarted() bool {
-	rs, ok := k.ResponseWriter.(problem.ResponseStarter)
+	rs, ok := k.ResponseWriter.(problemhook.ResponseStarter)
 	return ok && rs.ResponseStarted()
 }
 

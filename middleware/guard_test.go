@@ -74,7 +74,7 @@ func TestGuardPassesHandlersProblemThrough(t *testing.T) {
 			// The same problem written without any middleware.
 			rec := httptestRecorder()
 			want := httptestRequest(http.MethodPut, "/orders", accept)
-			k.writer.Write(rec, want, problem.New(problem.Conflict).WithDetail("Order 42 was changed by someone else.").WithStatus(409))
+			k.writer.Write(rec, want, problem.New(problem.Conflict).WithDetail("Order 42 was changed by someone else."))
 			if got.StatusCode != 409 || !strings.Contains(string(got.body), "Order 42 was changed") ||
 				got.Header.Get("Content-Type") != rec.Header().Get("Content-Type") {
 				t.Fatalf("Accept %q: %d %s %q", accept, got.StatusCode, got.Header.Get("Content-Type"), got.body)

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/sanitize"
 )
@@ -53,11 +54,11 @@ func (l *layer) recovered(st *state, v any) {
 	}
 	var p *problem.Problem
 	if st.flags.Load()&fTripped != 0 {
-		p = problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(st.limit))
+		p = problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit))
 	} else {
 		p = problem.New(problem.Internal).ForRequest(st.req)
 	}
-	p.Wrap(&panicError{v}).WithLogAttrs(
+	p = p.Wrap(&panicError{v}).WithLogAttrs(
 		slog.String("panic", safeString(v)),
 		stack,
 		slog.String("written_by", "faultline.recover"),

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -59,7 +60,7 @@ func newConfig(opts []Option) *config {
 	return c
 }
 
-var problemWriterKey = problem.ContextKey()
+var problemWriterKey any = problemhook.ContextKey{}
 
 // problemWriter is the configured Writer, else the one ctx carries (Stack's,
 // for chi's NotFound and MethodNotAllowed handlers, which run inside it),

@@ -50,7 +50,9 @@ func decide(p *problem.Problem, attempt int, sentKey bool, pol retryPolicy) deci
 		return decision{verdict: verdictReport, why: "the request must change before it can succeed"}
 	case problem.ActionReauthenticate, problem.ActionConfigure, problem.ActionApprove, problem.ActionUnlock:
 		return decision{verdict: verdictEscalate, why: "needs " + string(p.Action) + " by someone with the authority"}
-	case problem.ActionRetry, problem.Action("verify"):
+	case problem.ActionVerify:
+		return decision{verdict: verdictStop, why: "the write may have been applied and carried no Idempotency-Key: verify before anything else"}
+	case problem.ActionRetry:
 	default:
 		return decision{verdict: verdictStop, why: fmt.Sprintf("unknown action %q: not guessing", p.Action)}
 	}
