@@ -22,6 +22,7 @@ type entry struct {
 	DefaultDetail string          `json:"default_detail,omitempty"`
 	Meaning       string          `json:"meaning,omitempty"`
 	Reaction      string          `json:"client_reaction"`
+	Deprecated    *deprecation    `json:"deprecated,omitempty"`
 	Example       json.RawMessage `json:"example"`
 	// examplePage is Example indented for reading on the HTML page.
 	examplePage string
@@ -31,20 +32,31 @@ type entry struct {
 // fields.
 func (e entry) ExamplePage() string { return e.examplePage }
 
+// deprecation announces that a code is on its way out.
+type deprecation struct {
+	Since     string `json:"since"`
+	Successor string `json:"successor,omitempty"`
+}
+
 // exampleCorrelationID is a UUIDv7 like those the kit generates.
 const exampleCorrelationID = "0193b1c2-7d4e-7a51-9c3f-2b8e4f6a1d90"
 
-func newEntry(wr *problem.Writer, c problem.Code) entry {
+func newEntry(wr *problem.Writer, c problem.Kind) entry {
 	p := exampleOf(c)
 	res := wr.Resolve(nil, p)
 	res.CorrelationID = exampleCorrelationID
-	example := res.AppendJSON(nil, false)
+	example := res.AppendJSON(nil)
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, example, "", "  ") != nil {
 		pretty.Reset()
 		pretty.Write(example)
 	}
+	var dep *deprecation
+	if !c.Deprecated.Since.IsZero() {
+		dep = &deprecation{Since: c.Deprecated.Since.UTC().Format(time.DateOnly), Successor: c.Deprecated.Successor}
+	}
 	return entry{
+		Deprecated:    dep,
 		Code:          c.Name,
 		Type:          res.Type,
 		Status:        c.Status,
@@ -63,7 +75,7 @@ func newEntry(wr *problem.Writer, c problem.Code) entry {
 
 // exampleOf is a typical occurrence of c: the retry hint a retryable code
 // carries, and field errors for validation_failed.
-func exampleOf(c problem.Code) *problem.Problem {
+func exampleOf(c problem.Kind) *problem.Problem {
 	p := problem.New(c)
 	p.Instance = "/v1/orders"
 	if c.Retryable {
@@ -79,7 +91,7 @@ func exampleOf(c problem.Code) *problem.Problem {
 }
 
 func entries(wr *problem.Writer) []entry {
-	codes := wr.Registry().Codes()
+	codes := wr.Registry().Kinds()
 	out := make([]entry, len(codes))
 	for i, c := range codes {
 		out[i] = newEntry(wr, c)

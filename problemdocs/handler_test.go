@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/problemdocs"
@@ -38,7 +39,7 @@ func get(t *testing.T, url, accept string) (*http.Response, string) {
 
 func TestEveryCodeHasAPageAndJSON(t *testing.T) {
 	srv := serve(t, problem.NewWriter(problem.WithBaseURI("https://api.example.com/problems/")))
-	for _, c := range problem.DefaultRegistry().Codes() {
+	for _, c := range problem.DefaultRegistry().Kinds() {
 		resp, body := get(t, srv.URL+"/problems/"+c.Name, "text/html,application/xhtml+xml,*/*;q=0.8")
 		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 			t.Fatalf("%s: %d %s", c.Name, resp.StatusCode, resp.Header.Get("Content-Type"))
@@ -92,8 +93,8 @@ func TestIndexLinksResolve(t *testing.T) {
 		}
 		links++
 	}
-	if links != len(problem.DefaultRegistry().Codes()) {
-		t.Fatalf("index links %d codes, registry has %d", links, len(problem.DefaultRegistry().Codes()))
+	if links != len(problem.DefaultRegistry().Kinds()) {
+		t.Fatalf("index links %d codes, registry has %d", links, len(problem.DefaultRegistry().Kinds()))
 	}
 	resp, body = get(t, srv.URL+"/problems/", "application/json")
 	var idx struct{ Codes []struct{ Code string } }
@@ -131,7 +132,7 @@ func TestUnknownCodeAndWrongMethodAreProblems(t *testing.T) {
 
 func TestPagesEscapeRegisteredText(t *testing.T) {
 	reg := problem.NewRegistry()
-	reg.MustRegister(problem.Code{Name: "odd_code", Status: 409, Title: `Odd <b>title</b>`, Action: problem.ActionFixRequest,
+	reg.MustRegister(problem.Kind{Name: "odd_code", Status: 409, Title: `Odd <b>title</b>`, Action: problem.ActionFixRequest,
 		Cause: problem.CauseRequest, Meaning: `<script>alert(1)</script>`})
 	srv := serve(t, problem.NewWriter(problem.WithRegistry(reg)))
 	_, body := get(t, srv.URL+"/problems/odd_code", "text/html")
@@ -140,5 +141,24 @@ func TestPagesEscapeRegisteredText(t *testing.T) {
 	}
 	if !strings.Contains(body, "&lt;script&gt;") {
 		t.Fatalf("meaning missing:\n%s", body)
+	}
+}
+
+func TestDeprecatedCodesSayWhatReplacesThem(t *testing.T) {
+	reg := problem.NewRegistry()
+	reg.MustRegister(problem.Kind{Name: "old_thing", Status: 409, Title: "Old thing", Action: problem.ActionFixRequest,
+		Cause: problem.CauseRequest, Deprecated: problem.Deprecation{Since: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Successor: "conflict"}})
+	srv := serve(t, problem.NewWriter(problem.WithRegistry(reg)))
+	_, page := get(t, srv.URL+"/problems/old_thing", "text/html")
+	if !strings.Contains(page, `id="deprecated"`) || !strings.Contains(page, `<a href="conflict">`) || !strings.Contains(page, "2026-06-01") {
+		t.Fatalf("page does not announce the deprecation:\n%s", page)
+	}
+	_, index := get(t, srv.URL+"/problems/", "text/html")
+	if !strings.Contains(index, "deprecated since 2026-06-01") {
+		t.Fatalf("index does not show the deprecation")
+	}
+	_, js := get(t, srv.URL+"/problems/old_thing", "application/json")
+	if !strings.Contains(js, `"deprecated": {`) || !strings.Contains(js, `"successor": "conflict"`) {
+		t.Fatalf("json: %s", js)
 	}
 }

@@ -55,8 +55,8 @@ func TestOpenAPIIsValidAndItsExamplesFitItsSchema(t *testing.T) {
 			seen++
 		}
 	}
-	if seen != len(problem.DefaultRegistry().Codes()) {
-		t.Fatalf("%d examples for %d codes", seen, len(problem.DefaultRegistry().Codes()))
+	if seen != len(problem.DefaultRegistry().Kinds()) {
+		t.Fatalf("%d examples for %d codes", seen, len(problem.DefaultRegistry().Kinds()))
 	}
 	if doc.Components.Responses[problemdocs.ResponseName(429)].Value.Headers["Retry-After"] == nil {
 		t.Errorf("Problem429 does not document Retry-After")
@@ -68,7 +68,7 @@ func TestOpenAPIIsValidAndItsExamplesFitItsSchema(t *testing.T) {
 func TestWrittenProblemsFitTheSchema(t *testing.T) {
 	wr := problem.NewWriter()
 	schema := loadSpec(t, wr).Components.Schemas["Problem"].Value
-	for _, c := range problem.DefaultRegistry().Codes() {
+	for _, c := range problem.DefaultRegistry().Kinds() {
 		p := problem.New(c).WithRetryAfter(1500 * time.Millisecond).WithOutcome(problem.OutcomeNotStarted)
 		rec := httptest.NewRecorder()
 		wr.Write(rec, httptest.NewRequest(http.MethodPost, "/v1/orders/%2F..%2Fx?q=1", nil), p)

@@ -19,6 +19,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <p><a href="./">All problem types</a></p>
 <h1 id="title">{{.Title}}</h1>
 <p><code id="code">{{.Code}}</code> · HTTP <span id="status">{{.Status}}</span></p>
+{{with .Deprecated}}<p id="deprecated"><strong>Deprecated</strong> since {{.Since}}.{{if .Successor}} Use <a href="{{.Successor}}"><code>{{.Successor}}</code></a> instead.{{end}} Clients should accept it until it is retired.</p>{{end}}
 <p>{{.Meaning}}</p>
 <dl>
 <dt>Type URI</dt><dd><code>{{.Type}}</code></dd>
@@ -46,7 +47,7 @@ var indexTemplate = template.Must(template.New("index").Parse(`<!doctype html>
 <table id="codes">
 <thead><tr><th>code</th><th>status</th><th>action</th><th>cause</th><th>retryable</th><th>title</th></tr></thead>
 <tbody>
-{{range .}}<tr><td><a href="{{.Code}}"><code>{{.Code}}</code></a></td><td>{{.Status}}</td><td><code>{{.Action}}</code></td><td><code>{{.Cause}}</code></td><td>{{.Retryable}}</td><td>{{.Title}}</td></tr>
+{{range .}}<tr><td><a href="{{.Code}}"><code>{{.Code}}</code></a></td><td>{{.Status}}</td><td><code>{{.Action}}</code></td><td><code>{{.Cause}}</code></td><td>{{.Retryable}}</td><td>{{.Title}}{{with .Deprecated}} <em>(deprecated since {{.Since}}{{if .Successor}}; use <code>{{.Successor}}</code>{{end}})</em>{{end}}</td></tr>
 {{end}}</tbody>
 </table>
 </body></html>

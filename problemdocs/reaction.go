@@ -7,7 +7,7 @@ import "github.com/faultline-go/faultline/problem"
 var reactions = map[problem.Action]string{
 	problem.ActionRetry: "Retry after retry_after_ms (or the Retry-After header) with exponential backoff and jitter. " +
 		"A write whose outcome is unknown is replayed only with the same Idempotency-Key.",
-	"verify": "The outcome of the write is unknown. Find out whether it took effect (by its Idempotency-Key, " +
+	problem.ActionVerify: "The outcome of the write is unknown. Find out whether it took effect (by its Idempotency-Key, " +
 		"its operation id or a read) before doing anything else; never replay it blindly.",
 	problem.ActionFixRequest:     "Change the request as detail and errors say; sending it again unchanged fails again.",
 	problem.ActionReauthenticate: "Obtain fresh credentials, then send the request again.",
