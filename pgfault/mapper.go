@@ -66,9 +66,14 @@ func (s sent) String() string {
 	return "unknown"
 }
 
-// evidence is what the error chain tells, gathered in one walk.
+// evidence is what the error chain tells, gathered in one walk, and what
+// the tracked statement says.
 type evidence struct {
-	op          *Error
+	op *Error
+	// access is the Op's hint, else its statement's verb; unknown without
+	// an Op. multi marks a string of several statements.
+	access      Access
+	multi       bool
 	pg          *pgconn.PgError
 	connect     bool
 	parseConfig bool
@@ -145,6 +150,12 @@ func (m *mapper) mapError(err error) (*problem.Problem, bool) {
 	if !ev.driver(err) {
 		return nil, false
 	}
+	if ev.op != nil {
+		ev.access, ev.multi = classify(ev.op.op.sql)
+		if h := ev.op.op.hint; h != AccessUnknown {
+			ev.access = h
+		}
+	}
 	p, s := m.decide(&ev, err)
 	return p.WithLogAttrs(ev.attrs(m.pool, s)), true
 }
@@ -152,10 +163,7 @@ func (m *mapper) mapError(err error) (*problem.Problem, bool) {
 // decide chooses the problem and says whether the statement was sent. The
 // order matters: what the server said beats what the client saw.
 func (m *mapper) decide(ev *evidence, err error) (*problem.Problem, sent) {
-	access := AccessUnknown
-	if ev.op != nil {
-		access = ev.op.op.access
-	}
+	access := ev.access
 	switch {
 	case ev.parseConfig:
 		return problem.New(problem.Internal).WithOutcome(problem.OutcomeNotStarted), sentNo
@@ -174,6 +182,10 @@ func (m *mapper) decide(ev *evidence, err error) (*problem.Problem, sent) {
 			return p.WithOutcome(problem.OutcomeNotStarted), sentNo
 		case r.dropped:
 			return droppedOutcome(p, access), sentYes
+		case r.outcome == problem.OutcomeNotCommitted && ev.multi && access != Read:
+			// The error is about one statement of several; one before it
+			// may have been a COMMIT.
+			return p.WithOutcome(problem.OutcomeUnknown), sentYes
 		}
 		return p.WithOutcome(r.outcome), sentYes
 	case ev.noRows:
@@ -274,7 +286,7 @@ func (ev *evidence) attrs(pool *pgxpool.Pool, s sent) slog.Attr {
 	if op := ev.op; op != nil {
 		a = append(a,
 			slog.Any("query", (*fingerprint)(op)),
-			slog.String("access", op.op.access.String()),
+			slog.String("access", ev.access.String()),
 			slog.Duration("elapsed", op.elapsed))
 	}
 	a = append(a, slog.String("sent", s.String()))
