@@ -137,13 +137,6 @@ func (ev *evidence) driver(err error) bool {
 		ev.noRows || ev.rolledBack || ev.hasSafe || ev.deadline && pgconn.Timeout(err)
 }
 
-// bare reports whether the annotated error is the context's error itself,
-// as pgxpool returns it when acquiring a connection was cut short, and as
-// pgconn returns it for a cancellation it noticed while waiting.
-func (ev *evidence) bare() bool {
-	return ev.op != nil && (ev.op.Err == context.Canceled || ev.op.Err == context.DeadlineExceeded)
-}
-
 func (m *mapper) mapError(err error) (*problem.Problem, bool) {
 	var ev evidence
 	ev.walk(err)
@@ -156,13 +149,13 @@ func (m *mapper) mapError(err error) (*problem.Problem, bool) {
 			ev.access = h
 		}
 	}
-	p, s := m.decide(&ev, err)
+	p, s := m.decide(&ev)
 	return p.WithLogAttrs(ev.attrs(m.pool, s)), true
 }
 
 // decide chooses the problem and says whether the statement was sent. The
 // order matters: what the server said beats what the client saw.
-func (m *mapper) decide(ev *evidence, err error) (*problem.Problem, sent) {
+func (m *mapper) decide(ev *evidence) (*problem.Problem, sent) {
 	access := ev.access
 	switch {
 	case ev.parseConfig:
@@ -205,7 +198,7 @@ func (m *mapper) decide(ev *evidence, err error) (*problem.Problem, sent) {
 			WithRetryAfter(m.retryAfter()).
 			WithOutcome(problem.OutcomeNotStarted), sentNo
 	case ev.canceled || ev.deadline:
-		return m.contextDone(ev, access, err)
+		return m.contextDone(ev, access)
 	case ev.hasSafe:
 		// pgconn says the statement may have been sent, and no answer
 		// came: the connection broke under it.
@@ -217,7 +210,7 @@ func (m *mapper) decide(ev *evidence, err error) (*problem.Problem, sent) {
 }
 
 // contextDone maps a cancelled or expired context by when it struck.
-func (m *mapper) contextDone(ev *evidence, access Access, err error) (*problem.Problem, sent) {
+func (m *mapper) contextDone(ev *evidence, access Access) (*problem.Problem, sent) {
 	code := problem.ClientClosedRequest
 	if ev.deadline {
 		code = problem.Timeout
@@ -226,7 +219,7 @@ func (m *mapper) contextDone(ev *evidence, access Access, err error) (*problem.P
 	case ev.op != nil && ev.op.op.doneBefore:
 		// Done before the statement was even tried.
 		return problem.New(code).WithOutcome(problem.OutcomeNotStarted), sentNo
-	case ev.deadline && ev.bare():
+	case ev.deadline && ev.op != nil && ev.op.Err == context.DeadlineExceeded:
 		// pgconn reports a deadline it hit while talking to the server as
 		// its own timeout error; a bare deadline comes from waiting for a
 		// pooled connection, so nothing was sent: the pool is exhausted.
