@@ -78,10 +78,10 @@ func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
 			}
 			dst = append(dst, `{"detail":`...)
 			dst = appendPublic(dst, fe.Detail)
-			if fe.Pointer != "" {
-				dst = append(dst, `,"pointer":`...)
-				dst = appendString(dst, fe.Pointer)
-			}
+			// Always sent: "" is the pointer to the whole document
+			// (RFC 6901), as for a body of the wrong type.
+			dst = append(dst, `,"pointer":`...)
+			dst = appendString(dst, fe.Pointer)
 			if fe.Code != "" {
 				dst = append(dst, `,"code":`...)
 				dst = appendString(dst, fe.Code)

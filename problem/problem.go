@@ -66,7 +66,7 @@ type Problem struct {
 // FieldError is one entry of the errors array of validation_failed.
 type FieldError struct {
 	Detail  string `json:"detail"`
-	Pointer string `json:"pointer,omitempty"`
+	Pointer string `json:"pointer"`
 	Code    string `json:"code,omitempty"`
 }
 

@@ -62,9 +62,7 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		for _, fe := range p.Errors {
 			dst = append(dst, "<i>"...)
 			elem("detail", fe.Detail, true)
-			if fe.Pointer != "" {
-				elem("pointer", fe.Pointer, false)
-			}
+			elem("pointer", fe.Pointer, false)
 			if fe.Code != "" {
 				elem("code", fe.Code, false)
 			}
