@@ -117,14 +117,11 @@ type chainMatch struct {
 // or Is method: such an error may claim a match a type switch cannot see.
 func (c *chainMatch) walk(err error) bool {
 	for err != nil {
-		switch err.(type) {
-		case interface{ As(any) bool }, interface{ Is(error) bool }:
-			return false
-		}
 		switch e := err.(type) {
 		case *Problem:
 			// Nothing else counts once a problem is found, and a nil one
-			// must not be unwrapped.
+			// must not be unwrapped. Its Is method matches only Kinds,
+			// which this walk sees itself.
 			c.problem = cmp.Or(c.problem, e)
 			return true
 		case Kind:
@@ -132,6 +129,10 @@ func (c *chainMatch) walk(err error) bool {
 				c.kind = &e
 			}
 			return true
+		case interface{ As(any) bool }, interface{ Is(error) bool }:
+			return false
+		}
+		switch e := err.(type) {
 		case *http.MaxBytesError:
 			c.maxBytes = cmp.Or(c.maxBytes, e)
 		case *json.SyntaxError:

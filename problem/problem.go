@@ -112,7 +112,12 @@ func (p *Problem) Is(target error) bool {
 
 // Unwrap returns the error the problem was built from, for errors.Is/As and
 // for the log.
-func (p *Problem) Unwrap() error { return p.err }
+func (p *Problem) Unwrap() error {
+	if p == nil {
+		return nil
+	}
+	return p.err
+}
 
 // Message is the one-line public text before sanitizing: the detail a
 // client may see, or the title without one.
