@@ -386,12 +386,18 @@ func headerHasToken(values []string, token string) bool {
 // function as the source. The source is the code that called Write or
 // WriteError (log, write, then the exported function: four frames up).
 func (wr *Writer) log(r *http.Request, res *Problem, orig *Problem, started bool) {
-	h := wr.Logger().Handler()
-	level := wr.level(res)
 	ctx := context.Background()
 	if r != nil {
 		ctx = r.Context()
 	}
+	wr.logContext(ctx, r, res, orig, started)
+}
+
+// logContext is log for a problem that may have no HTTP request; it is
+// called one frame below log's callers, as log itself is.
+func (wr *Writer) logContext(ctx context.Context, r *http.Request, res *Problem, orig *Problem, started bool) {
+	h := wr.Logger().Handler()
+	level := wr.level(res)
 	if !h.Enabled(ctx, level) {
 		return
 	}
@@ -400,7 +406,7 @@ func (wr *Writer) log(r *http.Request, res *Problem, orig *Problem, started bool
 		msg = "problem not written: response already started"
 	}
 	var pcs [1]uintptr
-	runtime.Callers(4, pcs[:])
+	runtime.Callers(5, pcs[:])
 	rec := slog.NewRecord(time.Now(), level, msg, pcs[0])
 	// The first five fill the record's inline storage; the rest go in one
 	// AddAttrs call so the overflow is allocated once.
