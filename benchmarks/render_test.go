@@ -98,7 +98,7 @@ func BenchmarkRender(b *testing.B) {
 		buf := make([]byte, 0, 1024)
 		b.ReportAllocs()
 		for b.Loop() {
-			buf = p.AppendJSON(buf[:0], false)
+			buf = p.AppendJSON(buf[:0])
 		}
 	})
 	b.Run("encoding_json", func(b *testing.B) {
@@ -150,7 +150,7 @@ func BenchmarkRender(b *testing.B) {
 // must produce a document carrying the same public members.
 func TestRenderContendersAgree(t *testing.T) {
 	p := renderProblem()
-	got, err := problem.Parse(p.AppendJSON(nil, false))
+	got, err := problem.Parse(p.AppendJSON(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

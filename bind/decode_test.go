@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -58,8 +59,8 @@ func TestMain(m *testing.M) {
 func server(t *testing.T, opts ...Option) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, p := Decode[Order](r, opts...); p != nil {
-			problem.Write(w, r, p)
+		if _, err := Decode[Order](r, opts...); err != nil {
+			problem.WriteError(w, r, err)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -148,6 +149,27 @@ func TestDecodeOverHTTP(t *testing.T) {
 			want{status: 400, code: "invalid_json", errors: []problem.FieldError{{Detail: "must be a string", Pointer: "/labels/a~1b", Code: "wrong_type"}}}},
 		{"bad time", "application/json", strings.NewReader(`{"due":"tomorrow"}`),
 			want{status: 400, code: "invalid_json", errors: []problem.FieldError{{Detail: "is not valid", Pointer: "/due", Code: "invalid_value"}}}},
+		{"several wrong types at once", "application/json",
+			strings.NewReader(`{"customer":"bob","items":[{"sku":1,"qty":"1"},{"price":true}],"currency":7}`),
+			want{status: 400, code: "invalid_json", errors: []problem.FieldError{
+				{Detail: "must be an object", Pointer: "/customer", Code: "wrong_type"},
+				{Detail: "must be a string", Pointer: "/items/0/sku", Code: "wrong_type"},
+				{Detail: "must be an integer", Pointer: "/items/0/qty", Code: "wrong_type"},
+				{Detail: "must be a number", Pointer: "/items/1/price", Code: "wrong_type"},
+				{Detail: "must be a string", Pointer: "/currency", Code: "wrong_type"},
+			}}},
+		{"duplicate member", "application/json", strings.NewReader(`{"currency":"EUR","items":[{"sku":"abc","qty":1,"sku":"abd"}],"currency":"USD"}`),
+			want{status: 400, code: "invalid_json", detail: "more than once", errors: []problem.FieldError{
+				{Detail: "appears more than once", Pointer: "/items/0/sku", Code: "duplicate_field"},
+				{Detail: "appears more than once", Pointer: "/currency", Code: "duplicate_field"},
+			}}},
+		{"duplicate map key", "application/json", strings.NewReader(`{"labels":{"ab":"x","ab":"y"}}`),
+			want{status: 400, code: "invalid_json", errors: []problem.FieldError{{Detail: "appears more than once", Pointer: "/labels/ab", Code: "duplicate_field"}}}},
+		{"member name in the wrong case", "application/json", strings.NewReader(`{"items":[{"SKU":"abc","qty":1,"price":1}],"Currency":"EUR"}`),
+			want{status: 400, code: "invalid_json", errors: []problem.FieldError{
+				{Detail: `is not a known field; names are case-sensitive: did you mean "sku"?`, Pointer: "/items/0/SKU", Code: "unknown_field"},
+				{Detail: `is not a known field; names are case-sensitive: did you mean "currency"?`, Pointer: "/Currency", Code: "unknown_field"},
+			}}},
 		{"unknown field", "application/json", strings.NewReader(`{"items":[{"sku":"abc","colour":"red"}]}`),
 			want{status: 400, code: "invalid_json", errors: []problem.FieldError{{Detail: "is not a known field", Pointer: "/items/0/colour", Code: "unknown_field"}}}},
 		{"json:\"-\" field is unknown", "application/json", strings.NewReader(`{"Secret":"x"}`),
@@ -199,6 +221,9 @@ func TestDecodeOverHTTP(t *testing.T) {
 					t.Errorf("errors\n got %v\nwant %v", p.Errors, tc.want.errors)
 				}
 			}
+			if tc.want.errors != nil && !strings.Contains(raw, `"pointer":`+strconv.Quote(tc.want.errors[0].Pointer)) {
+				t.Errorf("first pointer %q not on the wire: %s", tc.want.errors[0].Pointer, raw)
+			}
 			assertNoGoNames(t, raw)
 		})
 	}
@@ -234,8 +259,8 @@ func assertNoGoNames(t *testing.T, raw string) {
 func TestUpstreamMaxBytes(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 100)
-		if _, p := Decode[Order](r); p != nil {
-			problem.Write(w, r, p)
+		if _, err := Decode[Order](r); err != nil {
+			problem.WriteError(w, r, err)
 		}
 	}))
 	defer srv.Close()

@@ -3,66 +3,79 @@ package bind
 import (
 	"encoding"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"reflect"
 	"strconv"
 	"strings"
-)
 
-// issue is the first place in a syntactically valid document that does not
-// fit the target type.
-type issue struct {
-	path   []string
-	detail string
-	code   string
-}
+	"github.com/faultline-go/faultline/problem"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
 
 // Sub-codes of invalid_json field errors, stable for clients to branch on.
 const (
-	codeWrongType    = "wrong_type"
-	codeOutOfRange   = "out_of_range"
-	codeUnknownField = "unknown_field"
-	codeInvalidValue = "invalid_value"
+	codeWrongType      = "wrong_type"
+	codeOutOfRange     = "out_of_range"
+	codeUnknownField   = "unknown_field"
+	codeDuplicateField = "duplicate_field"
+	codeInvalidValue   = "invalid_value"
 )
 
+const (
+	unknownDetail   = "is not a known field"
+	duplicateDetail = "appears more than once"
+)
+
+// maxFieldErrors bounds the errors array: a hostile body of a million
+// mistyped values must not become a response a million entries long.
+const maxFieldErrors = 100
+
 var (
-	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	unmarshalerType     = reflect.TypeFor[jsonv2.Unmarshaler]()
+	unmarshalerFromType = reflect.TypeFor[jsonv2.UnmarshalerFrom]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
-	numberType          = reflect.TypeFor[json.Number]()
 )
 
 // errMalformed stops the walk on input the scanner did not expect; the
-// decoder accepted the syntax, so this only guards against a mismatch.
-var errMalformed = errors.New("bind: malformed document")
+// decoder accepted the syntax up to its error, so this only guards against
+// a mismatch. errFull stops it once maxFieldErrors were found.
+var (
+	errMalformed = errors.New("bind: malformed document")
+	errFull      = errors.New("bind: enough field errors")
+)
 
-// locator walks a document the decoder already found well-formed, following
-// the target type by encoding/json's rules, to find where the decoder's
-// error happened. encoding/json reports type errors with a dotted path that
-// lacks array indices and unknown fields with no path at all; walking the
-// document gives the exact pointer, and a detail phrased for clients.
+// locator walks a document the decoder refused, following the target type
+// by the decoder's rules, and lists every place that does not fit: the
+// decoder stops at its first error, and a client fixing a request wants
+// them all. Details are phrased for clients and never name Go types.
 type locator struct {
 	data   []byte
 	pos    int
 	strict bool
 	path   []string
+	found  []problem.FieldError
 }
 
-func locate(data []byte, t reflect.Type, strict bool) (found *issue) {
+func locate(data []byte, t reflect.Type, strict bool) (found []problem.FieldError) {
 	l := &locator{data: data, strict: strict}
 	defer func() {
 		if r := recover(); r != nil {
-			if r != errMalformed {
+			if r != errMalformed && r != errFull {
 				panic(r)
 			}
-			found = nil
+			found = l.found
 		}
 	}()
-	return l.value(t, false)
+	l.value(t, false)
+	return l.found
 }
 
-func (l *locator) fail(detail, code string) *issue {
-	return &issue{path: append([]string(nil), l.path...), detail: detail, code: code}
+func (l *locator) fail(detail, code string) {
+	l.found = append(l.found, problem.FieldError{Detail: detail, Pointer: pointer(l.path), Code: code})
+	if len(l.found) >= maxFieldErrors {
+		panic(errFull)
+	}
 }
 
 func (l *locator) ws() {
@@ -141,11 +154,11 @@ func (l *locator) rawString() []byte {
 }
 
 func (l *locator) str() string {
-	var s string
-	if err := json.Unmarshal(l.rawString(), &s); err != nil {
+	s, err := jsontext.AppendUnquote(nil, l.rawString())
+	if err != nil {
 		panic(errMalformed)
 	}
-	return s
+	return string(s)
 }
 
 func (l *locator) literal() string {
@@ -159,32 +172,37 @@ func (l *locator) literal() string {
 	return string(l.data[start:l.pos])
 }
 
-func (l *locator) value(t reflect.Type, quoted bool) *issue {
+func (l *locator) value(t reflect.Type, quoted bool) {
 	c := l.peek()
 	if c == 'n' {
 		l.literal()
-		return nil
+		return
 	}
 	for {
-		if reflect.PointerTo(t).Implements(jsonUnmarshalerType) {
+		pt := reflect.PointerTo(t)
+		switch {
+		case pt.Implements(unmarshalerFromType):
+			// Reads from the decoder's stream, which a walk cannot
+			// offer; the decoder's own pointer places its errors.
+			l.skip()
+			return
+		case pt.Implements(unmarshalerType):
 			raw := l.skip()
-			u := reflect.New(t).Interface().(json.Unmarshaler)
-			if u.UnmarshalJSON(raw) != nil {
-				return l.fail("is not valid", codeInvalidValue)
+			if reflect.New(t).Interface().(jsonv2.Unmarshaler).UnmarshalJSON(raw) != nil {
+				l.fail("is not valid", codeInvalidValue)
 			}
-			return nil
-		}
-		if reflect.PointerTo(t).Implements(textUnmarshalerType) {
+			return
+		case pt.Implements(textUnmarshalerType):
 			if c != '"' {
 				l.skip()
-				return l.fail("must be a string", codeWrongType)
+				l.fail("must be a string", codeWrongType)
+				return
 			}
 			s := l.str()
-			u := reflect.New(t).Interface().(encoding.TextUnmarshaler)
-			if u.UnmarshalText([]byte(s)) != nil {
-				return l.fail("is not valid", codeInvalidValue)
+			if reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)) != nil {
+				l.fail("is not valid", codeInvalidValue)
 			}
-			return nil
+			return
 		}
 		if t.Kind() != reflect.Pointer {
 			break
@@ -192,119 +210,109 @@ func (l *locator) value(t reflect.Type, quoted bool) *issue {
 		t = t.Elem()
 	}
 	if quoted {
-		return l.quoted(t)
+		l.quoted(t)
+		return
 	}
 	switch t.Kind() {
 	case reflect.Interface:
 		l.skip()
 		if t.NumMethod() != 0 {
-			return l.fail("has an unsupported type", codeWrongType)
+			l.fail("has an unsupported type", codeWrongType)
 		}
-		return nil
+		return
 	case reflect.Struct:
-		return l.object(t)
+		l.object(t)
+		return
 	case reflect.Map:
-		return l.mapValue(t)
+		l.mapValue(t)
+		return
 	case reflect.Slice:
-		if c == '"' && t.Elem().Kind() == reflect.Uint8 {
+		if t.Elem().Kind() == reflect.Uint8 && c == '"' {
 			if _, err := base64.StdEncoding.DecodeString(l.str()); err != nil {
-				return l.fail("must be base64-encoded", codeInvalidValue)
+				l.fail("must be base64-encoded", codeInvalidValue)
 			}
-			return nil
+			return
 		}
-		return l.array(t, -1)
+		l.array(t)
+		return
 	case reflect.Array:
-		return l.array(t, t.Len())
+		l.array(t)
+		return
 	}
 	if c == '{' || c == '[' {
 		l.skip()
-		return l.fail(expectation(t), codeWrongType)
+		l.fail(expectation(t), codeWrongType)
+		return
 	}
 	if c == '"' {
-		s := l.str()
+		l.str()
 		if t.Kind() != reflect.String {
-			return l.fail(expectation(t), codeWrongType)
+			l.fail(expectation(t), codeWrongType)
 		}
-		if t == numberType && !validNumber(s) {
-			return l.fail("must be a number", codeWrongType)
-		}
-		return nil
+		return
 	}
-	return l.scalar(t, l.literal())
+	l.scalar(t, l.literal(), codeWrongType)
 }
 
-// scalar checks a number or boolean literal against a scalar type.
-func (l *locator) scalar(t reflect.Type, lit string) *issue {
+// scalar checks a number or boolean literal against a scalar type; a
+// mismatch is reported with code, which differs for a quoted number.
+func (l *locator) scalar(t reflect.Type, lit, code string) {
 	isBool := lit == "true" || lit == "false"
 	switch t.Kind() {
 	case reflect.Bool:
 		if !isBool {
-			return l.fail(expectation(t), codeWrongType)
+			l.fail(expectation(t), code)
 		}
-		return nil
+		return
 	case reflect.String:
-		if t == numberType && !isBool {
-			return nil
-		}
-		return l.fail(expectation(t), codeWrongType)
+		l.fail(expectation(t), code)
+		return
 	}
 	if isBool || !validNumber(lit) {
-		return l.fail(expectation(t), codeWrongType)
+		l.fail(expectation(t), code)
+		return
 	}
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+	switch {
+	case intKind(t):
 		if strings.ContainsAny(lit, ".eE") {
-			return l.fail("must be an integer", codeWrongType)
+			l.fail("must be an integer", code)
+		} else if _, err := strconv.ParseInt(lit, 10, t.Bits()); err != nil {
+			l.fail(rangeDetail(t), codeOutOfRange)
 		}
-		if _, err := strconv.ParseInt(lit, 10, t.Bits()); err != nil {
-			return l.fail(rangeDetail(t), codeOutOfRange)
-		}
-		return nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+	case uintKind(t):
 		if strings.ContainsAny(lit, ".eE") {
-			return l.fail("must be an integer", codeWrongType)
+			l.fail("must be an integer", code)
+		} else if _, err := strconv.ParseUint(lit, 10, t.Bits()); err != nil {
+			l.fail(rangeDetail(t), codeOutOfRange)
 		}
-		if _, err := strconv.ParseUint(lit, 10, t.Bits()); err != nil {
-			return l.fail(rangeDetail(t), codeOutOfRange)
-		}
-		return nil
-	case reflect.Float32, reflect.Float64:
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
 		if _, err := strconv.ParseFloat(lit, t.Bits()); err != nil {
-			return l.fail("is out of range", codeOutOfRange)
+			l.fail("is out of range", codeOutOfRange)
 		}
-		return nil
+	default:
+		l.fail("has an unsupported type", codeWrongType)
 	}
-	return l.fail("has an unsupported type", codeWrongType)
 }
 
-// quoted checks a field tagged ",string", which must carry its value inside
-// a JSON string.
-func (l *locator) quoted(t reflect.Type) *issue {
+// quoted checks a number field tagged ",string", whose value must be a
+// JSON string holding a JSON number.
+func (l *locator) quoted(t reflect.Type) {
 	if l.peek() != '"' {
 		l.skip()
-		return l.fail("must be a string", codeWrongType)
+		l.fail("must be a string holding a number", codeWrongType)
+		return
 	}
-	inner := l.str()
-	if t.Kind() == reflect.String {
-		var s string
-		if json.Unmarshal([]byte(inner), &s) != nil {
-			return l.fail("is not valid", codeInvalidValue)
-		}
-		return nil
-	}
-	if issue := l.scalar(t, inner); issue != nil {
-		issue.code = codeInvalidValue
-		return issue
-	}
-	return nil
+	l.scalar(t, l.str(), codeInvalidValue)
 }
 
-func (l *locator) object(t reflect.Type) *issue {
+func (l *locator) object(t reflect.Type) {
 	if l.peek() != '{' {
 		l.skip()
-		return l.fail(expectation(t), codeWrongType)
+		l.fail(expectation(t), codeWrongType)
+		return
 	}
 	si := infoOf(t)
+	seen := make(map[string]struct{})
 	l.pos++
 	for l.peek() != '}' {
 		if l.peek() == ',' {
@@ -313,37 +321,44 @@ func (l *locator) object(t reflect.Type) *issue {
 		key := l.str()
 		l.expect(':')
 		l.path = append(l.path, key)
+		_, dup := seen[key]
+		seen[key] = struct{}{}
 		f, ok := si.lookup(key)
 		switch {
+		case dup:
+			l.skip()
+			l.fail(duplicateDetail, codeDuplicateField)
 		case ok:
-			if issue := l.value(f.typ, f.quoted); issue != nil {
-				return issue
-			}
+			l.value(f.typ, f.quoted)
 		case l.strict:
-			return l.fail("is not a known field", codeUnknownField)
+			l.skip()
+			l.fail(unknownMessage(si, key), codeUnknownField)
 		default:
 			l.skip()
 		}
 		l.path = l.path[:len(l.path)-1]
 	}
 	l.pos++
-	return nil
 }
 
-func (l *locator) mapValue(t reflect.Type) *issue {
+// unknownMessage names the field a member differs from only in case:
+// encoding/json used to accept "SKU" for "sku", so clients may send it.
+func unknownMessage(si *structInfo, key string) string {
+	if name, ok := si.foldedName(key); ok {
+		return unknownDetail + "; names are case-sensitive: did you mean " + strconv.Quote(name) + "?"
+	}
+	return unknownDetail
+}
+
+func (l *locator) mapValue(t reflect.Type) {
 	if l.peek() != '{' {
 		l.skip()
-		return l.fail(expectation(t), codeWrongType)
+		l.fail(expectation(t), codeWrongType)
+		return
 	}
 	kt := t.Key()
 	keyText := reflect.PointerTo(kt).Implements(textUnmarshalerType)
-	switch {
-	case keyText, kt.Kind() == reflect.String:
-	case intKind(kt) || uintKind(kt):
-	default:
-		l.skip()
-		return l.fail("has an unsupported type", codeWrongType)
-	}
+	seen := make(map[string]struct{})
 	l.pos++
 	for l.peek() != '}' {
 		if l.peek() == ',' {
@@ -352,61 +367,76 @@ func (l *locator) mapValue(t reflect.Type) *issue {
 		key := l.str()
 		l.expect(':')
 		l.path = append(l.path, key)
+		_, dup := seen[key]
+		seen[key] = struct{}{}
 		switch {
-		case keyText:
-			if reflect.New(kt).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(key)) != nil {
-				return l.fail("is not a valid key", codeInvalidValue)
-			}
-		case intKind(kt):
-			if _, err := strconv.ParseInt(key, 10, kt.Bits()); err != nil {
-				return l.fail("must have an integer key", codeInvalidValue)
-			}
-		case uintKind(kt):
-			if _, err := strconv.ParseUint(key, 10, kt.Bits()); err != nil {
-				return l.fail("must have a non-negative integer key", codeInvalidValue)
-			}
-		}
-		if issue := l.value(t.Elem(), false); issue != nil {
-			return issue
+		case dup:
+			l.skip()
+			l.fail(duplicateDetail, codeDuplicateField)
+		case !l.validKey(kt, keyText, key):
+			l.skip()
+		default:
+			l.value(t.Elem(), false)
 		}
 		l.path = l.path[:len(l.path)-1]
 	}
 	l.pos++
-	return nil
 }
 
-// array walks the elements; limit >= 0 is a Go array's length, beyond which
-// encoding/json discards elements without looking at them.
-func (l *locator) array(t reflect.Type, limit int) *issue {
+func (l *locator) validKey(kt reflect.Type, keyText bool, key string) bool {
+	switch {
+	case keyText:
+		if reflect.New(kt).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(key)) != nil {
+			l.fail("is not a valid key", codeInvalidValue)
+			return false
+		}
+	case kt.Kind() == reflect.String:
+	case intKind(kt):
+		if _, err := strconv.ParseInt(key, 10, kt.Bits()); err != nil {
+			l.fail("must have an integer key", codeInvalidValue)
+			return false
+		}
+	case uintKind(kt):
+		if _, err := strconv.ParseUint(key, 10, kt.Bits()); err != nil {
+			l.fail("must have a non-negative integer key", codeInvalidValue)
+			return false
+		}
+	default:
+		l.fail("has an unsupported type", codeWrongType)
+		return false
+	}
+	return true
+}
+
+// array walks the elements of a slice or a Go array; a Go array refuses
+// more elements than its length, as the decoder does.
+func (l *locator) array(t reflect.Type) {
 	if l.peek() != '[' {
 		l.skip()
-		return l.fail(expectation(t), codeWrongType)
+		l.fail(expectation(t), codeWrongType)
+		return
 	}
 	l.pos++
 	for i := 0; l.peek() != ']'; i++ {
 		if l.peek() == ',' {
 			l.pos++
 		}
-		if limit >= 0 && i >= limit {
-			l.skip()
-			continue
-		}
 		l.path = append(l.path, strconv.Itoa(i))
-		if issue := l.value(t.Elem(), false); issue != nil {
-			return issue
+		if t.Kind() == reflect.Array && i >= t.Len() {
+			l.skip()
+			l.fail("must contain at most "+strconv.Itoa(t.Len())+plural(strconv.Itoa(t.Len()), " item", " items"), codeInvalidValue)
+		} else {
+			l.value(t.Elem(), false)
 		}
 		l.path = l.path[:len(l.path)-1]
 	}
 	l.pos++
-	return nil
 }
 
 // expectation names the JSON type a Go type accepts, without naming the Go
 // type.
 func expectation(t reflect.Type) string {
 	switch {
-	case t == numberType:
-		return "must be a number"
 	case intKind(t), uintKind(t):
 		return "must be an integer"
 	}
@@ -454,5 +484,5 @@ func validNumber(s string) bool {
 	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
 		return false
 	}
-	return json.Valid([]byte(s))
+	return jsontext.Value(s).IsValid()
 }

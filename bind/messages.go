@@ -111,15 +111,19 @@ func message(fe validator.FieldError, root reflect.Value) string {
 	return genericMessage
 }
 
+// requiredMessage is the sentence of the required family of tags, for a
+// member the client left out.
+const requiredMessage = "is required"
+
 // fixed holds sentences that depend on nothing but the tag.
 var fixed = map[string]string{
-	"required":             "is required",
-	"required_if":          "is required",
-	"required_unless":      "is required",
-	"required_with":        "is required",
-	"required_with_all":    "is required",
-	"required_without":     "is required",
-	"required_without_all": "is required",
+	"required":             requiredMessage,
+	"required_if":          requiredMessage,
+	"required_unless":      requiredMessage,
+	"required_with":        requiredMessage,
+	"required_with_all":    requiredMessage,
+	"required_without":     requiredMessage,
+	"required_without_all": requiredMessage,
 	"excluded_if":          "must not be set",
 	"excluded_unless":      "must not be set",
 	"excluded_with":        "must not be set",

@@ -34,7 +34,7 @@ func escapeSegment(b *strings.Builder, s string) {
 // namespacePointer turns validator's StructNamespace (Go field names, with
 // "[i]" or "[key]" after slices and maps) into a JSON Pointer over the
 // document. It walks the namespace along the value itself: Go names map to
-// JSON names through the type, embedded structs drop out as encoding/json
+// JSON names through the type, embedded structs drop out as the decoder
 // promotes their fields, and map keys are matched against the real keys
 // because validator prints them unescaped, so a key holding "]" or "." would
 // make the text alone ambiguous. ok is false when the namespace does not
@@ -148,7 +148,7 @@ func printKey(k reflect.Value) string {
 	return fmt.Sprint(k)
 }
 
-// jsonKey is the member name encoding/json uses for a map key.
+// jsonKey is the member name the decoder uses for a map key.
 func jsonKey(k reflect.Value) (string, bool) {
 	if k.Kind() == reflect.String {
 		return k.String(), true
@@ -166,4 +166,63 @@ func jsonKey(k reflect.Value) (string, bool) {
 		return strconv.FormatUint(k.Uint(), 10), true
 	}
 	return "", false
+}
+
+// member finds the value a JSON Pointer addresses in a document the
+// decoder accepted, and reports whether the client sent it at all.
+func member(data []byte, ptr string) (raw []byte, sent bool) {
+	l := &locator{data: data}
+	defer func() {
+		if r := recover(); r != nil {
+			if r != errMalformed {
+				panic(r)
+			}
+			raw, sent = nil, false
+		}
+	}()
+	for rest := ptr; rest != ""; {
+		tok, _, _ := strings.Cut(rest[1:], "/")
+		rest = rest[1+len(tok):]
+		if !l.enter(unescapeToken(tok)) {
+			return nil, false
+		}
+	}
+	l.ws()
+	return l.skip(), true
+}
+
+// enter moves into the member or element named tok of the value at the
+// cursor.
+func (l *locator) enter(tok string) bool {
+	switch l.peek() {
+	case '{':
+		l.pos++
+		for l.peek() != '}' {
+			if l.peek() == ',' {
+				l.pos++
+			}
+			key := l.str()
+			l.expect(':')
+			if key == tok {
+				return true
+			}
+			l.skip()
+		}
+	case '[':
+		i, err := strconv.Atoi(tok)
+		if err != nil || i < 0 {
+			return false
+		}
+		l.pos++
+		for n := 0; l.peek() != ']'; n++ {
+			if l.peek() == ',' {
+				l.pos++
+			}
+			if n == i {
+				return true
+			}
+			l.skip()
+		}
+	}
+	return false
 }

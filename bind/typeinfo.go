@@ -4,15 +4,17 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"unicode"
 )
 
-// jsonField is one member encoding/json decodes into a struct, after
-// embedded structs were flattened.
+// jsonField is one member the decoder reads into a struct, after embedded
+// structs were flattened.
 type jsonField struct {
 	name   string
 	typ    reflect.Type
 	quoted bool
+	// nocase is set by the tag option "case:ignore" (or "nocase"), the one
+	// way a field asks the decoder to match its name case-insensitively.
+	nocase bool
 }
 
 // directField is how one of a struct's own fields (as validator names it
@@ -20,7 +22,7 @@ type jsonField struct {
 type directField struct {
 	typ reflect.Type
 	// segment is the member name; promoted is true for an embedded struct
-	// whose fields encoding/json lifts into the parent, so it adds no
+	// whose fields the decoder lifts into the parent, so it adds no
 	// segment to a pointer.
 	segment  string
 	promoted bool
@@ -36,7 +38,7 @@ var structInfos sync.Map // reflect.Type -> *structInfo
 
 // infoOf returns the cached JSON view of a struct type. Both the decode
 // locator and the validation pointers need the same mapping from Go fields
-// to JSON names, and it must follow encoding/json, not validator, because
+// to JSON names, and it must follow the decoder, not validator, because
 // the pointer addresses the document the client sent.
 func infoOf(t reflect.Type) *structInfo {
 	if v, ok := structInfos.Load(t); ok {
@@ -45,7 +47,7 @@ func infoOf(t reflect.Type) *structInfo {
 	si := &structInfo{direct: make(map[string]directField, t.NumField())}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		name, _, tagged, skip := parseTag(f)
+		name, _, _, tagged, skip := parseTag(f)
 		if skip {
 			continue
 		}
@@ -68,43 +70,58 @@ func infoOf(t reflect.Type) *structInfo {
 	return v.(*structInfo)
 }
 
-// lookup finds the field a member name decodes into: an exact match first,
-// then a case-insensitive one, as encoding/json does.
+// lookup finds the field a member name decodes into: by its exact name,
+// or case-insensitively for a field tagged to allow that.
 func (si *structInfo) lookup(name string) (jsonField, bool) {
 	if i, ok := si.byName[name]; ok {
 		return si.fields[i], true
 	}
 	for _, f := range si.fields {
-		if strings.EqualFold(f.name, name) {
+		if f.nocase && strings.EqualFold(f.name, name) {
 			return f, true
 		}
 	}
 	return jsonField{}, false
 }
 
+// foldedName finds the field name a member differs from only in case, to
+// point a client at the name it meant.
+func (si *structInfo) foldedName(name string) (string, bool) {
+	for _, f := range si.fields {
+		if strings.EqualFold(f.name, name) {
+			return f.name, true
+		}
+	}
+	return "", false
+}
+
 // parseTag reads a field's json tag: the member name (the Go name when the
-// tag gives none or an invalid one), the ",string" option, whether the tag
-// named the field, and whether the field is excluded from JSON entirely.
-func parseTag(f reflect.StructField) (name string, quoted, tagged, skip bool) {
+// tag gives none or an invalid one), the "string" and "case:ignore"
+// options, whether the tag named the field, and whether the field is
+// excluded from JSON entirely.
+func parseTag(f reflect.StructField) (name string, quoted, nocase, tagged, skip bool) {
 	tag := f.Tag.Get("json")
 	if tag == "-" {
-		return "", false, false, true
+		return "", false, false, false, true
 	}
 	if !f.IsExported() && !(f.Anonymous && embeddedStruct(f.Type)) {
-		return "", false, false, true
+		return "", false, false, false, true
 	}
 	name, opts, _ := strings.Cut(tag, ",")
 	for opts != "" {
 		var opt string
 		opt, opts, _ = strings.Cut(opts, ",")
-		if opt == "string" {
+		switch opt {
+		case "string":
 			quoted = true
+		case "case:ignore", "nocase":
+			nocase = true
 		}
 	}
 	if name != "" && validTagName(name) {
-		return name, quoted, true, false
+		return name, quoted, nocase, true, false
 	}
-	return f.Name, quoted, false, false
+	return f.Name, quoted, nocase, false, false
 }
 
 func embeddedStruct(t reflect.Type) bool {
@@ -114,18 +131,11 @@ func embeddedStruct(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct
 }
 
-// validTagName mirrors the characters encoding/json accepts in a tag name;
-// with any other character it silently uses the Go name, and so must we.
+// validTagName follows the decoder, which takes almost any name but
+// reserves backslashes and quotes for quoted names bind does not read;
+// such a tag leaves the Go name in use.
 func validTagName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if !strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c) && !unicode.IsLetter(c) && !unicode.IsDigit(c) {
-			return false
-		}
-	}
-	return true
+	return s != "" && !strings.ContainsAny(s, "\\'\"`")
 }
 
 type candidate struct {
@@ -134,7 +144,7 @@ type candidate struct {
 	tagged bool
 }
 
-// flatten lists the members encoding/json decodes into t: fields of
+// flatten lists the members the decoder reads into t: fields of
 // untagged embedded structs are promoted, a shallower field hides a deeper
 // one, and at equal depth a tagged field beats untagged ones while any
 // other tie removes the name altogether.
@@ -158,7 +168,7 @@ func flatten(t reflect.Type) []jsonField {
 		visited[cur.typ] = true
 		for i := 0; i < cur.typ.NumField(); i++ {
 			f := cur.typ.Field(i)
-			name, quoted, tagged, skip := parseTag(f)
+			name, quoted, nocase, tagged, skip := parseTag(f)
 			if skip {
 				continue
 			}
@@ -176,7 +186,7 @@ func flatten(t reflect.Type) []jsonField {
 			if _, seen := byName[name]; !seen {
 				order = append(order, name)
 			}
-			byName[name] = append(byName[name], candidate{jsonField{name, f.Type, quoted && scalarKind(f.Type)}, cur.depth, tagged})
+			byName[name] = append(byName[name], candidate{jsonField{name, f.Type, quoted && numberKind(f.Type), nocase}, cur.depth, tagged})
 		}
 	}
 	fields := make([]jsonField, 0, len(order))
@@ -214,15 +224,14 @@ func dominant(cs []candidate) (jsonField, bool) {
 	return jsonField{}, false
 }
 
-// scalarKind reports whether the ",string" option applies to t; encoding/json
-// ignores it on other kinds.
-func scalarKind(t reflect.Type) bool {
+// numberKind reports whether the "string" option applies to t: the
+// decoder honours it only on types that encode as JSON numbers.
+func numberKind(t reflect.Type) bool {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch t.Kind() {
-	case reflect.Bool, reflect.String,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
 		reflect.Float32, reflect.Float64:
 		return true

@@ -64,13 +64,19 @@ func unescapeToken(tok string) string {
 
 // Validate validates a struct (or pointer to one) that did not come from a
 // body, such as decoded query parameters, and reports every failing field
-// as validation_failed. Only WithValidator among the options applies.
-func Validate(v any, opts ...Option) *problem.Problem {
-	cfg := newConfig(opts)
-	return validateValue(cfg.validate, v)
+// as validation_failed, a *problem.Problem. Only WithValidator among the
+// options applies.
+func Validate(v any, opts ...Option) error {
+	if p := validateValue(configure(opts).validator(), v, nil); p != nil {
+		return p
+	}
+	return nil
 }
 
-func validateValue(v *validator.Validate, dst any) *problem.Problem {
+// validateValue reports every broken rule of dst. body, when dst was
+// decoded from one, lets a rule broken by a value the client did send say
+// what is wrong with that value.
+func validateValue(v *validator.Validate, dst any, body []byte) *problem.Problem {
 	root := reflect.ValueOf(dst)
 	for root.Kind() == reflect.Pointer {
 		if root.IsNil() {
@@ -96,19 +102,42 @@ func validateValue(v *validator.Validate, dst any) *problem.Problem {
 		}
 		return problem.New(problem.Internal).Wrap(err)
 	}
-	out := make([]problem.FieldError, 0, len(fes))
-	for _, fe := range fes {
-		ptr, _ := namespacePointer(root, fe.StructNamespace())
+	out := make([]problem.FieldError, 0, min(len(fes), maxFieldErrors))
+	for _, fe := range fes[:min(len(fes), maxFieldErrors)] {
+		ptr, located := namespacePointer(root, fe.StructNamespace())
 		if ptr != "" {
 			fe = jsonNamed{FieldError: fe, name: memberName(ptr)}
 		}
-		out = append(out, problem.FieldError{
-			Detail:  message(fe, root),
-			Pointer: ptr,
-			Code:    fe.Tag(),
-		})
+		detail := message(fe, root)
+		if detail == requiredMessage && located && body != nil {
+			if raw, sent := member(body, ptr); sent {
+				detail = presentZeroMessage(raw)
+			}
+		}
+		out = append(out, problem.FieldError{Detail: detail, Pointer: ptr, Code: fe.Tag()})
 	}
 	return problem.New(problem.ValidationFailed).WithErrors(out...).Wrap(err)
+}
+
+// presentZeroMessage says what is wrong with a value the client sent for
+// a required field: "is required" would tell a client who sent
+// "quantity":0 to send something it already sent.
+func presentZeroMessage(raw []byte) string {
+	switch raw[0] {
+	case 'n':
+		return "must not be null"
+	case 'f':
+		return "must not be false"
+	case '{', '[':
+		return "must not be empty"
+	case '"':
+		if len(raw) == 2 {
+			return "must not be empty"
+		}
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return "must not be 0"
+	}
+	return "must not be a zero value"
 }
 
 // fieldLabel names, for a cross-field message, the field a tag's parameter

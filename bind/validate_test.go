@@ -1,6 +1,7 @@
 package bind
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -58,7 +59,8 @@ func TestValidationPointers(t *testing.T) {
 		"counts":{"7":0},"grid":[[1],[2,10]],"password":"a","confirm":"b","code":"meh"}`
 	// A validator without the JSON tag name func: pointers still use the
 	// JSON names, because they come from the type, not from validator.
-	_, p := Decode[Shape](request(body), WithValidator(v))
+	_, err := Decode[Shape](request(body), WithValidator(v))
+	p := problemOf(t, err)
 	if p == nil {
 		t.Fatal("no problem")
 	}
@@ -71,7 +73,7 @@ func TestValidationPointers(t *testing.T) {
 		"/named/label required":             "is required",
 		"/Untagged required":                "is required",
 		"/Omitted required":                 "is required",
-		"/a~0b~1c required":                 "is required",
+		"/a~0b~1c required":                 "must not be empty",
 		"/lines/1/tags/1 alphanum":          "must contain only letters and digits",
 		"/by_key/x~1y~0z/0/tags/0 alphanum": "must contain only letters and digits",
 		"/by_key/a]b.c[/0/tags/1 alphanum":  "must contain only letters and digits",
@@ -96,7 +98,7 @@ func TestCustomMessagesSeeJSONNames(t *testing.T) {
 		Tags  []string `json:"tag~s" validate:"dive,test_named"`
 	}
 	Validator().RegisterAlias("test_named", "max=1")
-	p := Validate(T{Value: "long", Tags: []string{"a", "bb"}})
+	p := problemOf(t, Validate(T{Value: "long", Tags: []string{"a", "bb"}}))
 	if p == nil || len(p.Errors) != 2 {
 		t.Fatalf("got %v", p)
 	}
@@ -124,8 +126,8 @@ func TestMessages(t *testing.T) {
 		Uniq   []int             `json:"uniq" validate:"unique"`
 		Any    map[string]string `json:"any" validate:"required"`
 	}
-	p := Validate(&T{S: "ab", N: 6, F: 2, L: []int{1, 2}, M: map[string]int{"a": 1}, Email: "x", URL: "x", UUID: "x",
-		Num: "x", When: "x", Prefix: "x", Uniq: []int{1, 1}})
+	p := problemOf(t, Validate(&T{S: "ab", N: 6, F: 2, L: []int{1, 2}, M: map[string]int{"a": 1}, Email: "x", URL: "x", UUID: "x",
+		Num: "x", When: "x", Prefix: "x", Uniq: []int{1, 1}}))
 	want := []string{
 		"must be exactly 1 character", "must be at most 5", "must be less than 1.5",
 		"must contain at most 1 item", "must contain more than 2 items", "must be a valid email address",
@@ -144,59 +146,124 @@ func TestMessages(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	t.Run("allow unknown fields", func(t *testing.T) {
-		v, p := Decode[Item](request(`{"sku":"abc","qty":2,"price":1,"extra":{"deep":[1]}}`), AllowUnknownFields())
-		if p != nil || v.Qty != 2 {
-			t.Fatalf("%v %+v", p, v)
+		v, err := Decode[Item](request(`{"sku":"abc","qty":2,"price":1,"extra":{"deep":[1]}}`), AllowUnknownFields())
+		if err != nil || v.Qty != 2 {
+			t.Fatalf("%v %+v", err, v)
 		}
 	})
 	t.Run("without validation", func(t *testing.T) {
-		if _, p := Decode[Item](request(`{}`), WithoutValidation()); p != nil {
-			t.Fatal(p)
+		if _, err := Decode[Item](request(`{}`), WithoutValidation()); err != nil {
+			t.Fatal(err)
 		}
 	})
 	t.Run("decode into", func(t *testing.T) {
 		var it Item
-		if p := DecodeInto(request(`{"sku":"abc","qty":3,"price":1}`), &it); p != nil || it.Qty != 3 {
-			t.Fatalf("%v %+v", p, it)
+		if err := DecodeInto(request(`{"sku":"abc","qty":3,"price":1}`), &it); err != nil || it.Qty != 3 {
+			t.Fatalf("%v %+v", err, it)
 		}
-		if p := DecodeInto(request(`{}`), it); p == nil || p.Code != "internal" {
+		if p := problemOf(t, DecodeInto(request(`{}`), it)); p == nil || p.Code != "internal" {
 			t.Fatalf("non-pointer: %v", p)
 		}
 	})
 	t.Run("pointer target", func(t *testing.T) {
-		v, p := Decode[*Item](request(`{"sku":"a","qty":3,"price":1}`))
-		if p == nil || p.Errors[0].Pointer != "/sku" {
+		v, err := Decode[*Item](request(`{"sku":"a","qty":3,"price":1}`))
+		if p := problemOf(t, err); p == nil || p.Errors[0].Pointer != "/sku" || v != nil {
 			t.Fatalf("%v %+v", p, v)
 		}
-		if _, p := Decode[*Item](request(`null`)); p == nil || p.Code != "invalid_json" {
+		if p := problemOf(t, second(Decode[*Item](request(`null`)))); p == nil || p.Code != "invalid_json" {
 			t.Fatalf("null: %v", p)
 		}
 	})
 	t.Run("any target takes null", func(t *testing.T) {
-		if _, p := Decode[any](request(`null`)); p != nil {
-			t.Fatal(p)
+		if _, err := Decode[any](request(`null`)); err != nil {
+			t.Fatal(err)
 		}
 	})
 	t.Run("non-struct target", func(t *testing.T) {
-		v, p := Decode[[]Item](request(`[{"sku":"abc","qty":"x"}]`))
-		if p == nil || p.Errors[0].Pointer != "/0/qty" {
+		v, err := Decode[[]Item](request(`[{"sku":"abc","qty":"x"}]`))
+		if p := problemOf(t, err); p == nil || p.Errors[0].Pointer != "/0/qty" {
 			t.Fatalf("%v %+v", p, v)
 		}
 	})
-	t.Run("case-insensitive member is known", func(t *testing.T) {
-		if _, p := Decode[Item](request(`{"SKU":"abc","QTY":"x"}`)); p == nil || p.Errors[0].Pointer != "/QTY" {
-			t.Fatalf("%v", p)
+	t.Run("zero value on failure", func(t *testing.T) {
+		v, err := Decode[Item](request(`{"sku":"abcd","qty":0,"price":1}`))
+		if err == nil || v != (Item{}) {
+			t.Fatalf("%v %+v", err, v)
 		}
 	})
 }
 
+func second[T any](_ T, err error) error { return err }
+
+// problemOf reaches the problem behind an error as a caller would.
+func problemOf(t *testing.T, err error) *problem.Problem {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	var p *problem.Problem
+	if !errors.As(err, &p) {
+		t.Fatalf("error %v is not a *problem.Problem", err)
+	}
+	return p
+}
+
+// A nil error is a plain nil interface, never a typed nil that would make
+// err != nil true.
 func TestValidateNil(t *testing.T) {
 	var p *Item
-	if got := Validate(p); got != nil {
-		t.Fatal(got)
+	if err := Validate(p); err != nil {
+		t.Fatal(err)
 	}
-	var want *problem.Problem
-	if got := Validate(&Item{SKU: "abc", Qty: 1, Price: 1}); got != want {
-		t.Fatal(got)
+	if err := Validate(&Item{SKU: "abc", Qty: 1, Price: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := DecodeInto(request(`{"sku":"abc","qty":3,"price":1}`), new(Item)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A required member the client sent with its zero value is told what is
+// wrong with the value, not told to send what it already sent.
+func TestRequiredPresentZero(t *testing.T) {
+	type Stock struct {
+		Quantity int      `json:"quantity" validate:"required"`
+		Name     string   `json:"name" validate:"required"`
+		Active   bool     `json:"active" validate:"required"`
+		Limit    *int     `json:"limit" validate:"required"`
+		Where    struct{} `json:"where" validate:"required"`
+	}
+	tests := []struct {
+		body string
+		want []string
+	}{
+		{`{"quantity":0,"name":"","active":false,"limit":null,"where":{}}`,
+			[]string{"/quantity must not be 0", "/name must not be empty", "/active must not be false", "/limit must not be null", "/where must not be empty"}},
+		{`{"quantity":-0}`, []string{"/quantity must not be 0", "/name is required", "/active is required", "/limit is required", "/where is required"}},
+		{`{}`, []string{"/quantity is required", "/name is required", "/active is required", "/limit is required", "/where is required"}},
+	}
+	for _, tc := range tests {
+		_, err := Decode[Stock](request(tc.body))
+		p := problemOf(t, err)
+		if p == nil || p.Code != "validation_failed" {
+			t.Fatalf("%s: %v", tc.body, err)
+		}
+		var got []string
+		for _, fe := range p.Errors {
+			got = append(got, fe.Pointer+" "+fe.Detail)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s\n got %q\nwant %q", tc.body, got, tc.want)
+		}
+	}
+}
+
+// A body of a million mistyped values gets a bounded errors array.
+func TestFieldErrorsAreBounded(t *testing.T) {
+	body := "[" + strings.Repeat(`{"qty":"x"},`, 5000) + `{"qty":"x"}]`
+	_, err := Decode[[]Item](request(body), WithMaxBytes(int64(len(body))))
+	p := problemOf(t, err)
+	if p == nil || len(p.Errors) != maxFieldErrors || p.Errors[maxFieldErrors-1].Pointer != "/99/qty" {
+		t.Fatalf("%d errors: %v", len(p.Errors), err)
 	}
 }

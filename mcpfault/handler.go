@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/faultline-go/faultline/correlation"
-	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
 // Handler carries the correlation ID of each HTTP request into the MCP
@@ -27,7 +27,7 @@ func Handler(h http.Handler) http.Handler {
 		} else {
 			r.Header.Del(correlationHeader)
 		}
-		if m, ok := w.(problem.ProblemMarker); ok {
+		if m, ok := w.(problemhook.ProblemMarker); ok {
 			w = &rpcErrorWriter{ResponseWriter: w, marker: m}
 		}
 		h.ServeHTTP(w, r)
@@ -36,7 +36,7 @@ func Handler(h http.Handler) http.Handler {
 
 type rpcErrorWriter struct {
 	http.ResponseWriter
-	marker problem.ProblemMarker
+	marker problemhook.ProblemMarker
 }
 
 func (w *rpcErrorWriter) WriteHeader(status int) {

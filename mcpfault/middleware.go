@@ -56,7 +56,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 			if err != nil {
 				p := fromProtocolError(wr, err)
 				p = report(ctx, wr, req, p)
-				return nil, rpcError(rpcCodeFor(err, p), p, wr)
+				return nil, rpcError(rpcCodeFor(err, p), p)
 			}
 			tr, ok := res.(*mcp.CallToolResult)
 			if !ok || !tr.IsError {
@@ -83,10 +83,10 @@ func Middleware(opts ...Option) mcp.Middleware {
 					Wrap(cause)
 			}
 			p = report(ctx, wr, req, p)
-			if code, ok := protocolCodes[p.Code]; ok {
-				return nil, rpcError(code, p, wr)
+			if protocolKinds[p.Code] {
+				return nil, rpcError(p.RPCCode(), p)
 			}
-			return toolError(p, wr), nil
+			return toolError(p), nil
 		}
 	}
 }
@@ -117,25 +117,22 @@ func rpcCodeFor(err error, p *problem.Problem) int {
 	if errors.As(err, &wire) && wire.Code != 0 {
 		return int(wire.Code)
 	}
-	if code, ok := protocolCodes[p.Code]; ok {
-		return code
-	}
-	return rpcInternalError
+	return p.RPCCode()
 }
 
-func rpcError(code int, p *problem.Problem, wr *problem.Writer) *jsonrpc.Error {
+func rpcError(code int, p *problem.Problem) *jsonrpc.Error {
 	return &jsonrpc.Error{
 		Code:    int64(code),
 		Message: p.CLILine(),
-		Data:    json.RawMessage(p.AppendJSON(nil, wr.LegacyActive())),
+		Data:    json.RawMessage(p.AppendJSON(nil)),
 	}
 }
 
-func toolError(p *problem.Problem, wr *problem.Writer) *mcp.CallToolResult {
+func toolError(p *problem.Problem) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
 		Meta:              mcp.Meta{"status": status(p.Code)},
 		Content:           []mcp.Content{&mcp.TextContent{Text: p.CLILine()}},
-		StructuredContent: json.RawMessage(p.AppendJSON(nil, wr.LegacyActive())),
+		StructuredContent: json.RawMessage(p.AppendJSON(nil)),
 		IsError:           true,
 	}
 }

@@ -2,28 +2,21 @@ package mcpfault
 
 import "github.com/faultline-go/faultline/problem"
 
-// JSON-RPC 2.0 error codes (the SDK's jsonrpc package names them too).
-const (
-	rpcInvalidRequest = -32600
-	rpcInvalidParams  = -32602
-	rpcInternalError  = -32603
-)
-
-// protocolCodes are the codes whose failure is a failure of the call itself,
-// not of the operation the tool performs, with the JSON-RPC error code each
-// one goes out with. The call was malformed, named something that does not
-// exist, or could not reach its source: the model cannot fix that by reading
-// a tool result, so it is a protocol error. Every other code (auth, policy,
-// rate limit, size, upstream, timeout, audit) is a tool error the model
-// reads and reacts to.
-var protocolCodes = map[string]int{
-	problem.InvalidJSON.Name:          rpcInvalidRequest,
-	problem.BadRequest.Name:           rpcInvalidParams,
-	problem.ValidationFailed.Name:     rpcInvalidParams,
-	problem.UnsupportedMediaType.Name: rpcInvalidParams,
-	problem.NotFound.Name:             rpcInvalidParams,
-	problem.Unavailable.Name:          rpcInternalError,
-	problem.Internal.Name:             rpcInternalError,
+// protocolKinds are the codes whose failure is a failure of the call
+// itself, not of the operation the tool performs: the call was malformed,
+// named something that does not exist, or could not reach its source. The
+// model cannot fix that by reading a tool result, so it is a JSON-RPC error,
+// with the JSON-RPC code the registry gives the kind (-32600, -32602 or
+// -32603). Every other code (auth, policy, rate limit, size, upstream,
+// timeout, audit) is a tool error the model reads and reacts to.
+var protocolKinds = map[string]bool{
+	problem.InvalidJSON.Name:          true,
+	problem.BadRequest.Name:           true,
+	problem.ValidationFailed.Name:     true,
+	problem.UnsupportedMediaType.Name: true,
+	problem.NotFound.Name:             true,
+	problem.Unavailable.Name:          true,
+	problem.Internal.Name:             true,
 }
 
 // status is the one-word state the InterLock contract puts beside a tool

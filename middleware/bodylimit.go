@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -31,8 +32,8 @@ func BodyLimit(n int64, opts ...Option) func(http.Handler) http.Handler {
 		panic("middleware: BodyLimit needs a positive limit")
 	}
 	cfg := newConfig(opts)
-	cfg.limit, cfg.timeout = n, 0
-	return cfg.layer(false, false)
+	cfg.limit = n
+	return cfg.layer(0)
 }
 
 // limitBody applies limit n to the request and reports whether the handler
@@ -42,7 +43,7 @@ func (st *state) limitBody(r *http.Request, n int64, own bool) (*http.Request, b
 		st.limit = n
 	}
 	if r.ContentLength > st.limit {
-		p := problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(st.limit)).
+		p := problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit)).
 			WithLogAttrs(slog.Int64("content_length", r.ContentLength), slog.String("written_by", "faultline.bodylimit"))
 		st.safeWrite(st, p)
 		return r, false

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -45,7 +46,7 @@ func TestBodyLimitDeclaredLengthRefusedWithoutReading(t *testing.T) {
 		// never answer.
 		r, conn, br := rawRequest(t, srv, "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000000\r\n\r\n")
 		m := wantProblem(t, r, 413, "request_too_large", map[string]any{"action": "fix_request", "cause": "request"})
-		if m["detail"] != problem.TooLargeDetail(testLimit) {
+		if m["detail"] != problemhook.TooLargeDetail(testLimit) {
 			t.Fatalf("detail %v", m["detail"])
 		}
 		if called.Load() {
@@ -81,7 +82,7 @@ func TestBodyLimitChunkedOneByteOver(t *testing.T) {
 				srv := k.serve(t, h)
 				r, conn, br := rawRequest(t, srv, chunked("/upload", testLimit+1))
 				m := wantProblem(t, r, 413, "request_too_large", map[string]any{"action": "fix_request"})
-				if m["detail"] != problem.TooLargeDetail(testLimit) || contains(r.body, "http:") {
+				if m["detail"] != problemhook.TooLargeDetail(testLimit) || contains(r.body, "http:") {
 					t.Fatalf("body %s", r.body)
 				}
 				if !r.Close || !connClosed(t, conn, br) {

@@ -5,9 +5,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/faultline-go/faultline/problem"
 )
@@ -32,7 +34,7 @@ func TestGuardHTTPError(t *testing.T) {
 func TestGuardKeepsNonRepresentationHeaders(t *testing.T) {
 	forEachRouter(t, func(t *testing.T, rt router) {
 		k := newKit()
-		h := rt.build(Stack(WithWriter(k.writer), WithTimeout(time.Second)), map[string]http.HandlerFunc{
+		h := rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(time.Second)), map[string]http.HandlerFunc{
 			"GET /private": func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Allow", "GET")
 				w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
@@ -72,7 +74,7 @@ func TestGuardPassesHandlersProblemThrough(t *testing.T) {
 			// The same problem written without any middleware.
 			rec := httptestRecorder()
 			want := httptestRequest(http.MethodPut, "/orders", accept)
-			k.writer.Write(rec, want, problem.New(problem.Conflict).WithDetail("Order 42 was changed by someone else.").WithStatus(409))
+			k.writer.Write(rec, want, problem.New(problem.Conflict).WithDetail("Order 42 was changed by someone else."))
 			if got.StatusCode != 409 || !strings.Contains(string(got.body), "Order 42 was changed") ||
 				got.Header.Get("Content-Type") != rec.Header().Get("Content-Type") {
 				t.Fatalf("Accept %q: %d %s %q", accept, got.StatusCode, got.Header.Get("Content-Type"), got.body)
@@ -88,7 +90,7 @@ func TestGuardStreamsSuccess(t *testing.T) {
 	forEachRouter(t, func(t *testing.T, rt router) {
 		k := newKit()
 		partRead := make(chan struct{})
-		h := rt.build(Stack(WithWriter(k.writer), WithTimeout(5*time.Second), WithBodyLimit(1<<20)), map[string]http.HandlerFunc{
+		h := rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(5*time.Second), WithBodyLimit(1<<20)), map[string]http.HandlerFunc{
 			"GET /stream": func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/plain")
 				io.WriteString(w, "part one\n")
@@ -128,7 +130,7 @@ func TestGuardStreamsSuccess(t *testing.T) {
 
 func TestGuardHijack(t *testing.T) {
 	k := newKit()
-	srv := k.serve(t, Stack(WithWriter(k.writer), WithTimeout(time.Second))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(time.Second))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, rw, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			t.Error(err)
@@ -172,6 +174,104 @@ func TestGuardPassesTextProblemWithCustomCodeHeader(t *testing.T) {
 		if got.StatusCode != 423 || !strings.HasPrefix(string(got.body), "Acme: locked: Order 9 is being edited.\n") ||
 			got.Header.Get("X-Acme-Error") != "locked" {
 			t.Fatalf("%d %v %q", got.StatusCode, got.Header, got.body)
+		}
+	})
+}
+
+// Guard keeps every header the replaced status's definition calls for,
+// and a Retry-After sets retry_after_ms of a retryable problem to match.
+func TestGuardKeepsHeadersStatusRequires(t *testing.T) {
+	content := strings.NewReader("0123456789")
+	cases := []struct {
+		status  int
+		code    string
+		set     func(h http.Header)
+		header  string
+		want    string
+		members map[string]any
+	}{
+		{401, "unauthorized", func(h http.Header) { h.Set("WWW-Authenticate", `Bearer realm="api"`) }, "WWW-Authenticate", `Bearer realm="api"`, nil},
+		{407, "", func(h http.Header) { h.Set("Proxy-Authenticate", `Basic realm="proxy"`) }, "Proxy-Authenticate", `Basic realm="proxy"`, nil},
+		{405, "method_not_allowed", func(h http.Header) { h.Set("Allow", "GET, HEAD") }, "Allow", "GET, HEAD", nil},
+		{426, "", func(h http.Header) { h.Set("Upgrade", "HTTP/3.0") }, "Upgrade", "HTTP/3.0", nil},
+		{429, "rate_limited", func(h http.Header) { h.Set("Retry-After", "3") }, "Retry-After", "3", map[string]any{"retry_after_ms": float64(3000)}},
+		{503, "unavailable", func(h http.Header) { h.Set("Retry-After", "120") }, "Retry-After", "120", map[string]any{"retry_after_ms": float64(120000)}},
+	}
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		routes := map[string]http.HandlerFunc{
+			"GET /file": func(w http.ResponseWriter, r *http.Request) {
+				http.ServeContent(w, r, "f.txt", time.Time{}, content)
+			},
+		}
+		for _, c := range cases {
+			routes["GET /"+strconv.Itoa(c.status)] = func(w http.ResponseWriter, r *http.Request) {
+				c.set(w.Header())
+				http.Error(w, "nope", c.status)
+			}
+		}
+		srv := k.serve(t, rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(time.Second)), routes))
+		for _, c := range cases {
+			r := get(t, srv.URL+"/"+strconv.Itoa(c.status))
+			if r.StatusCode != c.status || r.Header.Get("Content-Type") != "application/problem+json" {
+				t.Fatalf("%d: got %d %q", c.status, r.StatusCode, r.body)
+			}
+			m := members(t, r)
+			if c.code != "" && m["code"] != c.code {
+				t.Errorf("%d: code %v", c.status, m["code"])
+			}
+			if got := r.Header.Get(c.header); got != c.want {
+				t.Errorf("%d: %s = %q, want %q", c.status, c.header, got, c.want)
+			}
+			for name, v := range c.members {
+				if m[name] != v {
+					t.Errorf("%d: %s = %v, want %v", c.status, name, m[name], v)
+				}
+			}
+		}
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/file", nil)
+		req.Header.Set("Range", "bytes=100-200")
+		r := do(t, req)
+		m := members(t, r)
+		if r.StatusCode != 416 || r.Header.Get("Content-Range") != "bytes */10" {
+			t.Fatalf("416: %d Content-Range %q", r.StatusCode, r.Header.Get("Content-Range"))
+		}
+		if m["title"] != "Range Not Satisfiable" || !containsStr(m["detail"], "range") || m["status"] != float64(416) {
+			t.Fatalf("416 problem: %s", r.body)
+		}
+	})
+}
+
+// The body Guard replaces reaches the problem's log record, through the
+// log tier and truncated, so an operator sees what the handler said.
+func TestGuardLogsReplacedBody(t *testing.T) {
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		long := strings.Repeat("é", 600)
+		srv := k.serve(t, rt.build(Stack(WithWriter(k.writer)), map[string]http.HandlerFunc{
+			"GET /fail": func(w http.ResponseWriter, r *http.Request) {
+				http.Error(w, "query failed: password=hunter2\r\nlevel=INFO forged", 500)
+			},
+			"GET /long": func(w http.ResponseWriter, r *http.Request) { http.Error(w, long, 400) },
+			"GET /none": func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(404) },
+		}))
+		wantProblem(t, get(t, srv.URL+"/fail"), 500, "internal", nil)
+		wantProblem(t, get(t, srv.URL+"/long"), 400, "bad_request", nil)
+		wantProblem(t, get(t, srv.URL+"/none"), 404, "not_found", nil)
+		recs := k.logs.records(t)
+		if len(recs) != 3 {
+			t.Fatalf("%d records: %v", len(recs), recs)
+		}
+		body, _ := recs[0]["handler_body"].(string)
+		if !strings.Contains(body, "query failed") || strings.Contains(body, "hunter2") || strings.ContainsAny(body, "\r\n") {
+			t.Errorf("handler_body %q", body)
+		}
+		body, _ = recs[1]["handler_body"].(string)
+		if recs[1]["handler_body_truncated"] != true || len(body) > replacedBodyMax || !utf8.ValidString(body) || !strings.HasPrefix(body, "éé") {
+			t.Errorf("long handler_body %q (%d bytes), truncated %v", body, len(body), recs[1]["handler_body_truncated"])
+		}
+		if _, ok := recs[2]["handler_body"]; ok {
+			t.Errorf("a body-less response quoted a body: %v", recs[2])
 		}
 	})
 }

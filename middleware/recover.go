@@ -1,11 +1,15 @@
 package middleware
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
+	"runtime"
+	"strconv"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
 )
 
 // Recover turns a panic in the handler into a 500 internal problem with the
@@ -21,9 +25,13 @@ import (
 // since Go 1.21 turns it into a *runtime.PanicNilError (unless
 // GODEBUG=panicnil=1, which makes it invisible to recover).
 func Recover(opts ...Option) func(http.Handler) http.Handler {
-	cfg := newConfig(opts)
-	cfg.limit, cfg.timeout = 0, 0
-	return cfg.layer(true, false)
+	return newConfig(opts).layer(partRecover)
+}
+
+// recoverPanic is the deferred function of a recovering layer: recover
+// works only when called by the deferred function itself.
+func (l *layer) recoverPanic(st *state, own bool) {
+	l.finish(st, own, recover())
 }
 
 // panicError carries the panic value to the log as the problem's error.
@@ -42,16 +50,22 @@ func (l *layer) recovered(st *state, v any) {
 	if v == http.ErrAbortHandler {
 		panic(v)
 	}
-	stack := debug.Stack()
+	stack := stackFrames()
+	if st.pending != 0 {
+		// The handler sent a bare error status, then panicked before the
+		// guard wrote its problem: the panic is the better account.
+		st.pending = 0
+		st.flags.And(^(fStarted | fReplaced))
+	}
 	var p *problem.Problem
 	if st.flags.Load()&fTripped != 0 {
-		p = problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(st.limit))
+		p = problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit))
 	} else {
 		p = problem.New(problem.Internal).ForRequest(st.req)
 	}
-	p.Wrap(&panicError{v}).WithLogAttrs(
+	p = p.Wrap(&panicError{v}).WithLogAttrs(
 		slog.String("panic", safeString(v)),
-		slog.String("stack", string(stack)),
+		stack,
 		slog.String("written_by", "faultline.recover"),
 	)
 	f := st.flags.Load()
@@ -64,4 +78,40 @@ func (l *layer) recovered(st *state, v any) {
 	if !st.safeWrite(st, p) || f&fStarted != 0 {
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// stackFramesMax bounds the stack logged for a panic; the frames that
+// matter are the deepest ones, which come first.
+const stackFramesMax = 64
+
+// stackFrames is the stack of the goroutine that panicked, called from the
+// deferred function that recovered: one element per frame, "function
+// (file:line)", so the log keeps one frame per line in any tool and the JSON
+// handler never escapes newlines into one long string. Each element passes
+// the log tier like any other text, since a function name can carry a
+// type's name chosen elsewhere.
+func stackFrames() slog.Attr {
+	var pcs [stackFramesMax]uintptr
+	// Skip runtime.Callers and stackFrames itself.
+	n := runtime.Callers(2, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	out := make([]string, 0, n)
+	for {
+		f, more := frames.Next()
+		out = append(out, sanitize.Log(f.Function+" ("+f.File+":"+strconv.Itoa(f.Line)+")"))
+		if !more {
+			break
+		}
+	}
+	return slog.Any("stack", out)
+}
+
+// safeString formats a panic value whose own methods may panic.
+func safeString(v any) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = fmt.Sprintf("%T (formatting it panicked)", v)
+		}
+	}()
+	return fmt.Sprint(v)
 }

@@ -31,7 +31,7 @@ func Timeout(d time.Duration, opts ...Option) func(http.Handler) http.Handler {
 	}
 	cfg := newConfig(opts)
 	cfg.timeout = d
-	return cfg.layer(false, false)
+	return cfg.layer(0)
 }
 
 // deadlineTimer is a reusable time.AfterFunc timer: arming one per request
@@ -59,6 +59,7 @@ func (dt *deadlineTimer) fire() {
 func (st *state) arm(d time.Duration) {
 	st.timeout = d
 	st.deadline = time.Now().Add(d)
+	st.hasBody = st.req.ContentLength != 0
 	dt := timerPool.Get().(*deadlineTimer)
 	dt.st.Store(st)
 	st.timer = dt
@@ -77,8 +78,6 @@ func (st *state) disarm() {
 			// The handler saw ctx.Done() and returned before our timer ran:
 			// without this it would leave an empty 200, a third state.
 			st.expire()
-		} else {
-			st.commitHeaders()
 		}
 	} else {
 		// The timer fired, so the deadline passed; its callback may not
@@ -92,14 +91,19 @@ func (st *state) disarm() {
 		st.flags.Or(fFinished)
 		st.mu.Unlock()
 	}
+	if st.flags.Load()&fTimedOut == 0 {
+		// The timer can no longer write: the handler's headers, including
+		// trailers set after the body, are the response's.
+		st.commitHeaders()
+	}
 	st.releaseShadow()
-	if c := st.real.Load(); c != nil {
+	if c := st.dctx.Load(); c != nil {
 		c.cancel()
 	}
 }
 
 func (st *state) deadlinePassed() bool {
-	if c := st.real.Load(); c != nil && errors.Is(c.ctx.Err(), context.DeadlineExceeded) {
+	if c := st.dctx.Load(); c != nil && errors.Is(c.ctx.Err(), context.DeadlineExceeded) {
 		return true
 	}
 	return !time.Now().Before(st.deadline)
@@ -112,7 +116,21 @@ func (st *state) expire() {
 		return
 	}
 	st.flags.Or(fTimedOut | fStarted)
-	p := problem.New(problem.Timeout).ForRequest(st.req).
+	if st.hasBody {
+		// A handler blocked reading a slowly uploaded body holds the body's
+		// lock, and net/http's first write of a response waits on that lock
+		// to discard the unread rest: the problem would go out only when the
+		// upload ends. An expired read deadline ends the read at once (and
+		// the connection closes after the response, as it must with a body
+		// left unread). Full duplex would not do: the handler would stay
+		// blocked for as long as the client trickles.
+		_ = http.NewResponseController(st.w).SetReadDeadline(time.Now())
+		// The deadline stays on the connection: when the handler had read
+		// the whole body, net/http would keep it alive and the next request
+		// on it would start with its context cancelled. It must close.
+		st.w.Header().Set("Connection", "close")
+	}
+	p := timeoutProblem(st.req).
 		WithLogAttrs(slog.Duration("timeout", st.timeout), slog.String("written_by", "faultline.timeout"))
 	// The client must have the whole problem now, not when the stuck
 	// handler finally returns: so it goes out with a Content-Length and is
@@ -129,6 +147,26 @@ func (st *state) expire() {
 	_ = http.NewResponseController(st.w).Flush()
 }
 
+// timeoutRetryAfter is when a client may retry a request that timed out
+// and is safe to replay. The deadline is the server's own, so a retry has
+// as much chance as the first attempt once the load behind it eases; a
+// second is long enough not to feed that load and short enough to be
+// invisible to a person.
+const timeoutRetryAfter = time.Second
+
+// timeoutProblem is the problem for a request whose deadline passed. A
+// retryable one carries Retry-After and retry_after_ms, so a client never
+// guesses the wait; one that is not retryable (a write without an
+// Idempotency-Key, whose outcome is unknown, so its action is verify)
+// carries neither.
+func timeoutProblem(r *http.Request) *problem.Problem {
+	p := problem.New(problem.Timeout).ForRequest(r)
+	if p.Retryable {
+		return p.WithRetryAfter(timeoutRetryAfter)
+	}
+	return p
+}
+
 // bufferedWriter holds the timeout problem back until its length is known.
 type bufferedWriter struct {
 	http.ResponseWriter
@@ -138,79 +176,3 @@ type bufferedWriter struct {
 
 func (b *bufferedWriter) WriteHeader(code int)        { b.status = code }
 func (b *bufferedWriter) Write(p []byte) (int, error) { return b.buf.Write(p) }
-
-// deadlineCtx is the real context.WithDeadline, made only when someone asks
-// for the Done channel: most handlers never do, and the timer above already
-// covers the response.
-type deadlineCtx struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-}
-
-func (st *state) deadlineCtx() context.Context {
-	if c := st.real.Load(); c != nil {
-		return c.ctx
-	}
-	ctx, cancel := context.WithDeadline(st.Context, st.deadline)
-	c := &deadlineCtx{ctx, cancel}
-	if !st.real.CompareAndSwap(nil, c) {
-		cancel()
-		return st.real.Load().ctx
-	}
-	return ctx
-}
-
-// Deadline reports the earlier of the parent's deadline and the timeout's.
-func (st *state) Deadline() (time.Time, bool) {
-	d, ok := st.Context.Deadline()
-	if st.timeout == 0 || ok && d.Before(st.deadline) {
-		return d, ok
-	}
-	return st.deadline, true
-}
-
-// Done is the parent's channel unless a timeout applies.
-func (st *state) Done() <-chan struct{} {
-	if st.timeout == 0 {
-		return st.Context.Done()
-	}
-	return st.deadlineCtx().Done()
-}
-
-// Err agrees with Done, and reports the passed deadline even when no one has
-// asked for the channel.
-func (st *state) Err() error {
-	if st.timeout == 0 {
-		return st.Context.Err()
-	}
-	if c := st.real.Load(); c != nil {
-		return c.ctx.Err()
-	}
-	if err := st.Context.Err(); err != nil {
-		return err
-	}
-	if !time.Now().Before(st.deadline) {
-		return context.DeadlineExceeded
-	}
-	return nil
-}
-
-// Value answers for the correlation first (the deadline context's parent is
-// st's parent, not st), then comes from the parent, or from the deadline
-// context once it exists so that context.Cause and derived contexts see its
-// cancellation.
-func (st *state) Value(key any) any {
-	if v, ok := st.corr.Value(key); ok {
-		return v
-	}
-	if key == problemWriterKey && st.cfg.writer != nil {
-		// Everything below writes problems the way this layer was told to.
-		return st.cfg.writer
-	}
-	if st.timeout != 0 {
-		if c := st.real.Load(); c != nil {
-			return c.ctx.Value(key)
-		}
-	}
-	return st.Context.Value(key)
-}

@@ -1,8 +1,11 @@
 package middleware
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -29,7 +32,7 @@ func TestTimeoutSlowHandler(t *testing.T) {
 				release := make(chan struct{})
 				var lateErr atomic.Value
 				done := make(chan struct{})
-				h := rt.build(Stack(WithWriter(k.writer), WithTimeout(testTimeout)), map[string]http.HandlerFunc{
+				h := rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout)), map[string]http.HandlerFunc{
 					c.method + " /slow": func(w http.ResponseWriter, r *http.Request) {
 						defer close(done)
 						<-r.Context().Done()
@@ -48,8 +51,12 @@ func TestTimeoutSlowHandler(t *testing.T) {
 				start := time.Now()
 				r := do(t, req)
 				close(release)
+				action := "retry"
+				if !c.retryable {
+					action = "verify"
+				}
 				wantProblem(t, r, 503, "timeout", map[string]any{
-					"action": "retry", "outcome": c.outcome, "retryable": c.retryable,
+					"action": action, "outcome": c.outcome, "retryable": c.retryable,
 				})
 				if el := time.Since(start); el < testTimeout {
 					t.Fatalf("answered after %v, before the deadline", el)
@@ -70,7 +77,7 @@ func TestTimeoutSlowHandler(t *testing.T) {
 // status line or a body-less response.
 func TestTimeoutHandlerIgnoringContext(t *testing.T) {
 	k := newKit()
-	srv := k.serve(t, Stack(WithWriter(k.writer), WithTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(3 * testTimeout)
 		http.Error(w, "late failure", 500)
 	})))
@@ -84,7 +91,7 @@ func TestTimeoutHandlerIgnoringContext(t *testing.T) {
 // A response that started before the deadline is the handler's to finish.
 func TestTimeoutAfterResponseStarted(t *testing.T) {
 	k := newKit()
-	srv := k.serve(t, Stack(WithWriter(k.writer), WithTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("early;"))
 		<-r.Context().Done()
 		if !errors.Is(r.Context().Err(), context.DeadlineExceeded) {
@@ -103,7 +110,7 @@ func TestTimeoutAfterResponseStarted(t *testing.T) {
 
 func TestTimeoutFastHandlerKeepsHeaders(t *testing.T) {
 	k := newKit()
-	srv := k.serve(t, Stack(WithWriter(k.writer), WithTimeout(time.Second))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(time.Second))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if w.Header().Get("X-Request-Id") == "" {
 			t.Error("outer headers not visible to the handler")
 		}
@@ -122,7 +129,7 @@ func TestTimeoutFastHandlerKeepsHeaders(t *testing.T) {
 func TestTimeoutHandlerReturningOnDone(t *testing.T) {
 	forEachRouter(t, func(t *testing.T, rt router) {
 		k := newKit()
-		h := rt.build(Stack(WithWriter(k.writer), WithTimeout(10*time.Millisecond)), map[string]http.HandlerFunc{
+		h := rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(10*time.Millisecond)), map[string]http.HandlerFunc{
 			"GET /wait": func(w http.ResponseWriter, r *http.Request) {
 				select {
 				case <-r.Context().Done():
@@ -134,6 +141,154 @@ func TestTimeoutHandlerReturningOnDone(t *testing.T) {
 		srv := k.serve(t, h)
 		for range 30 {
 			wantProblem(t, get(t, srv.URL+"/wait"), 503, "timeout", map[string]any{"outcome": "not_committed"})
+		}
+	})
+}
+
+// A client that uploads slowly gets the timeout problem at the deadline,
+// while the handler is still blocked reading the body, whether the body has
+// a Content-Length or is chunked; exactly one record is logged.
+func TestTimeoutAnswersDuringSlowUpload(t *testing.T) {
+	const deadline = 300 * time.Millisecond
+	for name, framing := range map[string]struct {
+		header string
+		chunk  string
+	}{
+		"content-length": {"Content-Length: 100000\r\n", "x"},
+		"chunked":        {"Transfer-Encoding: chunked\r\n", "1\r\nx\r\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			forEachRouter(t, func(t *testing.T, rt router) {
+				k := newKit()
+				readErr := make(chan error, 1)
+				h := rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(deadline)), map[string]http.HandlerFunc{
+					"POST /upload": func(w http.ResponseWriter, r *http.Request) {
+						_, err := io.ReadAll(r.Body)
+						readErr <- err
+						if err != nil {
+							http.Error(w, err.Error(), http.StatusBadRequest)
+						}
+					},
+				})
+				srv := k.serve(t, h)
+				conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				if _, err := io.WriteString(conn, "POST /upload HTTP/1.1\r\nHost: test\r\n"+framing.header+"\r\n"); err != nil {
+					t.Fatal(err)
+				}
+				stop := make(chan struct{})
+				trickled := make(chan struct{})
+				go func() {
+					defer close(trickled)
+					tick := time.NewTicker(20 * time.Millisecond)
+					defer tick.Stop()
+					for {
+						select {
+						case <-stop:
+							return
+						case <-tick.C:
+							if _, err := io.WriteString(conn, framing.chunk); err != nil {
+								return
+							}
+						}
+					}
+				}()
+				defer func() { close(stop); <-trickled }()
+				start := time.Now()
+				conn.SetReadDeadline(start.Add(3 * time.Second))
+				resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+				if err != nil {
+					t.Fatalf("no answer while uploading: %v", err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				elapsed := time.Since(start)
+				wantProblem(t, response{resp, body}, 503, "timeout", map[string]any{"outcome": "unknown", "retryable": false})
+				if elapsed > deadline+time.Second {
+					t.Fatalf("answered after %v, deadline %v", elapsed, deadline)
+				}
+				select {
+				case err := <-readErr:
+					if err == nil {
+						t.Fatal("the handler's read of the unfinished body succeeded")
+					}
+				case <-time.After(2 * time.Second):
+					t.Fatal("the handler is still blocked reading the body")
+				}
+				// The handler's own bare 400 after the deadline is refused
+				// silently: the timeout is the one record.
+				time.Sleep(50 * time.Millisecond)
+				if recs := k.logs.records(t); len(recs) != 1 || recs[0]["code"] != "timeout" {
+					t.Fatalf("log records: %v", recs)
+				}
+			})
+		})
+	}
+}
+
+// A trailer set after the body on the header map the handler took before
+// writing reaches the client under a timeout, as it does on bare net/http.
+func TestTimeoutKeepsTrailers(t *testing.T) {
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		srv := k.serve(t, rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(time.Second)), map[string]http.HandlerFunc{
+			"GET /sum": func(w http.ResponseWriter, r *http.Request) {
+				h := w.Header()
+				h.Set("Trailer", "X-Checksum")
+				h.Set("Content-Type", "text/plain")
+				w.WriteHeader(200)
+				w.Write([]byte("payload"))
+				w.(http.Flusher).Flush()
+				h.Set("X-Checksum", "c0ffee")
+				h.Set(http.TrailerPrefix+"X-Rows", "1")
+			},
+		}))
+		r := get(t, srv.URL+"/sum")
+		if string(r.body) != "payload" || r.Trailer.Get("X-Checksum") != "c0ffee" || r.Trailer.Get("X-Rows") != "1" {
+			t.Fatalf("body %q trailers %v", r.body, r.Trailer)
+		}
+	})
+}
+
+// A retryable timeout problem says when to retry in both Retry-After and
+// retry_after_ms, consistently; one that is not retryable says neither.
+func TestTimeoutRetryAfterMatchesRetryable(t *testing.T) {
+	cases := []struct {
+		method, key string
+		retryable   bool
+	}{
+		{http.MethodGet, "", true},
+		{http.MethodPost, "", false},
+		{http.MethodPost, "k-123456789", true},
+		{http.MethodDelete, "", false},
+	}
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		slow := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+		routes := map[string]http.HandlerFunc{}
+		for _, c := range cases {
+			routes[c.method+" /slow"] = slow
+		}
+		srv := k.serve(t, rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout)), routes))
+		for _, c := range cases {
+			req, _ := http.NewRequest(c.method, srv.URL+"/slow", nil)
+			if c.key != "" {
+				req.Header.Set("Idempotency-Key", c.key)
+			}
+			r := do(t, req)
+			m := wantProblem(t, r, 503, "timeout", map[string]any{"retryable": c.retryable})
+			if want := map[bool]string{true: "retry", false: "verify"}[c.retryable]; m["action"] != want {
+				t.Errorf("%s key %q: action %v, want %s", c.method, c.key, m["action"], want)
+			}
+			ra, ms := r.Header.Get("Retry-After"), m["retry_after_ms"]
+			if c.retryable && (ra != "1" || ms != float64(1000)) || !c.retryable && (ra != "" || ms != nil) {
+				t.Errorf("%s key %q: Retry-After %q retry_after_ms %v", c.method, c.key, ra, ms)
+			}
+			if m["action"] == "retry" && m["retryable"] != true {
+				t.Errorf("%s key %q: action retry with retryable false", c.method, c.key)
+			}
 		}
 	})
 }

@@ -59,7 +59,7 @@ func BenchmarkRender(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			bp := bufPool.Get().(*[]byte)
-			*bp = p.AppendJSON((*bp)[:0], true)
+			*bp = p.appendJSON((*bp)[:0], true)
 			bufPool.Put(bp)
 		}
 	})

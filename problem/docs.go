@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Markdown renders the registry as the documentation table. README.md's
@@ -11,12 +12,26 @@ import (
 // equal.
 func (r *Registry) Markdown() string {
 	var b strings.Builder
-	b.WriteString("| code | status | action | cause | retryable | title | meaning |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
-	for _, c := range r.Codes() {
-		b.WriteString("| `" + c.Name + "` | " + strconv.Itoa(c.Status) + " | `" + string(c.Action) +
-			"` | `" + string(c.Cause) + "` | " + strconv.FormatBool(c.Retryable) + " | " +
-			markdownCell(c.Title) + " | " + markdownCell(c.Meaning) + " |\n")
+	b.WriteString("| code | status | JSON-RPC | action | cause | retryable | title | meaning |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, k := range r.Kinds() {
+		meaning := k.Meaning
+		if k.Outcome != "" {
+			meaning += " Outcome: `" + string(k.Outcome) + "`."
+		}
+		if d := k.Deprecated; !d.Since.IsZero() {
+			meaning += " **Deprecated** since " + d.Since.Format(time.DateOnly)
+			if d.Successor != "" {
+				meaning += "; use `" + d.Successor + "`"
+			}
+			meaning += "."
+		}
+		b.WriteString("| `" + k.Name + "` | " + strconv.Itoa(k.Status) + " | " + strconv.Itoa(k.JSONRPCCode()) +
+			" | `" + string(k.Action) + "` | `" + string(k.Cause) + "` | " + strconv.FormatBool(k.Retryable) + " | " +
+			markdownCell(k.Title) + " | " + markdownCell(meaning) + " |\n")
+	}
+	if retired := r.Retired(); len(retired) > 0 {
+		b.WriteString("\nRetired, never to be reused: `" + strings.Join(retired, "`, `") + "`.\n")
 	}
 	return b.String()
 }
@@ -26,22 +41,37 @@ func markdownCell(s string) string {
 }
 
 type codeDoc struct {
-	Code      string `json:"code"`
-	Status    int    `json:"status"`
-	Title     string `json:"title"`
-	Action    Action `json:"action"`
-	Cause     Cause  `json:"cause"`
-	Retryable bool   `json:"retryable"`
-	Meaning   string `json:"meaning,omitempty"`
+	Code       string         `json:"code"`
+	Type       string         `json:"type"`
+	Status     int            `json:"status"`
+	RPCCode    int            `json:"jsonrpc_code"`
+	Title      string         `json:"title"`
+	Action     Action         `json:"action"`
+	Cause      Cause          `json:"cause"`
+	Retryable  bool           `json:"retryable"`
+	Outcome    Outcome        `json:"outcome,omitempty"`
+	Meaning    string         `json:"meaning,omitempty"`
+	Deprecated *deprecatedDoc `json:"deprecated,omitempty"`
+}
+
+type deprecatedDoc struct {
+	Since     string `json:"since"`
+	Successor string `json:"successor,omitempty"`
 }
 
 // JSON renders the registry as a JSON array, for tooling and agents that
-// want the catalog ahead of time.
-func (r *Registry) JSON() ([]byte, error) {
-	codes := r.Codes()
-	docs := make([]codeDoc, len(codes))
-	for i, c := range codes {
-		docs[i] = codeDoc{c.Name, c.Status, c.Title, c.Action, c.Cause, c.Retryable, c.Meaning}
+// want the catalog ahead of time. Each entry carries its type URI, made
+// from baseURI as the Writer makes it (pass the Writer's BaseURI).
+func (r *Registry) JSON(baseURI string) ([]byte, error) {
+	kinds := r.Kinds()
+	docs := make([]codeDoc, len(kinds))
+	for i, k := range kinds {
+		docs[i] = codeDoc{Code: k.Name, Type: baseURI + k.Name, Status: k.Status, RPCCode: k.JSONRPCCode(),
+			Title: k.Title, Action: k.Action, Cause: k.Cause, Retryable: k.Retryable, Outcome: k.Outcome,
+			Meaning: k.Meaning}
+		if d := k.Deprecated; !d.Since.IsZero() {
+			docs[i].Deprecated = &deprecatedDoc{Since: d.Since.Format(time.DateOnly), Successor: d.Successor}
+		}
 	}
 	return json.MarshalIndent(docs, "", "  ")
 }

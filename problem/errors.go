@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
 // PublicDetailer is implemented by errors that carry text written for
@@ -58,7 +60,9 @@ func (wr *Writer) FromError(err error) *Problem {
 	if p, ok := err.(*Problem); ok && p == nil {
 		// A nil *Problem in a non-nil error: a bug in the caller, which
 		// still deserves a problem and a log record, not a crash.
-		return New(Internal).Wrap(err)
+		p := New(Internal)
+		p.err = err
+		return p
 	}
 	var c chainMatch
 	if !c.walk(err) {
@@ -68,7 +72,7 @@ func (wr *Writer) FromError(err error) *Problem {
 		if c.problem == err {
 			return c.problem
 		}
-		p := c.problem.clone()
+		p := *c.problem
 		p.err = err
 		return &p
 	}
@@ -77,13 +81,15 @@ func (wr *Writer) FromError(err error) *Problem {
 			return p.Wrap(err)
 		}
 	}
+	// The built-in problems are fresh, so they are filled in place.
 	p := c.builtin()
 	if c.public != nil {
 		if d := c.public.PublicDetail(); d != "" {
-			p.WithDetail(d)
+			p.Detail = d
 		}
 	}
-	return p.Wrap(err)
+	p.err = err
+	return p
 }
 
 // chainMatch holds what FromError looks for in an error chain: the first
@@ -160,21 +166,21 @@ func chainMatchAs(err error) chainMatch {
 func (c *chainMatch) builtin() *Problem {
 	switch {
 	case c.maxBytes != nil:
-		return New(RequestTooLarge).WithDetail(TooLargeDetail(c.maxBytes.Limit))
+		p := New(RequestTooLarge)
+		p.Detail = problemhook.TooLargeDetail(c.maxBytes.Limit)
+		return p
 	case c.syntax != nil:
-		return New(InvalidJSON).WithDetail(fmt.Sprintf("The request body is not valid JSON (syntax error at byte %d).", c.syntax.Offset))
+		p := New(InvalidJSON)
+		p.Detail = fmt.Sprintf("The request body is not valid JSON (syntax error at byte %d).", c.syntax.Offset)
+		return p
 	case c.typeError != nil:
-		return New(InvalidJSON).WithDetail("A value in the request body has the wrong type.")
+		p := New(InvalidJSON)
+		p.Detail = "A value in the request body has the wrong type."
+		return p
 	case c.deadline:
 		return New(Timeout)
 	case c.canceled:
 		return New(ClientClosedRequest)
 	}
 	return New(Internal)
-}
-
-// TooLargeDetail is the public detail of request_too_large, naming the limit
-// so the client knows how much to cut.
-func TooLargeDetail(limit int64) string {
-	return fmt.Sprintf("The request body exceeds the limit of %d bytes.", limit)
 }

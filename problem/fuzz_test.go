@@ -15,12 +15,12 @@ func FuzzAppendJSON(f *testing.F) {
 	f.Add("plain detail", "/v1/orders", "x", "/name", int64(2400))
 	f.Add("quote \" \\ \n \x00 \u2028 <>&", "/a b", "\xff\xfe", "/~0~1", int64(0))
 	f.Fuzz(func(t *testing.T, detail, instance, ext, pointer string, ms int64) {
-		p := New(ValidationFailed).WithDetail(detail).WithRetryAfter(time.Duration(ms) * time.Millisecond)
+		p := New(ValidationFailed).WithDetail(detail).WithRetryAfter(time.Duration(ms)*time.Millisecond).
+			WithErrors(FieldError{Detail: detail, Pointer: pointer, Code: "min"}).
+			WithExtension("note", ext).
+			WithExtension("list", []any{ext, 1.5, nil, true})
 		p.Instance = instance
-		p.Errors = []FieldError{{Detail: detail, Pointer: pointer, Code: "min"}}
-		_ = p.SetExtension("note", ext)
-		_ = p.SetExtension("list", []any{ext, 1.5, nil, true})
-		out := p.AppendJSON(nil, true)
+		out := p.appendJSON(nil, true)
 		if !json.Valid(out) || !utf8.Valid(out) {
 			t.Fatalf("invalid output %q", out)
 		}
@@ -28,7 +28,7 @@ func FuzzAppendJSON(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse: %v\n%s", err, out)
 		}
-		if again := parsed.AppendJSON(nil, true); !bytes.Equal(again, out) {
+		if again := parsed.appendJSON(nil, true); !bytes.Equal(again, out) {
 			t.Fatalf("round trip differs:\n%s\n%s", out, again)
 		}
 	})
@@ -44,7 +44,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if out := p.AppendJSON(nil, true); !json.Valid(out) {
+		if out := p.appendJSON(nil, true); !json.Valid(out) {
 			t.Fatalf("accepted %q, rendered invalid %q", body, out)
 		}
 	})

@@ -1,10 +1,10 @@
 package problem
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"math"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -12,9 +12,22 @@ import (
 )
 
 // AppendJSON appends the problem+json document to dst in one pass, members
-// in a fixed order. Every public string passes through sanitize.Public;
-// legacy adds the transition members error and message.
-func (p *Problem) AppendJSON(dst []byte, legacy bool) []byte {
+// in a fixed order, without the legacy members (those belong to a Writer's
+// transition window). Every public string passes through sanitize.Public
+// and instance is written as a URI reference.
+//
+// Whatever the problem holds, the output is valid JSON with unique member
+// names at every level. Where it deliberately differs from encoding/json:
+// invisible and bidirectional format characters (sanitize.IsInvisible) and
+// invalid UTF-8 become U+FFFD; a nil map or slice is {} or [] rather than
+// null; a json.Number that is not a JSON number (NaN, +1, .5, 01, 0x10,
+// "") and a NaN or infinite float are null; map keys pass the public tier
+// and keys that end up equal get a numeric suffix (" (2)"); the value of a
+// member whose name marks a secret (password, token, api_key, ...) is
+// replaced with sanitize.Redacted at any depth.
+func (p *Problem) AppendJSON(dst []byte) []byte { return p.appendJSON(dst, false) }
+
+func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
 	// Only type is optional ahead of title, so every member after title
 	// opens with its comma: member names are constants, not built per call.
 	dst = append(dst, '{')
@@ -28,14 +41,14 @@ func (p *Problem) AppendJSON(dst []byte, legacy bool) []byte {
 	dst = append(dst, `,"status":`...)
 	dst = strconv.AppendInt(dst, int64(p.Status), 10)
 	// The legacy message usually repeats the detail: sanitize it once.
-	detail := sanitize.Public(p.Detail)
+	detail := sanitize.Public(p.publicDetail())
 	if detail != "" {
 		dst = append(dst, `,"detail":`...)
 		dst = appendString(dst, detail)
 	}
 	if p.Instance != "" {
 		dst = append(dst, `,"instance":`...)
-		dst = appendString(dst, p.Instance)
+		dst = appendString(dst, publicInstance(p.Instance))
 	}
 	dst = append(dst, `,"code":`...)
 	dst = appendString(dst, p.Code)
@@ -65,10 +78,10 @@ func (p *Problem) AppendJSON(dst []byte, legacy bool) []byte {
 			}
 			dst = append(dst, `{"detail":`...)
 			dst = appendPublic(dst, fe.Detail)
-			if fe.Pointer != "" {
-				dst = append(dst, `,"pointer":`...)
-				dst = appendString(dst, fe.Pointer)
-			}
+			// Always sent: "" is the pointer to the whole document
+			// (RFC 6901), as for a body of the wrong type.
+			dst = append(dst, `,"pointer":`...)
+			dst = appendString(dst, fe.Pointer)
 			if fe.Code != "" {
 				dst = append(dst, `,"code":`...)
 				dst = appendString(dst, fe.Code)
@@ -77,12 +90,10 @@ func (p *Problem) AppendJSON(dst []byte, legacy bool) []byte {
 		}
 		dst = append(dst, ']')
 	}
-	for _, e := range p.ext {
-		// Extension names are validated to letters, digits and '_': no
-		// escaping needed.
-		dst = append(dst, ',', '"')
-		dst = append(dst, e.Name...)
-		dst = append(dst, '"', ':')
+	for _, e := range p.extensionMembers(legacy) {
+		dst = append(dst, ',')
+		dst = appendString(dst, e.Name)
+		dst = append(dst, ':')
 		dst = appendValue(dst, e.Value)
 	}
 	if legacy {
@@ -98,15 +109,20 @@ func (p *Problem) AppendJSON(dst []byte, legacy bool) []byte {
 	return append(dst, '}')
 }
 
-// MarshalJSON renders the problem without legacy members, so a Problem can be
+// MarshalJSON renders the problem as AppendJSON does, so a Problem can be
 // embedded in other JSON documents.
 func (p *Problem) MarshalJSON() ([]byte, error) {
-	return p.AppendJSON(nil, false), nil
+	return p.AppendJSON(nil), nil
 }
 
 func appendPublic(dst []byte, s string) []byte {
 	return appendString(dst, sanitize.Public(s))
 }
+
+// logText is text that already passed the log tier (development mode):
+// rendered escaped but not through the public tier, which would undo what
+// development mode is for.
+type logText string
 
 // appendValue renders an extension value. Common scalar types are written
 // directly; anything else goes through encoding/json and back so its strings
@@ -117,6 +133,8 @@ func appendValue(dst []byte, v any) []byte {
 		return append(dst, "null"...)
 	case string:
 		return appendPublic(dst, v)
+	case logText:
+		return appendString(dst, string(v))
 	case bool:
 		return strconv.AppendBool(dst, v)
 	case int:
@@ -136,7 +154,7 @@ func appendValue(dst []byte, v any) []byte {
 	case float64:
 		return appendFloat(dst, v, 64)
 	case json.Number:
-		if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+		if !validNumber(string(v)) {
 			return append(dst, "null"...)
 		}
 		return append(dst, v...)
@@ -159,19 +177,14 @@ func appendValue(dst []byte, v any) []byte {
 		}
 		return append(dst, ']')
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
 		dst = append(dst, '{')
-		for i, k := range keys {
+		for i, m := range publicMembers(v) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendPublic(dst, k)
+			dst = appendString(dst, m.Name)
 			dst = append(dst, ':')
-			dst = appendValue(dst, v[k])
+			dst = appendValue(dst, m.Value)
 		}
 		return append(dst, '}')
 	}
@@ -179,8 +192,10 @@ func appendValue(dst []byte, v any) []byte {
 	if err != nil {
 		return append(dst, "null"...)
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var generic any
-	if err := json.Unmarshal(raw, &generic); err != nil {
+	if err := dec.Decode(&generic); err != nil {
 		return append(dst, "null"...)
 	}
 	return appendValue(dst, generic)
@@ -191,6 +206,49 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 		return append(dst, "null"...)
 	}
 	return strconv.AppendFloat(dst, f, 'g', -1, bits)
+}
+
+// validNumber reports whether s is a number in JSON's grammar (RFC 8259 §6):
+// strconv accepts more (NaN, Inf, +1, .5, 0x1p4, 1_0, 01 is fine for it).
+func validNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 const hexDigits = "0123456789abcdef"
@@ -223,15 +281,9 @@ func plainWord(x uint64) bool {
 	return special&msb == 0
 }
 
-// isBidiControl reports the explicit direction embeddings, overrides and
-// isolates: invisible, they can make a detail or a path display as other
-// text ("Trojan Source"), so no rendered problem carries them.
-func isBidiControl(r rune) bool {
-	return r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069'
-}
-
-// appendString writes s as a JSON string. Invalid UTF-8 and bidi controls
-// become U+FFFD; <, > and & are escaped so a body sniffed as HTML cannot
+// appendString writes s as a JSON string. Invalid UTF-8 and invisible
+// format characters (sanitize.IsInvisible: bidi controls, zero-width
+// characters, tags) become U+FFFD; <, > and & are escaped so a body sniffed as HTML cannot
 // carry markup, and U+2028/U+2029 so the body is also valid JavaScript.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
@@ -273,7 +325,7 @@ func appendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		if isBidiControl(r) {
+		if sanitize.IsInvisible(r) {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, "\uFFFD"...)
 			i += size

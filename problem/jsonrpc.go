@@ -2,35 +2,25 @@ package problem
 
 import "strconv"
 
-// JSON-RPC 2.0 error codes a problem maps to.
-const (
-	RPCInvalidRequest = -32600
-	RPCInvalidParams  = -32602
-	RPCInternalError  = -32603
-)
-
-// RPCCode maps a problem to a JSON-RPC 2.0 error code: bad input is
-// invalid params, a malformed body an invalid request, everything else an
-// internal error (the problem in data says more).
+// RPCCode returns the JSON-RPC 2.0 error code of the problem's kind (see
+// Kind.RPCCode). A problem not built from a Kind (one read with Parse)
+// derives it from its action as Kind.JSONRPCCode does.
 func (p *Problem) RPCCode() int {
-	switch p.Code {
-	case InvalidJSON.Name:
-		return RPCInvalidRequest
-	case ValidationFailed.Name, BadRequest.Name, UnsupportedMediaType.Name, RequestTooLarge.Name:
-		return RPCInvalidParams
+	if p.rpcCode != 0 {
+		return p.rpcCode
 	}
-	return RPCInternalError
+	return Kind{Action: p.Action}.JSONRPCCode()
 }
 
 // AppendJSONRPCError appends a JSON-RPC 2.0 error object for MCP servers and
 // other JSON-RPC peers: {"code", "message", "data"}, with the whole problem
-// as data.
-func (p *Problem) AppendJSONRPCError(dst []byte, legacy bool) []byte {
+// (as AppendJSON renders it) as data.
+func (p *Problem) AppendJSONRPCError(dst []byte) []byte {
 	dst = append(dst, `{"code":`...)
 	dst = strconv.AppendInt(dst, int64(p.RPCCode()), 10)
 	dst = append(dst, `,"message":`...)
 	dst = appendPublic(dst, p.Message())
 	dst = append(dst, `,"data":`...)
-	dst = p.AppendJSON(dst, legacy)
+	dst = p.AppendJSON(dst)
 	return append(dst, '}')
 }

@@ -5,45 +5,68 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
+
+	"github.com/faultline-go/faultline/sanitize"
 )
 
 // Problem is one occurrence of a failure: the RFC 9457 members, faultline's
 // guidance members, field errors and extension members. It implements error,
 // so handlers can return it and errors.As finds it.
 //
-// A Problem may be shared (for example a package-level sentinel): writing it
-// never modifies it.
+// Every With method returns a new Problem and leaves its receiver as it was,
+// so a Problem may be shared (a package-level sentinel such as
+// `var ErrNoBook = problem.New(NoBook)`): deriving one request's occurrence
+// from it can never show up in another request's response. Writing a
+// Problem never modifies it either. Assigning to the fields of a shared
+// Problem is the one way to break this; build a new one instead.
 type Problem struct {
-	Type     string
-	Title    string
-	Status   int
-	Detail   string
+	Type   string
+	Title  string
+	Status int
+	// Detail is the occurrence's public text. For a code that does not show
+	// details (Kind.ShowDetail false, such as internal) it is never
+	// rendered, however it was set: the client sees the code's default
+	// detail and the text goes to the log.
+	Detail string
+	// Instance is a URI reference to the occurrence; the writer sets the
+	// request's escaped path.
 	Instance string
 
+	// Code is the Name of the Kind this problem is an occurrence of.
 	Code      string
 	Action    Action
 	Cause     Cause
 	Retryable bool
-	// RetryAfter is rendered as retry_after_ms and as the Retry-After header.
+	// RetryAfter is rendered as retry_after_ms and as the Retry-After header
+	// when the problem is retryable.
 	RetryAfter    time.Duration
 	Outcome       Outcome
 	CorrelationID string
 	Errors        []FieldError
 
-	// showDetail mirrors Code.ShowDetail; hiddenDetail keeps a detail the
-	// code forbids showing, so it still reaches the log.
-	showDetail   bool
-	hiddenDetail string
-	ext          []Extension
-	err          error
-	logAttrs     []slog.Attr
+	// hideDetail mirrors !Kind.ShowDetail; defaultDetail is then the only
+	// detail a client sees.
+	hideDetail    bool
+	defaultDetail string
+	// unclaimed marks a bare status no code claims (Registry.ForStatus):
+	// type about:blank, its code a family name.
+	unclaimed bool
+	// rpcCode is the kind's JSON-RPC error code.
+	rpcCode  int
+	ext      []Extension
+	err      error
+	logAttrs []slog.Attr
+	// buildErr records misuse found while building (an invalid extension
+	// name), reported in the problem's log record.
+	buildErr error
 }
 
 // FieldError is one entry of the errors array of validation_failed.
 type FieldError struct {
 	Detail  string `json:"detail"`
-	Pointer string `json:"pointer,omitempty"`
+	Pointer string `json:"pointer"`
 	Code    string `json:"code,omitempty"`
 }
 
@@ -53,51 +76,76 @@ type Extension struct {
 	Value any
 }
 
-// New returns an occurrence of c with the code's defaults.
-func New(c Code) *Problem {
+// New returns an occurrence of k with the kind's defaults.
+func New(k Kind) *Problem {
 	return &Problem{
-		Title:      c.Title,
-		Status:     c.Status,
-		Detail:     c.DefaultDetail,
-		Code:       c.Name,
-		Action:     c.Action,
-		Cause:      c.Cause,
-		Retryable:  c.Retryable,
-		showDetail: c.ShowDetail,
+		Title:         k.Title,
+		Status:        k.Status,
+		Detail:        k.DefaultDetail,
+		Code:          k.Name,
+		Action:        k.Action,
+		Cause:         k.Cause,
+		Retryable:     k.Retryable,
+		Outcome:       k.Outcome,
+		hideDetail:    !k.ShowDetail,
+		defaultDetail: k.DefaultDetail,
+		rpcCode:       k.JSONRPCCode(),
 	}
 }
 
-// Error returns the code and the public message; the wrapped error's text is
-// deliberately absent so printing a Problem never leaks it.
+// Error returns the code and the public message, through the public tier
+// of sanitize: the wrapped error's text and a hidden detail are absent, so
+// printing a Problem never leaks them.
 func (p *Problem) Error() string {
 	if p == nil {
 		return "problem: <nil>"
 	}
-	return p.Code + ": " + p.Message()
+	return p.Code + ": " + sanitize.Public(p.Message())
 }
 
 // Unwrap returns the error the problem was built from, for errors.Is/As and
 // for the log.
 func (p *Problem) Unwrap() error { return p.err }
 
-// Message is the one-line public text: the detail, or the title without one.
+// Message is the one-line public text before sanitizing: the detail a
+// client may see, or the title without one.
 func (p *Problem) Message() string {
-	if p.Detail != "" {
-		return p.Detail
+	if d := p.publicDetail(); d != "" {
+		return d
 	}
 	return p.Title
 }
 
-// WithDetail sets the public detail. Only text meant for clients belongs
-// here: it is rendered (after sanitizing) unless the code hides details, in
-// which case it goes to the log.
-func (p *Problem) WithDetail(detail string) *Problem {
-	if p.showDetail {
-		p.Detail = detail
-	} else {
-		p.hiddenDetail = detail
+// publicDetail is the detail a client may see: for a code that hides
+// details, only its default.
+func (p *Problem) publicDetail() string {
+	if p.hideDetail {
+		return p.defaultDetail
 	}
-	return p
+	return p.Detail
+}
+
+// hiddenDetail is a detail that was set but may not be shown, for the log.
+func (p *Problem) hiddenDetail() string {
+	if p.hideDetail && p.Detail != p.defaultDetail {
+		return p.Detail
+	}
+	return ""
+}
+
+// derive returns a copy of p for a With method to change.
+func (p *Problem) derive() *Problem {
+	c := *p
+	return &c
+}
+
+// WithDetail returns a copy with the public detail set. Only text meant for
+// clients belongs here: it is rendered (after sanitizing) unless the code
+// hides details, in which case it goes to the log.
+func (p *Problem) WithDetail(detail string) *Problem {
+	c := p.derive()
+	c.Detail = detail
+	return c
 }
 
 // WithDetailf is WithDetail with formatting. Never format an error into it.
@@ -105,57 +153,65 @@ func (p *Problem) WithDetailf(format string, args ...any) *Problem {
 	return p.WithDetail(fmt.Sprintf(format, args...))
 }
 
-// Wrap records the error behind the problem. It is logged with the problem
-// and never rendered.
+// Wrap returns a copy that records the error behind the problem. It is
+// logged with the problem and never rendered.
 func (p *Problem) Wrap(err error) *Problem {
-	p.err = err
-	return p
+	c := p.derive()
+	c.err = err
+	return c
 }
 
-// WithRetryAfter sets when the client may retry; it also marks the problem
-// retryable, since a retry time without permission to retry is contradictory.
+// WithRetryAfter returns a copy saying when the client may retry; it also
+// marks the copy retryable, since a retry time without permission to retry
+// is contradictory.
 func (p *Problem) WithRetryAfter(d time.Duration) *Problem {
 	if d > 0 && d < time.Millisecond {
 		d = time.Millisecond
 	}
-	p.RetryAfter = d
+	c := p.derive()
+	c.RetryAfter = d
 	if d > 0 {
-		p.Retryable = true
+		c.Retryable = true
 	}
-	return p
+	return c
 }
 
-// WithOutcome sets what became of the operation.
+// WithOutcome returns a copy saying what became of the operation.
 func (p *Problem) WithOutcome(o Outcome) *Problem {
-	p.Outcome = o
-	return p
+	c := p.derive()
+	c.Outcome = o
+	return c
 }
 
-// WithStatus overrides the code's status, for a bare status that no code
-// claims exactly.
-func (p *Problem) WithStatus(status int) *Problem {
-	p.Status = status
-	return p
-}
-
-// WithErrors appends field errors.
+// WithErrors returns a copy with field errors appended.
 func (p *Problem) WithErrors(errs ...FieldError) *Problem {
-	p.Errors = append(p.Errors, errs...)
-	return p
+	c := p.derive()
+	// Clipping makes append copy, so the copy never writes into an array
+	// the receiver still uses.
+	c.Errors = append(slices.Clip(p.Errors), errs...)
+	return c
 }
 
-// WithLogAttrs adds attributes to the problem's log record only.
+// WithLogAttrs returns a copy with attributes added to its log record only.
 func (p *Problem) WithLogAttrs(attrs ...slog.Attr) *Problem {
-	p.logAttrs = append(p.logAttrs, attrs...)
-	return p
+	c := p.derive()
+	c.logAttrs = append(slices.Clip(p.logAttrs), attrs...)
+	return c
 }
 
-// ForRequest sets outcome and retryability for a failure whose effect on the
-// server is unknown (a panic, a timeout): a safe method changed nothing, so
-// it is not_committed and may be retried; an unsafe one has outcome unknown
-// and is retryable only when the client sent an Idempotency-Key, because
-// replaying it could apply it twice.
+// ForRequest returns a copy whose outcome and retryability fit a failure
+// whose effect on the server is unknown (a panic, a timeout): a safe method
+// changed nothing, so it is not_committed and may be retried; an unsafe one
+// has outcome unknown, and unless the client sent an Idempotency-Key it is
+// not retryable and its action is verify, because replaying it could apply
+// it twice.
 func (p *Problem) ForRequest(r *http.Request) *Problem {
+	c := p.derive()
+	c.forRequest(r)
+	return c
+}
+
+func (p *Problem) forRequest(r *http.Request) {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
 		p.Outcome = OutcomeNotCommitted
@@ -163,17 +219,17 @@ func (p *Problem) ForRequest(r *http.Request) *Problem {
 		p.Outcome = OutcomeUnknown
 		if r.Header.Get("Idempotency-Key") == "" {
 			p.Retryable = false
+			p.Action = ActionVerify
 		}
 	}
-	return p
 }
 
-// ErrReservedExtension is wrapped by SetExtension's error for a name that
-// is a standard or faultline member.
+// ErrReservedExtension is wrapped by the build error of an extension whose
+// name is a standard or faultline member.
 var ErrReservedExtension = errors.New("problem: reserved extension name")
 
-// ErrExtensionName is wrapped by SetExtension's error for a name outside
-// RFC 9457 §3.2's recommended form.
+// ErrExtensionName is wrapped by the build error of an extension name
+// outside RFC 9457 §3.2's recommended form.
 var ErrExtensionName = errors.New("problem: invalid extension name")
 
 var reserved = map[string]bool{
@@ -183,30 +239,45 @@ var reserved = map[string]bool{
 	"error": true, "message": true,
 }
 
-// SetExtension sets an extension member. Names follow RFC 9457 §3.2: at
-// least three characters, a leading ASCII letter, then letters, digits or
-// underscores, so every client language can map them to identifiers. Setting
-// a name twice replaces the value.
-func (p *Problem) SetExtension(name string, value any) error {
+// WithExtension returns a copy with an extension member set. Names follow
+// RFC 9457 §3.2: at least three characters, a leading ASCII letter, then
+// letters, digits or underscores, so every client language can map them to
+// identifiers. Setting a name twice replaces the value. A reserved or
+// malformed name is a programming error: the member is left out and the
+// problem's log record says why (Writer.Write logs it at error level).
+//
+// Values are rendered through the public tier, and a value whose name marks
+// it as a secret (password, token, api_key, ...) at any depth is redacted.
+func (p *Problem) WithExtension(name string, value any) *Problem {
+	c := p.derive()
+	if err := checkExtensionName(name); err != nil {
+		c.buildErr = errors.Join(p.buildErr, err)
+		return c
+	}
+	c.ext = slices.Clone(p.ext)
+	for i := range c.ext {
+		if c.ext[i].Name == name {
+			c.ext[i].Value = value
+			return c
+		}
+	}
+	c.ext = append(c.ext, Extension{Name: name, Value: value})
+	return c
+}
+
+func checkExtensionName(name string) error {
 	if reserved[name] {
 		return fmt.Errorf("%w: %q", ErrReservedExtension, name)
 	}
 	if !validExtensionName(name) {
 		return fmt.Errorf("%w: %q", ErrExtensionName, name)
 	}
-	for i := range p.ext {
-		if p.ext[i].Name == name {
-			p.ext[i].Value = value
-			return nil
-		}
-	}
-	p.ext = append(p.ext, Extension{Name: name, Value: value})
 	return nil
 }
 
 // Extensions returns the extension members in the order they were set.
 func (p *Problem) Extensions() []Extension {
-	return append([]Extension(nil), p.ext...)
+	return slices.Clone(p.ext)
 }
 
 // Extension returns the value of one extension member.
@@ -235,7 +306,3 @@ func validExtensionName(s string) bool {
 	}
 	return true
 }
-
-// clone returns a shallow copy the writer may fill in without touching a
-// possibly shared original.
-func (p *Problem) clone() Problem { return *p }

@@ -3,6 +3,7 @@ package problem
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 )
 
@@ -10,9 +11,10 @@ import (
 // usable; create one with NewRegistry or use DefaultRegistry.
 type Registry struct {
 	mu       sync.RWMutex
-	byName   map[string]Code
+	byName   map[string]Kind
 	byStatus map[int]string
 	order    []string
+	retired  map[string]bool
 }
 
 // NewRegistry returns a registry holding the built-in catalog. Explicit
@@ -20,8 +22,8 @@ type Registry struct {
 // state.
 func NewRegistry() *Registry {
 	r := NewEmptyRegistry()
-	for _, c := range builtin {
-		r.MustRegister(c)
+	for _, k := range builtin {
+		r.MustRegister(k)
 	}
 	return r
 }
@@ -29,7 +31,7 @@ func NewRegistry() *Registry {
 // NewEmptyRegistry returns a registry without the built-in catalog, for
 // services that define every code themselves.
 func NewEmptyRegistry() *Registry {
-	return &Registry{byName: map[string]Code{}, byStatus: map[int]string{}}
+	return &Registry{byName: map[string]Kind{}, byStatus: map[int]string{}, retired: map[string]bool{}}
 }
 
 var defaultRegistry = NewRegistry()
@@ -38,78 +40,129 @@ var defaultRegistry = NewRegistry()
 // the codes registered through the package-level Register.
 func DefaultRegistry() *Registry { return defaultRegistry }
 
-// Register adds c to the default registry.
-func Register(c Code) error { return defaultRegistry.Register(c) }
+// Register adds k to the default registry.
+func Register(k Kind) error { return defaultRegistry.Register(k) }
 
-// MustRegister adds c to the default registry and returns it, so a service
+// MustRegister adds k to the default registry and returns it, so a service
 // can declare its codes as package variables.
-func MustRegister(c Code) Code { return defaultRegistry.MustRegister(c) }
+func MustRegister(k Kind) Kind { return defaultRegistry.MustRegister(k) }
 
-// Register adds c. A malformed code or a name already taken is an error:
-// codes are never redefined.
-func (r *Registry) Register(c Code) error {
-	if err := c.Validate(); err != nil {
+// Register adds k. A malformed kind, a name already taken or a retired name
+// is an error: codes are never redefined nor reused.
+func (r *Registry) Register(k Kind) error {
+	if err := k.Validate(); err != nil {
 		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, taken := r.byName[c.Name]; taken {
-		return fmt.Errorf("%w: %s", ErrDuplicateCode, c.Name)
+	if r.retired[k.Name] {
+		return fmt.Errorf("%w: %s", ErrRetiredCode, k.Name)
 	}
-	r.byName[c.Name] = c
-	r.order = append(r.order, c.Name)
-	if _, ok := r.byStatus[c.Status]; !ok {
-		r.byStatus[c.Status] = c.Name
+	if _, taken := r.byName[k.Name]; taken {
+		return fmt.Errorf("%w: %s", ErrDuplicateCode, k.Name)
+	}
+	r.byName[k.Name] = k
+	r.order = append(r.order, k.Name)
+	if _, ok := r.byStatus[k.Status]; !ok {
+		r.byStatus[k.Status] = k.Name
 	}
 	return nil
 }
 
 // MustRegister is Register that panics on error, for package initialisation.
-func (r *Registry) MustRegister(c Code) Code {
-	if err := r.Register(c); err != nil {
+func (r *Registry) MustRegister(k Kind) Kind {
+	if err := r.Register(k); err != nil {
 		panic(err)
 	}
-	return c
+	return k
 }
 
-// Lookup returns the code registered under name.
-func (r *Registry) Lookup(name string) (Code, bool) {
-	r.mu.RLock()
-	c, ok := r.byName[name]
-	r.mu.RUnlock()
-	return c, ok
-}
-
-// ForStatus returns the code that stands for a bare HTTP error status, the
-// first registered with that status. A status no code claims falls back to
-// bad_request (4xx) or internal (5xx) carrying the status itself, so the
-// status sent always equals the status in the body.
-func (r *Registry) ForStatus(status int) Code {
-	r.mu.RLock()
-	name, ok := r.byStatus[status]
-	c := r.byName[name]
-	r.mu.RUnlock()
-	if ok {
-		return c
-	}
-	fallback := Internal
-	if status >= 400 && status < 500 {
-		fallback = BadRequest
-	}
-	if status >= 400 && status <= 599 {
-		fallback.Status = status
-		if text := http.StatusText(status); text != "" {
-			fallback.Title = text
+// Retire removes names from the registry for good: they are no longer
+// looked up, and Register refuses them, because clients and logs may still
+// hold their old meaning. Retiring a name twice, or one never registered
+// (a code of an earlier release), is allowed.
+func (r *Registry) Retire(names ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, name := range names {
+		r.retired[name] = true
+		if k, ok := r.byName[name]; ok {
+			delete(r.byName, name)
+			r.order = slices.DeleteFunc(r.order, func(n string) bool { return n == name })
+			if r.byStatus[k.Status] == name {
+				delete(r.byStatus, k.Status)
+				for _, n := range r.order {
+					if r.byName[n].Status == k.Status {
+						r.byStatus[k.Status] = n
+						break
+					}
+				}
+			}
 		}
 	}
-	return fallback
 }
 
-// Codes returns every registered code in registration order.
-func (r *Registry) Codes() []Code {
+// Retired returns the retired names, sorted.
+func (r *Registry) Retired() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]Code, 0, len(r.order))
+	out := make([]string, 0, len(r.retired))
+	for name := range r.retired {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Lookup returns the kind registered under name.
+func (r *Registry) Lookup(name string) (Kind, bool) {
+	r.mu.RLock()
+	k, ok := r.byName[name]
+	r.mu.RUnlock()
+	return k, ok
+}
+
+// ForStatus returns a problem for a bare HTTP error status (one a handler
+// wrote without a body): an occurrence of the first code registered with
+// that status. A status no code claims keeps its own identity, as RFC 9457
+// §4.2.1 says: type about:blank, the status phrase as title, the status
+// itself; its code names only its family (bad_request for 4xx, internal
+// for 5xx) so a client can still branch on action, cause and retryable.
+// Another code's type is never reused, because a type documents one title
+// and one status. A status outside 400-599 is treated as 500.
+func (r *Registry) ForStatus(status int) *Problem {
+	if status < 400 || status > 599 {
+		status = http.StatusInternalServerError
+	}
+	r.mu.RLock()
+	name, ok := r.byStatus[status]
+	k := r.byName[name]
+	r.mu.RUnlock()
+	if ok {
+		return New(k)
+	}
+	family := Internal
+	if status < 500 {
+		family = BadRequest
+	}
+	p := New(family)
+	p.Type = "about:blank"
+	p.Status = status
+	p.Title = http.StatusText(status)
+	if p.Title == "" {
+		p.Title = family.Title
+	}
+	p.Detail = ""
+	p.defaultDetail = ""
+	p.unclaimed = true
+	return p
+}
+
+// Kinds returns every registered kind in registration order.
+func (r *Registry) Kinds() []Kind {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Kind, 0, len(r.order))
 	for _, name := range r.order {
 		out = append(out, r.byName[name])
 	}

@@ -1,13 +1,17 @@
 package problem
 
 import (
+	"encoding/json"
 	"errors"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
 func TestRegistryRejectsMalformedCodes(t *testing.T) {
-	good := Code{Name: "order_locked", Status: 423, Title: "Order locked", Action: ActionUnlock, Cause: CausePolicy}
-	cases := map[string]Code{
+	good := Kind{Name: "order_locked", Status: 423, Title: "Order locked", Action: ActionUnlock, Cause: CausePolicy}
+	cases := map[string]Kind{
 		"upper case":        {Name: "Order_locked", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
 		"double underscore": {Name: "order__locked", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
 		"trailing _":        {Name: "order_", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
@@ -41,7 +45,7 @@ func TestRegistryRejectsMalformedCodes(t *testing.T) {
 
 func TestExplicitRegistriesAreIndependent(t *testing.T) {
 	a, b := NewRegistry(), NewRegistry()
-	custom := Code{Name: "quota_exhausted", Status: 402, Title: "Quota exhausted", Action: ActionConfigure, Cause: CausePolicy}
+	custom := Kind{Name: "quota_exhausted", Status: 402, Title: "Quota exhausted", Action: ActionConfigure, Cause: CausePolicy}
 	a.MustRegister(custom)
 	if _, ok := a.Lookup("quota_exhausted"); !ok {
 		t.Fatal("code missing from the registry it was added to")
@@ -52,7 +56,7 @@ func TestExplicitRegistriesAreIndependent(t *testing.T) {
 	if _, ok := DefaultRegistry().Lookup("quota_exhausted"); ok {
 		t.Fatal("code leaked into the default registry")
 	}
-	if got := a.ForStatus(402).Name; got != "quota_exhausted" {
+	if got := a.ForStatus(402).Code; got != "quota_exhausted" {
 		t.Fatalf("ForStatus(402) = %q", got)
 	}
 }
@@ -89,11 +93,42 @@ func TestForStatus(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := reg.ForStatus(c.status)
-		if got.Name != c.code || got.Status != c.status {
-			t.Errorf("ForStatus(%d) = %s/%d, want %s/%d", c.status, got.Name, got.Status, c.code, c.status)
+		if got.Code != c.code || got.Status != c.status {
+			t.Errorf("ForStatus(%d) = %s/%d, want %s/%d", c.status, got.Code, got.Status, c.code, c.status)
 		}
 	}
-	if got := reg.ForStatus(418).Title; got != "I'm a teapot" {
-		t.Errorf("unclaimed status keeps the code's title %q, want the status text", got)
+}
+
+// TestUnclaimedStatusIsAboutBlank proves issue 10 item 10: a bare status
+// no code claims keeps its own title and status under type about:blank
+// (RFC 9457 §4.2.1) instead of borrowing bad_request's or internal's type,
+// over the writer as the guard uses it.
+func TestUnclaimedStatusIsAboutBlank(t *testing.T) {
+	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)))
+	for status, want := range map[int]struct{ title, code, action string }{
+		418: {"I'm a teapot", "bad_request", "fix_request"},
+		451: {"Unavailable For Legal Reasons", "bad_request", "fix_request"},
+		507: {"Insufficient Storage", "internal", "retry"},
+		416: {"Requested Range Not Satisfiable", "bad_request", "fix_request"},
+	} {
+		rec := httptest.NewRecorder()
+		_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), wr.Registry().ForStatus(status))
+		var m map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Code != status || m["type"] != "about:blank" || m["title"] != want.title || m["status"] != float64(status) ||
+			m["code"] != want.code || m["action"] != want.action {
+			t.Errorf("%d: %d %s", status, rec.Code, rec.Body)
+		}
+		if d, ok := m["detail"]; ok {
+			t.Errorf("%d: an unclaimed status borrows a detail: %v", status, d)
+		}
+	}
+	// A claimed status keeps its code's type.
+	rec := httptest.NewRecorder()
+	_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), wr.Registry().ForStatus(404))
+	if !strings.Contains(rec.Body.String(), `"type":"`+DefaultBaseURI+`not_found"`) {
+		t.Errorf("404: %s", rec.Body)
 	}
 }

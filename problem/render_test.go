@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"flag"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,11 +31,10 @@ func samples() map[string]*Problem {
 	invalid.Instance = "/v1/orders"
 	invalid.CorrelationID = "req-12345678"
 
-	timeout := New(Timeout).WithOutcome(OutcomeUnknown)
-	timeout.Retryable = false
+	timeout := New(Timeout).ForRequest(httptest.NewRequest("POST", "/v1/orders", nil)).
+		WithExtension("deadline_ms", 5000).
+		WithExtension("hints", []string{"retry with an Idempotency-Key", "<script>"})
 	timeout.Instance = "/v1/orders"
-	_ = timeout.SetExtension("deadline_ms", 5000)
-	_ = timeout.SetExtension("hints", []string{"retry with an Idempotency-Key", "<script>"})
 
 	escaping := New(BadRequest).WithDetail("quote \" backslash \\ tab \t newline \n bell \a html <b>&</b> ls \u2028 bad \xff end")
 	return map[string]*Problem{"rate_limited": rate, "validation_failed": invalid, "timeout": timeout, "escaping": escaping}
@@ -46,7 +47,7 @@ func TestGoldenJSON(t *testing.T) {
 			if legacy {
 				file += "_legacy"
 			}
-			got := p.AppendJSON(nil, legacy)
+			got := p.appendJSON(nil, legacy)
 			if !json.Valid(got) {
 				t.Fatalf("%s: invalid JSON: %s", file, got)
 			}
@@ -61,7 +62,7 @@ func TestGoldenJSON(t *testing.T) {
 
 func TestGoldenXML(t *testing.T) {
 	for name, p := range samples() {
-		got := p.AppendXML(nil, true)
+		got := p.appendXML(nil, true)
 		dec := xml.NewDecoder(bytes.NewReader(got))
 		for {
 			if _, err := dec.Token(); err != nil {
@@ -97,7 +98,7 @@ func golden(t *testing.T, path string, got []byte) {
 
 func TestJSONMemberOrderAndValues(t *testing.T) {
 	p := samples()["rate_limited"]
-	got := string(p.AppendJSON(nil, true))
+	got := string(p.appendJSON(nil, true))
 	want := `{"type":"https://faultline.dev/problems/rate_limited","title":"Too many requests","status":429,` +
 		`"detail":"The limit of 100 requests per 1m0s was reached.","instance":"/v1/orders","code":"rate_limited",` +
 		`"action":"retry","cause":"request","retryable":true,"retry_after_ms":2400,` +
@@ -111,7 +112,7 @@ func TestJSONMemberOrderAndValues(t *testing.T) {
 func TestInvalidUTF8IsReplaced(t *testing.T) {
 	p := New(BadRequest).WithDetail("a\xffb\xc3")
 	var decoded struct{ Detail string }
-	if err := json.Unmarshal(p.AppendJSON(nil, false), &decoded); err != nil {
+	if err := json.Unmarshal(p.appendJSON(nil, false), &decoded); err != nil {
 		t.Fatal(err)
 	}
 	if decoded.Detail != "a\uFFFDb\uFFFD" {
@@ -121,12 +122,12 @@ func TestInvalidUTF8IsReplaced(t *testing.T) {
 
 func TestParseRoundTrip(t *testing.T) {
 	for name, p := range samples() {
-		body := p.AppendJSON(nil, true)
+		body := p.appendJSON(nil, true)
 		parsed, err := Parse(body)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if again := parsed.AppendJSON(nil, true); !bytes.Equal(again, body) {
+		if again := parsed.appendJSON(nil, true); !bytes.Equal(again, body) {
 			t.Errorf("%s: round trip changed the document:\n%s\n%s", name, body, again)
 		}
 	}
@@ -140,25 +141,29 @@ func TestParseRoundTrip(t *testing.T) {
 func TestExtensionNames(t *testing.T) {
 	p := New(Conflict)
 	for _, name := range []string{"type", "code", "retry_after_ms", "errors", "message", "error"} {
-		if err := p.SetExtension(name, 1); err == nil {
+		if q := p.WithExtension(name, 1); !errors.Is(q.buildErr, ErrReservedExtension) || len(q.ext) != 0 {
 			t.Errorf("reserved %q accepted", name)
 		}
 	}
 	for _, name := range []string{"ab", "1abc", "_abc", "a-bc", "a bc", "ünï", "a.bc", strings.Repeat("a", 65)} {
-		if err := p.SetExtension(name, 1); err == nil {
+		if q := p.WithExtension(name, 1); !errors.Is(q.buildErr, ErrExtensionName) || len(q.ext) != 0 {
 			t.Errorf("invalid name %q accepted", name)
 		}
 	}
 	for _, name := range []string{"balance", "Accounts", "order_id2"} {
-		if err := p.SetExtension(name, 1); err != nil {
-			t.Errorf("%q refused: %v", name, err)
+		p = p.WithExtension(name, 1)
+		if p.buildErr != nil {
+			t.Errorf("%q refused: %v", name, p.buildErr)
 		}
 	}
-	_ = p.SetExtension("balance", 30)
-	if v, _ := p.Extension("balance"); v != 30 {
+	q := p.WithExtension("balance", 30)
+	if v, _ := q.Extension("balance"); v != 30 {
 		t.Errorf("setting a name twice should replace, got %v", v)
 	}
-	if n := len(p.Extensions()); n != 3 {
+	if v, _ := p.Extension("balance"); v != 1 {
+		t.Errorf("WithExtension changed its receiver: balance = %v", v)
+	}
+	if n := len(q.Extensions()); n != 3 {
 		t.Errorf("%d extensions, want 3", n)
 	}
 }
@@ -183,7 +188,7 @@ func TestOtherSurfaces(t *testing.T) {
 		Message string          `json:"message"`
 		Data    json.RawMessage `json:"data"`
 	}
-	if err := json.Unmarshal(p.AppendJSONRPCError(nil, false), &rpc); err != nil {
+	if err := json.Unmarshal(p.AppendJSONRPCError(nil), &rpc); err != nil {
 		t.Fatal(err)
 	}
 	if rpc.Code != RPCInvalidParams || rpc.Message != p.Detail {
@@ -192,7 +197,7 @@ func TestOtherSurfaces(t *testing.T) {
 	if back, err := Parse(rpc.Data); err != nil || back.Code != "validation_failed" {
 		t.Errorf("rpc data = %s (%v)", rpc.Data, err)
 	}
-	for code, want := range map[Code]int{InvalidJSON: RPCInvalidRequest, BadRequest: RPCInvalidParams, Internal: RPCInternalError, NotFound: RPCInternalError} {
+	for code, want := range map[Kind]int{InvalidJSON: RPCInvalidRequest, BadRequest: RPCInvalidParams, Internal: RPCInternalError, NotFound: RPCInvalidParams, RateLimited: RPCInternalError, RequestTooLarge: RPCInvalidRequest} {
 		if got := New(code).RPCCode(); got != want {
 			t.Errorf("%s: RPCCode = %d, want %d", code.Name, got, want)
 		}
@@ -203,8 +208,8 @@ func TestBidiControlsNeverRendered(t *testing.T) {
 	p := New(BadRequest).WithDetail("file \u202Egnp.exe and \u2066x\u2069")
 	p.Instance = "/v1/\u202Efiles"
 	surfaces := map[string]string{
-		"json": string(p.AppendJSON(nil, true)),
-		"xml":  string(p.AppendXML(nil, true)),
+		"json": string(p.appendJSON(nil, true)),
+		"xml":  string(p.appendXML(nil, true)),
 		"text": string(p.AppendText(nil, "Acme")),
 		"cli":  p.CLILine(),
 	}

@@ -64,5 +64,5 @@ func oneLine(s string) string {
 }
 
 func isLineControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' || r == '\u0085' || isBidiControl(r)
+	return r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' || r == '\u0085' || sanitize.IsInvisible(r)
 }

@@ -5,13 +5,17 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"os"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/sanitize"
 )
 
@@ -29,20 +33,35 @@ type Writer struct {
 	logger            *slog.Logger
 	clientErrorLevel  slog.Level
 	mappers           []Mapper
-	// codes caches per registered code the strings the hot error path
-	// would otherwise allocate for every response (a *codeStrings per code).
+	observer          func(*http.Request, *Problem)
+	dev               bool
+	// codes caches per registered code its kind and the strings the hot
+	// error path would otherwise allocate for every response (a *codeEntry
+	// per code).
 	codes sync.Map
+	// unknownCodes remembers the unregistered codes already reported, so a
+	// developer's mistake is logged once, not once per request.
+	unknownCodes sync.Map
 }
 
 // Legacy configures the transition window during which the pre-RFC members
 // error (= code) and message (= detail or title) are emitted too.
 type Legacy struct {
 	// Until ends the window: from then on the legacy members are gone. Zero
-	// means no announced end (and no Deprecation or Sunset headers).
+	// means no announced end.
 	Until time.Time
 	// Since is when the legacy members were deprecated, announced in the
-	// Deprecation header; zero announces Until instead.
+	// Deprecation header when DeprecationHeaders is set; zero announces
+	// Until instead.
 	Since time.Time
+	// DeprecationHeaders sends Deprecation (RFC 9745) and Sunset (RFC 8594)
+	// on every problem response while the window runs. Off by default:
+	// those headers make statements about the resource itself, so a client
+	// library would flag a live endpoint as deprecated when only two body
+	// members are. Turn it on only when the whole API version behind this
+	// Writer is being deprecated and sunset on those dates. The end of the
+	// legacy members is otherwise announced in the documentation.
+	DeprecationHeaders bool
 }
 
 // Option configures a Writer.
@@ -90,6 +109,32 @@ func WithMappers(m ...Mapper) Option {
 	return func(w *Writer) { w.mappers = append(w.mappers, m...) }
 }
 
+// WithObserver sets a function called exactly once for every problem the
+// Writer writes, after its headers and body went out, with the request and
+// the occurrence as sent (status, code, action, cause, retryable, outcome,
+// correlation ID, all final). It is the hook for metrics and traces. It
+// runs on the request's goroutine, so it must be quick; it may keep p. A
+// problem that could not be written because the response had started is
+// not observed (it is logged). Without an observer nothing is allocated.
+func WithObserver(fn func(r *http.Request, p *Problem)) Option {
+	return func(w *Writer) { w.observer = fn }
+}
+
+// ProductionEnv is the environment variable that marks a production
+// process: when it holds "production" or "prod" (any case),
+// WithInsecureDevelopmentMode refuses to turn on.
+const ProductionEnv = "FAULTLINE_ENV"
+
+// WithInsecureDevelopmentMode adds to every problem what is otherwise only
+// logged: the detail a code hides (member debug_detail) and the wrapped
+// error chain, outermost first (member debug_errors), both through the log
+// tier of sanitize (credentials redacted; SQL, addresses and paths kept).
+// It is for a developer's own machine: those members map the program's
+// insides for anyone who sees them. It refuses to turn on, and logs an
+// error saying so, when the environment variable FAULTLINE_ENV is
+// "production" or "prod".
+func WithInsecureDevelopmentMode() Option { return func(w *Writer) { w.dev = true } }
+
 // DefaultBaseURI is the type prefix when none is configured.
 const DefaultBaseURI = "https://faultline.dev/problems/"
 
@@ -112,8 +157,36 @@ func NewWriter(opts ...Option) *Writer {
 	}
 	w.codeHeader = http.CanonicalHeaderKey(w.codeHeader)
 	w.correlationHeader = http.CanonicalHeaderKey(w.correlationHeader)
+	if w.dev && productionMarked() {
+		w.dev = false
+		w.Logger().Error("problem: WithInsecureDevelopmentMode refused: " + ProductionEnv + " marks this process as production")
+	}
 	return w
 }
+
+func productionMarked() bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(ProductionEnv))) {
+	case "production", "prod":
+		return true
+	}
+	return false
+}
+
+// DevelopmentMode reports whether WithInsecureDevelopmentMode is in effect.
+func (wr *Writer) DevelopmentMode() bool { return wr.dev }
+
+// BaseURI returns the prefix of every type URI.
+func (wr *Writer) BaseURI() string { return wr.baseURI }
+
+// CodeHeader returns the name of the header that carries the code, or ""
+// when it is disabled.
+func (wr *Writer) CodeHeader() string { return wr.codeHeader }
+
+// CorrelationHeader returns the header that echoes the correlation ID.
+func (wr *Writer) CorrelationHeader() string { return wr.correlationHeader }
+
+// TypeURI returns the type URI of a code: the base URI plus the code.
+func (wr *Writer) TypeURI(code string) string { return wr.typeURI(code) }
 
 var defaultWriter atomic.Pointer[Writer]
 
@@ -142,7 +215,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) error {
 // Registry returns the writer's registry.
 func (wr *Writer) Registry() *Registry { return wr.registry }
 
-// Logger returns where the writer logs problems.
+// Logger returns where the writer logs problems. The kit's other layers
+// (middlewares, rate limits, bind, correlation) log through it too, so a
+// service gives its logger once, to the Writer.
 func (wr *Writer) Logger() *slog.Logger {
 	if wr.logger != nil {
 		return wr.logger
@@ -156,20 +231,6 @@ func (wr *Writer) Brand() string { return wr.brand }
 // ErrResponseStarted is returned by Write when the response was already
 // committed: a second status line cannot be sent, so nothing is written.
 var ErrResponseStarted = errors.New("problem: response already started")
-
-// ResponseStarter is implemented by response writer wrappers that know
-// whether the status line has gone out (faultline's middlewares do).
-type ResponseStarter interface {
-	ResponseStarted() bool
-}
-
-// ProblemMarker is implemented by response writer wrappers that must tell a
-// problem apart from any other error response (faultline's Guard replaces
-// bare error statuses, and must not replace a problem in any of its
-// representations). Write calls MarkProblem just before WriteHeader.
-type ProblemMarker interface {
-	MarkProblem()
-}
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
@@ -197,10 +258,18 @@ var (
 )
 
 // Write renders p for r and writes it to w: status, headers, then the body
-// in the negotiated representation. It fills type, instance and
-// correlation_id from the request without modifying p, logs exactly one
-// record, and writes nothing (returning ErrResponseStarted) when the
-// response has already started.
+// in the negotiated representation (none for HEAD). It fills type,
+// instance and correlation_id from the request without modifying p, logs
+// exactly one record, and writes nothing (returning ErrResponseStarted)
+// when the response has already started.
+//
+// Whatever p says, what goes out keeps the contract: a code the Writer's
+// registry does not know is sent as internal (and reported to the log
+// once); action, cause and the detail rule come from the registry; a
+// problem whose outcome is unknown is not retryable and asks the client
+// to verify unless the request carried an Idempotency-Key; action retry is
+// never sent with retryable false; retry_after_ms and Retry-After are sent
+// together, and only for a retryable problem.
 func (wr *Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
 	return wr.write(w, r, p)
 }
@@ -213,13 +282,13 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 		// Writing nothing would leave a bare response, the third state.
 		p = New(Internal)
 	}
-	res := wr.resolve(r, p)
-	if rs, ok := w.(ResponseStarter); ok && rs.ResponseStarted() {
-		wr.log(r, &res, p, true)
+	h := w.Header()
+	res := wr.resolve(r, p, h)
+	if rs, ok := w.(problemhook.ResponseStarter); ok && rs.ResponseStarted() {
+		wr.log(r, &res, true)
 		return ErrResponseStarted
 	}
 	legacy := wr.legacyActive()
-	h := w.Header()
 	for _, name := range representationHeaders {
 		delete(h, name)
 	}
@@ -236,12 +305,15 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 		h[wr.codeHeader] = wr.codeValue(res.Code)
 	}
 	if res.RetryAfter > 0 {
-		h.Set("Retry-After", strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10))
+		h["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10)}
+	} else if res.Action == ActionVerify {
+		// A retry time would invite the replay verify warns against.
+		delete(h, "Retry-After")
 	}
 	if wr.correlationHeader != "" && res.CorrelationID != "" && h.Get(wr.correlationHeader) != res.CorrelationID {
 		h.Set(wr.correlationHeader, res.CorrelationID)
 	}
-	if legacy && !wr.legacy.Until.IsZero() {
+	if legacy && wr.legacy.DeprecationHeaders && !wr.legacy.Until.IsZero() {
 		since := wr.legacy.Since
 		if since.IsZero() {
 			since = wr.legacy.Until
@@ -249,28 +321,35 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 		h.Set("Deprecation", "@"+strconv.FormatInt(since.Unix(), 10))
 		h.Set("Sunset", wr.legacy.Until.UTC().Format(http.TimeFormat))
 	}
-	if m, ok := w.(ProblemMarker); ok {
+	if m, ok := w.(problemhook.ProblemMarker); ok {
 		m.MarkProblem()
 	}
 	w.WriteHeader(res.Status)
-	wr.log(r, &res, p, false)
-	if r.Method == http.MethodHead {
-		return nil
+	wr.log(r, &res, false)
+	var err error
+	if r.Method != http.MethodHead {
+		bp := bufPool.Get().(*[]byte)
+		buf := (*bp)[:0]
+		switch media {
+		case mediaXML:
+			buf = res.appendXML(buf, legacy)
+		case mediaText:
+			buf = res.AppendText(buf, wr.brand)
+		default:
+			buf = res.appendJSON(buf, legacy)
+		}
+		_, err = w.Write(buf)
+		if cap(buf) <= 64<<10 {
+			*bp = buf
+			bufPool.Put(bp)
+		}
 	}
-	bp := bufPool.Get().(*[]byte)
-	buf := (*bp)[:0]
-	switch media {
-	case mediaXML:
-		buf = res.AppendXML(buf, legacy)
-	case mediaText:
-		buf = res.AppendText(buf, wr.brand)
-	default:
-		buf = res.AppendJSON(buf, legacy)
-	}
-	_, err := w.Write(buf)
-	if cap(buf) <= 64<<10 {
-		*bp = buf
-		bufPool.Put(bp)
+	if wr.observer != nil {
+		// A copy made only here, so writing without an observer does not
+		// move res to the heap.
+		o := new(Problem)
+		*o = res
+		wr.observer(r, o)
 	}
 	return err
 }
@@ -282,58 +361,182 @@ func (wr *Writer) WriteError(w http.ResponseWriter, r *http.Request, err error) 
 }
 
 // Resolve returns the problem as Write would render it for r: type,
-// instance and correlation_id filled in. It is for surfaces other than an
-// HTTP response (JSON-RPC, CLI) that still want the request's context.
+// instance and correlation_id filled in and the contract's rules applied.
+// It is for surfaces other than an HTTP response (JSON-RPC, CLI) that still
+// want the request's context; r may be nil.
 func (wr *Writer) Resolve(r *http.Request, p *Problem) *Problem {
-	res := wr.resolve(r, p)
+	if p == nil {
+		p = New(Internal)
+	}
+	res := wr.resolve(r, p, nil)
 	return &res
 }
 
 // LegacyActive reports whether the legacy members are emitted now.
 func (wr *Writer) LegacyActive() bool { return wr.legacyActive() }
 
-func (wr *Writer) resolve(r *http.Request, p *Problem) Problem {
-	res := p.clone()
+// resolve returns the occurrence as it goes out. h, when not nil, is the
+// response's header, whose Retry-After may lend the problem its retry time.
+func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) Problem {
+	res := *p
+	if res.Code == "" {
+		// A problem built by hand without a code stands for its status.
+		fs := wr.registry.ForStatus(res.Status)
+		res.Code, res.Action, res.Cause, res.unclaimed = fs.Code, fs.Action, fs.Cause, fs.unclaimed
+		if res.Status < 400 || res.Status > 599 {
+			res.Status = fs.Status
+		}
+		if fs.unclaimed && res.Type == "" {
+			res.Type = fs.Type
+		}
+		if res.Title == "" {
+			res.Title = fs.Title
+		}
+	}
+	if res.unclaimed {
+		// Family codes keep their family's rules whatever the registry.
+		k := Internal
+		if res.Status < 500 {
+			k = BadRequest
+		}
+		res.Action, res.Cause, res.hideDetail = k.Action, k.Cause, !k.ShowDetail
+	} else if e := wr.cached(res.Code); e != nil {
+		k := &e.kind
+		if res.Type == "" || res.Type == e.typ {
+			// A type documents one title and one status.
+			res.Type, res.Title, res.Status = e.typ, k.Title, k.Status
+		}
+		if !res.Action.valid() {
+			res.Action = k.Action
+		}
+		if !res.Cause.valid() {
+			res.Cause = k.Cause
+		}
+		if !k.ShowDetail && !res.hideDetail {
+			res.hideDetail, res.defaultDetail = true, k.DefaultDetail
+		}
+	} else {
+		res = wr.unregistered(p)
+	}
 	if res.Status < 400 || res.Status > 599 {
 		res.Status = http.StatusInternalServerError
 	}
-	if res.Type == "" && res.Code != "" {
-		res.Type = wr.typeURI(res.Code)
+	if !res.Outcome.valid() {
+		res.Outcome = OutcomeUnknown
 	}
 	if res.Title == "" {
 		res.Title = http.StatusText(res.Status)
 	}
-	if res.Code == "" {
-		c := wr.registry.ForStatus(res.Status)
-		res.Code, res.Action, res.Cause = c.Name, c.Action, c.Cause
-	}
 	if r != nil {
 		if res.Instance == "" && r.URL != nil {
-			res.Instance = r.URL.Path
+			res.Instance = r.URL.EscapedPath()
 		}
 		if res.CorrelationID == "" {
 			res.CorrelationID = correlation.ID(r.Context())
 		}
 	}
+	// The retry rules, in one place for every problem: a write whose
+	// outcome is unknown may be replayed only under an Idempotency-Key;
+	// without one the client must find out what happened first.
+	if res.Outcome == OutcomeUnknown && (r == nil || r.Header.Get("Idempotency-Key") == "") {
+		res.Retryable = false
+		res.Action = ActionVerify
+	}
+	if res.Action == ActionRetry && !res.Retryable {
+		// Telling a client to retry what it may not retry is the one
+		// contradiction a client cannot resolve; refusing is the safe side.
+		res.Action = ActionNone
+	}
+	if !res.Retryable {
+		res.RetryAfter = 0
+	} else if res.RetryAfter <= 0 && h != nil {
+		if v, ok := h["Retry-After"]; ok && len(v) > 0 {
+			res.RetryAfter = retryAfterFromHeader(v[0])
+		}
+	}
+	if !res.Action.valid() {
+		res.Action = ActionNone
+	}
+	if !res.Cause.valid() {
+		res.Cause = CauseInternal
+	}
+	if wr.dev {
+		res.ext = append(slices.Clip(res.ext), developmentMembers(p)...)
+	}
 	return res
 }
 
-type codeStrings struct {
+// unregistered turns a problem whose code the registry does not know into
+// internal: its action and cause would be guesses. The original code and
+// error go to the log; the developer hears of it once per code.
+func (wr *Writer) unregistered(p *Problem) Problem {
+	if _, seen := wr.unknownCodes.LoadOrStore(p.Code, true); !seen {
+		wr.Logger().Error("problem: code is not registered in the writer's registry; sent as internal",
+			slog.String("code", p.Code))
+	}
+	res := *New(Internal)
+	if e := wr.cached(Internal.Name); e != nil {
+		res.Type = e.typ
+	}
+	res.err, res.logAttrs, res.buildErr = p.err, p.logAttrs, p.buildErr
+	res.logAttrs = append(slices.Clip(res.logAttrs), slog.String("unregistered_code", p.Code))
+	if p.Detail != "" {
+		res.Detail = p.Detail
+	}
+	res.Instance, res.CorrelationID = p.Instance, p.CorrelationID
+	return res
+}
+
+// developmentMembers are the members WithInsecureDevelopmentMode adds.
+func developmentMembers(p *Problem) []Extension {
+	var out []Extension
+	if d := p.hiddenDetail(); d != "" {
+		out = append(out, Extension{"debug_detail", logText(sanitize.Log(d))})
+	}
+	var chain []any
+	for err := p.err; err != nil; err = errors.Unwrap(err) {
+		chain = append(chain, logText(sanitize.Log(err.Error())))
+	}
+	if chain != nil {
+		out = append(out, Extension{"debug_errors", chain})
+	}
+	return out
+}
+
+// retryAfterFromHeader reads a Retry-After in delta-seconds; an HTTP date
+// or anything malformed counts as absent.
+func retryAfterFromHeader(v string) time.Duration {
+	if v == "" || len(v) > 9 {
+		return 0
+	}
+	var s int64
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return 0
+		}
+		s = s*10 + int64(v[i]-'0')
+	}
+	return time.Duration(s) * time.Second
+}
+
+type codeEntry struct {
+	kind   Kind
 	header []string // the code header's value
 	typ    string   // the type URI
 }
 
-// cached returns the strings of a registered code, made on first use;
-// nil for a code the registry does not know, which is not worth keeping.
-func (wr *Writer) cached(code string) *codeStrings {
+// cached returns the kind and strings of a registered code, made on first
+// use; nil for a code the registry does not know, which is not kept.
+func (wr *Writer) cached(code string) *codeEntry {
 	if v, ok := wr.codes.Load(code); ok {
-		return v.(*codeStrings)
+		return v.(*codeEntry)
 	}
-	if _, registered := wr.registry.Lookup(code); !registered {
+	k, registered := wr.registry.Lookup(code)
+	if !registered {
 		return nil
 	}
-	v, _ := wr.codes.LoadOrStore(code, &codeStrings{header: []string{code}, typ: wr.baseURI + code})
-	return v.(*codeStrings)
+	v, _ := wr.codes.LoadOrStore(code, &codeEntry{kind: k, header: []string{code}, typ: wr.baseURI + code})
+	return v.(*codeEntry)
 }
 
 func (wr *Writer) codeValue(code string) []string {
@@ -385,17 +588,17 @@ func headerHasToken(values []string, token string) bool {
 // would need the attributes in a slice that escapes, and would report this
 // function as the source. The source is the code that called Write or
 // WriteError (log, write, then the exported function: four frames up).
-func (wr *Writer) log(r *http.Request, res *Problem, orig *Problem, started bool) {
+func (wr *Writer) log(r *http.Request, res *Problem, started bool) {
 	ctx := context.Background()
 	if r != nil {
 		ctx = r.Context()
 	}
-	wr.logContext(ctx, r, res, orig, started)
+	wr.logRecord(ctx, r, res, started, 5)
 }
 
-// logContext is log for a problem that may have no HTTP request; it is
-// called one frame below log's callers, as log itself is.
-func (wr *Writer) logContext(ctx context.Context, r *http.Request, res *Problem, orig *Problem, started bool) {
+// logRecord builds and handles the record; skip counts the frames between
+// runtime.Callers and the code to name as the record's source.
+func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, started bool, skip int) {
 	h := wr.Logger().Handler()
 	level := wr.level(res)
 	if !h.Enabled(ctx, level) {
@@ -406,7 +609,7 @@ func (wr *Writer) logContext(ctx context.Context, r *http.Request, res *Problem,
 		msg = "problem not written: response already started"
 	}
 	var pcs [1]uintptr
-	runtime.Callers(5, pcs[:])
+	runtime.Callers(skip, pcs[:])
 	rec := slog.NewRecord(time.Now(), level, msg, pcs[0])
 	// The first five fill the record's inline storage; the rest go in one
 	// AddAttrs call so the overflow is allocated once.
@@ -417,18 +620,22 @@ func (wr *Writer) logContext(ctx context.Context, r *http.Request, res *Problem,
 		slog.String("action", string(res.Action)),
 		slog.String("correlation_id", res.CorrelationID),
 	)
-	var more [5]slog.Attr
+	var more [6]slog.Attr
 	n := 0
 	if r != nil {
 		more[0], more[1] = slog.String("method", r.Method), slog.String("path", r.URL.Path)
 		n = 2
 	}
-	if orig.err != nil {
-		more[n] = sanitize.LogAttr("error", orig.err.Error())
+	if res.err != nil {
+		more[n] = sanitize.LogAttr("error", res.err.Error())
 		n++
 	}
-	if orig.hiddenDetail != "" {
-		more[n] = sanitize.LogAttr("hidden_detail", orig.hiddenDetail)
+	if d := res.hiddenDetail(); d != "" {
+		more[n] = sanitize.LogAttr("hidden_detail", d)
+		n++
+	}
+	if res.buildErr != nil {
+		more[n] = sanitize.LogAttr("build_error", res.buildErr.Error())
 		n++
 	}
 	if started {
@@ -436,12 +643,15 @@ func (wr *Writer) logContext(ctx context.Context, r *http.Request, res *Problem,
 		n++
 	}
 	rec.AddAttrs(more[:n]...)
-	rec.AddAttrs(orig.logAttrs...)
+	rec.AddAttrs(res.logAttrs...)
 	_ = h.Handle(ctx, rec)
 }
 
 func (wr *Writer) level(p *Problem) slog.Level {
 	switch {
+	case p.buildErr != nil:
+		// A programming error in how the problem was built.
+		return slog.LevelError
 	case p.Status >= 500:
 		return slog.LevelError
 	case p.Status == http.StatusTooManyRequests, p.Status == http.StatusUnauthorized,

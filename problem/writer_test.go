@@ -193,7 +193,7 @@ func TestLegacyWindow(t *testing.T) {
 	now := until.Add(-time.Hour)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithLegacy(Legacy{Since: since, Until: until}), WithClock(clock))
+	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithLegacy(Legacy{Since: since, Until: until, DeprecationHeaders: true}), WithClock(clock))
 	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = wr.Write(w, r, New(Conflict).WithDetail("Order 7 changed."))
 	}))
@@ -224,7 +224,7 @@ func TestLegacyMessageFallsBackToTitle(t *testing.T) {
 	p := New(NotFound)
 	p.Detail = ""
 	var m map[string]any
-	_ = json.Unmarshal(p.AppendJSON(nil, true), &m)
+	_ = json.Unmarshal(p.appendJSON(nil, true), &m)
 	if m["message"] != "Not found" {
 		t.Fatalf("message = %v", m["message"])
 	}
@@ -302,8 +302,8 @@ func TestFromError(t *testing.T) {
 	}
 	for _, c := range cases {
 		p := wr.FromError(c.err)
-		if p.Code != c.code || c.detail != "" && p.Detail != c.detail {
-			t.Errorf("FromError(%v) = %s %q, want %s %q", c.err, p.Code, p.Detail, c.code, c.detail)
+		if p.Code != c.code || c.detail != "" && p.Message() != c.detail {
+			t.Errorf("FromError(%v) = %s %q, want %s %q", c.err, p.Code, p.Message(), c.code, c.detail)
 		}
 		if c.err != nil && !errors.Is(p, c.err) {
 			t.Errorf("FromError(%v) lost the chain", c.err)
@@ -354,7 +354,7 @@ func TestWriteDoesNotModifySharedProblem(t *testing.T) {
 func TestLogLevels(t *testing.T) {
 	sink := &logSink{}
 	wr := NewWriter(WithLogger(newLogger(sink)), WithClientErrorLevel(slog.LevelDebug))
-	for _, c := range []Code{Internal, RateLimited, Unauthorized, Forbidden, NotFound, UpstreamTimeout} {
+	for _, c := range []Kind{Internal, RateLimited, Unauthorized, Forbidden, NotFound, UpstreamTimeout} {
 		_ = wr.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil), New(c))
 	}
 	var levels []string

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/faultline-go/faultline/sanitize"
@@ -12,8 +13,13 @@ import (
 
 // AppendXML appends the application/problem+xml form of RFC 9457
 // Appendix B: namespace urn:ietf:rfc:7807, members as elements in the JSON
-// order, array entries as <i> elements.
-func (p *Problem) AppendXML(dst []byte, legacy bool) []byte {
+// order, array entries as <i> elements, without the legacy members. It
+// carries exactly the members and values AppendJSON does; a member name
+// that is not an XML name becomes <member name="...">. The output is
+// well-formed XML whatever the problem holds.
+func (p *Problem) AppendXML(dst []byte) []byte { return p.appendXML(dst, false) }
+
+func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 	dst = append(dst, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+`<problem xmlns="urn:ietf:rfc:7807">`...)
 	elem := func(name, value string, public bool) {
 		if public {
@@ -32,11 +38,11 @@ func (p *Problem) AppendXML(dst []byte, legacy bool) []byte {
 	}
 	elem("title", p.Title, false)
 	elem("status", strconv.Itoa(p.Status), false)
-	if p.Detail != "" {
-		elem("detail", p.Detail, true)
+	if d := p.publicDetail(); d != "" {
+		elem("detail", d, true)
 	}
 	if p.Instance != "" {
-		elem("instance", p.Instance, false)
+		elem("instance", publicInstance(p.Instance), false)
 	}
 	elem("code", p.Code, false)
 	elem("action", string(p.Action), false)
@@ -56,9 +62,7 @@ func (p *Problem) AppendXML(dst []byte, legacy bool) []byte {
 		for _, fe := range p.Errors {
 			dst = append(dst, "<i>"...)
 			elem("detail", fe.Detail, true)
-			if fe.Pointer != "" {
-				elem("pointer", fe.Pointer, false)
-			}
+			elem("pointer", fe.Pointer, false)
 			if fe.Code != "" {
 				elem("code", fe.Code, false)
 			}
@@ -66,8 +70,8 @@ func (p *Problem) AppendXML(dst []byte, legacy bool) []byte {
 		}
 		dst = append(dst, "</errors>"...)
 	}
-	for _, e := range p.ext {
-		dst = appendXMLValue(dst, e.Name, e.Value)
+	for _, e := range p.extensionMembers(legacy) {
+		dst = appendXMLValue(dst, e.Name, toGeneric(e.Value))
 	}
 	if legacy {
 		elem("error", p.Code, false)
@@ -76,16 +80,23 @@ func (p *Problem) AppendXML(dst []byte, legacy bool) []byte {
 	return append(dst, "</problem>"...)
 }
 
-// appendXMLValue renders an extension value by first reducing it to the
-// JSON data model, so XML and JSON always agree on what a value is.
+// appendXMLValue renders a value of the JSON data model (see toGeneric)
+// as the element name. Its strings and keys already passed the public tier
+// on the way to that model.
 func appendXMLValue(dst []byte, name string, v any) []byte {
-	dst = append(dst, '<')
-	dst = append(dst, name...)
-	dst = append(dst, '>')
-	switch v := toGeneric(v).(type) {
-	case nil:
+	if xmlName(name) {
+		dst = append(dst, '<')
+		dst = append(dst, name...)
+		dst = append(dst, '>')
+	} else {
+		dst = append(dst, `<member name="`...)
+		dst = appendXMLText(dst, name)
+		dst = append(dst, `">`...)
+		name = "member"
+	}
+	switch v := v.(type) {
 	case string:
-		dst = appendXMLText(dst, sanitize.Public(v))
+		dst = appendXMLText(dst, v)
 	case bool:
 		dst = strconv.AppendBool(dst, v)
 	case json.Number:
@@ -97,9 +108,7 @@ func appendXMLValue(dst []byte, name string, v any) []byte {
 	case map[string]any:
 		keys := make([]string, 0, len(v))
 		for k := range v {
-			if validExtensionName(k) {
-				keys = append(keys, k)
-			}
+			keys = append(keys, k)
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
@@ -111,8 +120,29 @@ func appendXMLValue(dst []byte, name string, v any) []byte {
 	return append(dst, '>')
 }
 
-// toGeneric reduces any value to nil, string, bool, json.Number, []any or
-// map[string]any.
+// xmlName reports whether s can be an element name as it is: an ASCII
+// NCName (no colon, so no namespace prefix) not starting with "xml",
+// which XML reserves.
+func xmlName(s string) bool {
+	if s == "" || len(s) >= 3 && strings.EqualFold(s[:3], "xml") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '_':
+		case i > 0 && ('0' <= c && c <= '9' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// toGeneric reduces a value to the JSON data model (nil, string, bool,
+// json.Number, []any, map[string]any) by reading back what AppendJSON
+// writes for it, so XML and JSON always agree on what a value is: the same
+// public tier, the same keys, the same redactions.
 func toGeneric(v any) any {
 	raw := appendValue(nil, v)
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -124,9 +154,9 @@ func toGeneric(v any) any {
 	return out
 }
 
-// appendXMLText escapes text for element content. Characters XML 1.0 cannot
-// carry at all (most C0 controls, invalid UTF-8) and bidi controls become
-// U+FFFD.
+// appendXMLText escapes text for element content and attribute values.
+// Characters XML 1.0 cannot carry at all (most C0 controls, invalid UTF-8,
+// U+FFFE, U+FFFF) and invisible format characters become U+FFFD.
 func appendXMLText(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -155,7 +185,7 @@ func appendXMLText(dst []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF || isBidiControl(r) {
+		if r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF || sanitize.IsInvisible(r) {
 			dst = append(dst, "\uFFFD"...)
 		} else {
 			dst = append(dst, s[i:i+size]...)

@@ -1,11 +1,14 @@
 package ratelimit
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/faultline-go/faultline/problem"
 )
 
 // ErrUnavailable is wrapped by the error behind a fail-closed 503: the
@@ -31,7 +34,10 @@ func (e unavailableError) Unwrap() []error {
 // others skip it at no cost. The hot path is one atomic load; the mutex is
 // taken only around transitions.
 type health struct {
-	logger     *slog.Logger
+	// writer is the configured problem writer, or nil for the one the
+	// request's context carries: transitions go to its logger.
+	writer     *problem.Writer
+	observe    func(context.Context, RedisHealth)
 	every      time.Duration
 	failClosed bool
 	down       atomic.Bool
@@ -52,11 +58,18 @@ func (h *health) shouldTry(now time.Time) bool {
 	return t >= next && h.nextProbe.CompareAndSwap(next, t+int64(h.every))
 }
 
+func (h *health) logger(ctx context.Context) *slog.Logger {
+	if h.writer != nil {
+		return h.writer.Logger()
+	}
+	return problem.FromContext(ctx).Logger()
+}
+
 // failed marks Redis down, logging only the transition so that an outage
 // under load is one log record, not one per request. A call that began
 // before the last transition says nothing about the present (it may have
 // waited on a connection from before a restart) and changes nothing.
-func (h *health) failed(started time.Time, err error) {
+func (h *health) failed(ctx context.Context, started time.Time, err error) {
 	if h.down.Load() {
 		return
 	}
@@ -73,13 +86,18 @@ func (h *health) failed(started time.Time, err error) {
 	if h.failClosed {
 		mode = "refusing requests with 503 unavailable (fail-closed)"
 	}
-	h.logger.Warn("ratelimit: redis unreachable, "+mode,
-		slog.String("error", err.Error()), slog.Duration("probe_interval", h.every))
+	// The interval is logged as text ("1s"): a JSON handler would print a
+	// slog.Duration as nanoseconds.
+	h.logger(ctx).LogAttrs(ctx, slog.LevelWarn, "ratelimit: redis unreachable, "+mode,
+		slog.String("error", err.Error()), slog.String("probe_interval", h.every.String()))
+	if h.observe != nil {
+		h.observe(ctx, RedisHealth{Healthy: false, Err: err})
+	}
 }
 
 // succeeded marks Redis up again, unless the call began before the outage
 // was noticed: a reply that was already on its way proves nothing.
-func (h *health) succeeded(started time.Time) {
+func (h *health) succeeded(ctx context.Context, started time.Time) {
 	if !h.down.Load() {
 		return
 	}
@@ -88,7 +106,13 @@ func (h *health) succeeded(started time.Time) {
 	if !h.down.Load() || started.UnixNano() < h.since {
 		return
 	}
-	h.since = time.Now().UnixNano()
+	now := time.Now()
+	outage := time.Duration(now.UnixNano() - h.since)
+	h.since = now.UnixNano()
 	h.down.Store(false)
-	h.logger.Info("ratelimit: redis reachable again, limits are shared again")
+	h.logger(ctx).LogAttrs(ctx, slog.LevelInfo, "ratelimit: redis reachable again, limits are shared again",
+		slog.String("outage", outage.Round(time.Millisecond).String()))
+	if h.observe != nil {
+		h.observe(ctx, RedisHealth{Healthy: true})
+	}
 }

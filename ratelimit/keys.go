@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -20,8 +21,8 @@ import (
 var ErrEmptyKey = errors.New("ratelimit: empty rate-limit key")
 
 var (
-	errNoClientIP = &keyError{"no client IP in the request context: install one of chi's middleware.ClientIPFrom* before the limiter"}
-	errNoRoute    = &keyError{"no chi routing context: ByRoutePattern needs a chi router"}
+	errNoClientIP = &keyError{"the request's RemoteAddr holds no IP address (a Unix socket?): resolve the client IP with one of chi's middleware.ClientIPFrom* before the limiter"}
+	errNoRoute    = &keyError{"no route pattern: ByRoutePattern needs a chi router, or a ServeMux route it is installed on"}
 	errEmptyPart  = &keyError{"a key function joined by Join returned an empty key"}
 )
 
@@ -30,21 +31,122 @@ type keyError struct{ reason string }
 func (e *keyError) Error() string { return ErrEmptyKey.Error() + ": " + e.reason }
 func (e *keyError) Unwrap() error { return ErrEmptyKey }
 
-// ByIP keys by the client IP that one of chi's middleware.ClientIPFrom*
-// middlewares resolved, which only trusts forwarding headers from the
-// proxies it was told about; a header a client sets itself never changes
-// the key. IPv6 clients are keyed by their /64, since one host commonly
-// owns a whole /64 and could otherwise take a fresh bucket per address.
+// ByIP keys by the client IP: the one chi's middleware.ClientIPFrom*
+// resolved if one of them ran, else the address of the connection
+// (RemoteAddr), so it works on a plain http.ServeMux. Forwarding headers are
+// never read: a header a client sets itself must not change its key. Behind
+// a reverse proxy or load balancer every request comes from the proxy, so
+// all clients would share one bucket: use ByIPBehindProxies there. IPv6
+// clients are keyed by their /64, since one host commonly owns a whole /64
+// and could otherwise take a fresh bucket per address.
 func ByIP(r *http.Request) (string, error) {
 	ip := middleware.GetClientIPAddr(r.Context())
 	if !ip.IsValid() {
+		ip = remoteIP(r)
+	}
+	if !ip.IsValid() {
 		return "", errNoClientIP
 	}
+	return ipKey(ip), nil
+}
+
+// ByIPBehindProxies keys by the client IP as reported by the reverse proxies
+// in front of the service: when the connection comes from a trusted address,
+// X-Forwarded-For is read from the right, past every trusted hop, to the
+// first address no trusted proxy is, which is the client (with no
+// X-Forwarded-For, X-Real-IP is the client). A connection from anywhere else
+// is keyed by its own address, whatever its headers say, so only a trusted
+// proxy can name a client. An entry that is not an IP address ends the walk
+// at the last trusted hop. Keys are formed as ByIP forms them.
+//
+// It panics at startup if trusted is empty or holds an invalid or
+// catch-all (/0) prefix: trusting every address would let each client pick
+// its own key.
+func ByIPBehindProxies(trusted ...netip.Prefix) httprate.KeyFunc {
+	if len(trusted) == 0 {
+		panic("ratelimit: ByIPBehindProxies needs at least one trusted proxy prefix; without proxies use ByIP")
+	}
+	nets := make([]netip.Prefix, len(trusted))
+	for i, p := range trusted {
+		if !p.IsValid() || p.Bits() == 0 {
+			panic("ratelimit: ByIPBehindProxies: " + strconv.Quote(p.String()) + " is not a prefix of proxies to trust (invalid or /0)")
+		}
+		nets[i] = p.Masked()
+	}
+	isTrusted := func(ip netip.Addr) bool {
+		for _, p := range nets {
+			if p.Contains(ip) {
+				return true
+			}
+		}
+		return false
+	}
+	return func(r *http.Request) (string, error) {
+		peer := remoteIP(r)
+		if !peer.IsValid() {
+			return "", errNoClientIP
+		}
+		if !isTrusted(peer) {
+			return ipKey(peer), nil
+		}
+		client := peer
+		hops := r.Header.Values("X-Forwarded-For")
+		if len(hops) == 0 {
+			if ip := parseHop(r.Header.Get("X-Real-Ip")); ip.IsValid() {
+				return ipKey(ip), nil
+			}
+			return ipKey(peer), nil
+		}
+		for i := len(hops) - 1; i >= 0; i-- {
+			list := hops[i]
+			for list != "" {
+				entry := list
+				if j := strings.LastIndexByte(list, ','); j >= 0 {
+					entry, list = list[j+1:], list[:j]
+				} else {
+					list = ""
+				}
+				ip := parseHop(entry)
+				if !ip.IsValid() {
+					return ipKey(client), nil
+				}
+				client = ip
+				if !isTrusted(ip) {
+					return ipKey(ip), nil
+				}
+			}
+		}
+		return ipKey(client), nil
+	}
+}
+
+// parseHop reads one forwarded address: an IP, or an IP with a port as some
+// proxies write it.
+func parseHop(s string) netip.Addr {
+	s = strings.TrimSpace(s)
+	if ip, err := netip.ParseAddr(s); err == nil {
+		return ip.Unmap().WithZone("")
+	}
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap().WithZone("")
+	}
+	return netip.Addr{}
+}
+
+func remoteIP(r *http.Request) netip.Addr {
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		return ap.Addr()
+	}
+	ip, _ := netip.ParseAddr(r.RemoteAddr)
+	return ip
+}
+
+func ipKey(ip netip.Addr) string {
 	ip = ip.Unmap().WithZone("")
 	if ip.Is6() {
-		return netip.PrefixFrom(ip, 64).Masked().String(), nil
+		return netip.PrefixFrom(ip, 64).Masked().String()
 	}
-	return ip.String(), nil
+	return ip.String()
 }
 
 // unmatchedRoute keys requests no route matches (they will get 404 or 405).
@@ -52,14 +154,18 @@ func ByIP(r *http.Request) (string, error) {
 // keeps scans of random paths in one bucket instead of one per path.
 const unmatchedRoute = "!unmatched"
 
-// ByRoutePattern keys by the chi route pattern, such as "/orders/{id}",
-// never by the raw path, so /orders/1 and /orders/2 share a bucket and the
-// number of keys stays bounded by the number of routes. It works both on a
+// ByRoutePattern keys by the route pattern, such as "/orders/{id}", never
+// by the raw path, so /orders/1 and /orders/2 share a bucket and the number
+// of keys stays bounded by the number of routes. On chi it works both on a
 // route (r.With, r.Group) and in r.Use, where chi has not routed yet and the
-// pattern is looked up in the router.
+// pattern is looked up in the router. On an http.ServeMux the pattern is
+// known only below the mux: wrap the route's handler, not the mux.
 func ByRoutePattern(r *http.Request) (string, error) {
 	rctx := chi.RouteContext(r.Context())
 	if rctx == nil {
+		if r.Pattern != "" {
+			return r.Pattern, nil
+		}
 		return "", errNoRoute
 	}
 	pattern := rctx.RoutePattern()

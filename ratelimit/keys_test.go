@@ -1,15 +1,24 @@
 package ratelimit_test
 
 import (
+	"bufio"
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/go-chi/httprate"
 
+	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
 )
 
@@ -173,5 +182,157 @@ func TestRoutePatternNeedsChi(t *testing.T) {
 	_, err := ratelimit.ByRoutePattern(httptest.NewRequest(http.MethodGet, "/", nil))
 	if err == nil {
 		t.Error("no error without a chi routing context")
+	}
+}
+
+func TestByIPWorksOnAPlainServeMux(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("GET /", okHandler)
+	limited := ratelimit.LimitBy(2, time.Hour, ratelimit.ByIP, ratelimit.WithWriter(quietWriter(io.Discard)))
+	srv, _ := serve(t, limited(mux))
+	for i, want := range []int{200, 200, 429} {
+		if s := status(t, srv.URL, map[string]string{"X-Forwarded-For": "198.51.100." + strconv.Itoa(i)}); s != want {
+			t.Errorf("request %d: status %d, want %d", i, s, want)
+		}
+	}
+}
+
+// TestByIPWithoutAnAddressIsAConfigurationError serves over a Unix socket,
+// where RemoteAddr holds no IP: the client must not be told to retry what
+// only the operator can fix.
+func TestByIPWithoutAnAddressIsAConfigurationError(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "s")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skipf("no Unix sockets here: %v", err)
+	}
+	var logs syncBuffer
+	srv := httptest.NewUnstartedServer(ratelimit.LimitBy(5, time.Hour, ratelimit.ByIP, ratelimit.WithWriter(quietWriter(&logs)))(okHandler))
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+	resp, err := client.Get("http://unix/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	p, err := problem.Parse(body)
+	if resp.StatusCode != 500 || err != nil || p.Code != "internal" || p.Retryable || p.Action != problem.ActionNone || p.Cause != problem.CauseConfig {
+		t.Fatalf("status %d body %s", resp.StatusCode, body)
+	}
+	if !strings.Contains(logs.String(), "RemoteAddr holds no IP address") {
+		t.Errorf("the log does not say what to fix:\n%s", logs.String())
+	}
+}
+
+func TestByIPBehindProxies(t *testing.T) {
+	serveKeyed := func(t *testing.T, key httprate.KeyFunc) string {
+		mux := http.NewServeMux()
+		mux.Handle("GET /", okHandler)
+		srv, _ := serve(t, ratelimit.LimitBy(1, time.Hour, key, ratelimit.WithWriter(quietWriter(io.Discard)))(mux))
+		return srv.URL
+	}
+	t.Run("trusted peer names the client", func(t *testing.T) {
+		url := serveKeyed(t, ratelimit.ByIPBehindProxies(netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("10.0.0.0/8")))
+		for i, c := range []struct {
+			hdr  map[string]string
+			want int
+		}{
+			{map[string]string{"X-Forwarded-For": "198.51.100.1"}, 200},
+			// A client-written entry left of the real client changes nothing.
+			{map[string]string{"X-Forwarded-For": "203.0.113.9, 198.51.100.1"}, 429},
+			// Trusted hops are walked past, whatever their number.
+			{map[string]string{"X-Forwarded-For": "198.51.100.1, 10.1.1.1, 127.0.0.9"}, 429},
+			{map[string]string{"X-Forwarded-For": "198.51.100.2 , 10.1.1.1"}, 200},
+			{map[string]string{"X-Forwarded-For": "198.51.100.3:4711"}, 200},
+			{map[string]string{"X-Forwarded-For": "[2001:db8::1]:443"}, 200},
+			{map[string]string{"X-Forwarded-For": "2001:db8::2"}, 429},
+			{map[string]string{"X-Real-IP": "198.51.100.4"}, 200},
+			{map[string]string{"X-Real-IP": "198.51.100.4"}, 429},
+			// No header: the proxy itself.
+			{nil, 200},
+			// Garbage ends the walk at the last trusted hop: the proxy again.
+			{map[string]string{"X-Forwarded-For": "198.51.100.5, not-an-ip"}, 429},
+		} {
+			if s := status(t, url, c.hdr); s != c.want {
+				t.Errorf("request %d %v: status %d, want %d", i, c.hdr, s, c.want)
+			}
+		}
+	})
+	t.Run("untrusted peer is keyed by its own address", func(t *testing.T) {
+		url := serveKeyed(t, ratelimit.ByIPBehindProxies(netip.MustParsePrefix("10.0.0.0/8")))
+		if s := status(t, url, map[string]string{"X-Forwarded-For": "198.51.100.1"}); s != 200 {
+			t.Fatalf("first: %d", s)
+		}
+		if s := status(t, url, map[string]string{"X-Forwarded-For": "198.51.100.2", "X-Real-IP": "198.51.100.3"}); s != 429 {
+			t.Errorf("a forged header won a fresh bucket: %d", s)
+		}
+	})
+	t.Run("hostile headers", func(t *testing.T) {
+		url := serveKeyed(t, ratelimit.ByIPBehindProxies(netip.MustParsePrefix("127.0.0.0/8")))
+		long := strings.Repeat("127.0.0.1, ", 10<<10/11) + "198.51.100.7"
+		for i, hdr := range []string{
+			"X-Forwarded-For: " + long,
+			"X-Forwarded-For: 198.51.100.8\x00",
+			"X-Forwarded-For: ,,,, \t",
+			"X-Forwarded-For: 198.51.100.9\r\nX-Forwarded-For: 127.0.0.2",
+		} {
+			if s := rawStatus(t, url, hdr); s != 200 && s != 400 && s != 429 {
+				t.Errorf("header %d: status %d", i, s)
+			}
+		}
+	})
+}
+
+// rawStatus sends a request with headers the Go client refuses to write.
+func rawStatus(t *testing.T, url, headers string) int {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"+headers+"\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestByIPBehindProxiesRejectsAMisconfigurationAtStartup(t *testing.T) {
+	for name, prefixes := range map[string][]netip.Prefix{
+		"none":      nil,
+		"catch-all": {netip.MustParsePrefix("0.0.0.0/0")},
+		"invalid":   {{}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			ratelimit.ByIPBehindProxies(prefixes...)
+		}()
+	}
+}
+
+func TestRoutePatternOnServeMux(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("GET /orders/{id}", ratelimit.LimitBy(1, time.Hour, ratelimit.ByRoutePattern, ratelimit.WithWriter(quietWriter(io.Discard)))(okHandler))
+	srv, _ := serve(t, mux)
+	if s := status(t, srv.URL+"/orders/1", nil); s != 200 {
+		t.Fatalf("first: %d", s)
+	}
+	if s := status(t, srv.URL+"/orders/2", nil); s != 429 {
+		t.Errorf("another id of the same route got a fresh bucket: %d", s)
 	}
 }

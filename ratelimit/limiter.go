@@ -1,17 +1,54 @@
-// Package ratelimit limits request rates with github.com/go-chi/httprate and
-// answers a refused request with a rate_limited problem that tells the
-// client exactly when to come back.
+// Package ratelimit limits request rates and answers a refused request
+// with a rate_limited problem (429) that tells the client exactly when to
+// come back: retry_after_ms, Retry-After and the X-RateLimit-* headers.
 //
-// One instance counts in process with httprate's own limiter. Several
-// instances share limits through Redis (WithRedis) with one atomic script
-// per request and no process-wide lock; while Redis is unreachable they
-// either count in process (FailOpen) or refuse with 503 unavailable
-// (FailClosed), and return to Redis by themselves when it answers again.
+// LimitBy is the one-policy middleware; New takes several policies. Both
+// work on chi, http.ServeMux or any router:
 //
-// Keys are httprate.KeyFunc values: ByIP, ByRoutePattern, ByHeader and Join
-// build them, and any httprate key function works too. A key function that
-// yields an empty key fails the request (500 internal, logged) instead of
-// silently putting every client into one shared bucket.
+//	mux.Handle("GET /v1/orders", ratelimit.LimitBy(100, time.Minute, ratelimit.ByIP)(orders))
+//
+// # Counting
+//
+// Counts follow httprate's sliding window: the previous window counts in
+// proportion to how much of it the sliding window still covers. One
+// instance counts in process, in memory bounded by WithMaxKeys. Several
+// instances share limits through Redis (WithRedis, a single server or a
+// Redis Cluster) with one atomic script per request; instances that use the
+// same policy name and Redis share one bucket per key, and admit exactly
+// the limit between them.
+//
+// While Redis is unreachable (each call is bounded by WithRedisTimeout),
+// instances either count in process (FailOpen, the default) or refuse with
+// 503 unavailable (FailClosed), and return to Redis by themselves when it
+// answers again. In FailOpen the switch does not hand out a fresh limit:
+// the in-process count of each key starts from what Redis last returned to
+// this instance, and on the way back Redis takes over what was admitted
+// locally. The bound: in any window, an instance admits at most the limit
+// for a key, counting what Redis admitted before the switch; N instances
+// that all lost Redis admit at most N times the limit together, since none
+// sees what the others admit meanwhile. On a Cluster the same holds while a
+// replica takes over a failed master (a few seconds with a short
+// cluster-node-timeout), and what the failed master had not yet replicated
+// can be admitted again once. Health is tracked per Limiter, so while one
+// master is down every key of the Limiter is counted in process.
+//
+// # Keys
+//
+// Keys are httprate.KeyFunc values: ByIP (the connection's address, or the
+// one chi's ClientIPFrom* resolved), ByIPBehindProxies (the client a
+// trusted reverse proxy names in X-Forwarded-For), ByRoutePattern, ByHeader
+// and Join build them, and any httprate key function works too. A key the
+// client could have supplied but did not (ByHeader) is its own 400; a key
+// the server cannot compute is a configuration error: 500 internal with
+// action none and retryable false, the reason in the log, never a shared
+// bucket for every client.
+//
+// # Logs and metrics
+//
+// Redis outages and recoveries are logged once per transition, through the
+// problem writer's logger like every problem; RedisLogger routes go-redis's
+// own log lines there too. WithObserver reports every decision and every
+// transition, for metrics and traces.
 package ratelimit
 
 import (
@@ -60,23 +97,22 @@ type Option func(*config)
 
 type config struct {
 	writer        *problem.Writer
-	logger        *slog.Logger
+	observer      Observer
 	draftHeaders  bool
 	redis         redis.UniversalClient
 	prefix        string
-	timeout       time.Duration
+	redisTimeout  time.Duration
 	probeInterval time.Duration
 	failure       FailureMode
+	maxKeys       int
 }
 
 // WithWriter sets the problem writer; the default is the one the request's
 // context carries (middleware.Stack's WithWriter, or problem.NewContext),
-// else problem.Default() at the time of each response.
+// else problem.Default() at the time of each response. Redis outages and
+// recoveries are logged to that writer's Logger, like every problem, so the
+// logger is configured once, on the writer.
 func WithWriter(w *problem.Writer) Option { return func(c *config) { c.writer = w } }
-
-// WithLogger sets where Redis outages and recoveries are logged (default
-// slog.Default()). Problems are logged by the problem writer.
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithDraftHeaders adds the RateLimit and RateLimit-Policy fields of
 // draft-ietf-httpapi-ratelimit-headers. They are opt-in because the draft
@@ -85,8 +121,8 @@ func WithDraftHeaders() Option { return func(c *config) { c.draftHeaders = true 
 
 // WithRedis counts in Redis so that every instance using the same client
 // configuration shares the limits. The client must have
-// ContextTimeoutEnabled set (New fails otherwise), or WithTimeout could not
-// bound a call. The Limiter never closes it.
+// ContextTimeoutEnabled set (New fails otherwise), or WithRedisTimeout could
+// not bound a call. The Limiter never closes it.
 func WithRedis(client redis.UniversalClient) Option {
 	return func(c *config) { c.redis = client }
 }
@@ -94,9 +130,10 @@ func WithRedis(client redis.UniversalClient) Option {
 // WithPrefix sets the prefix of every Redis key (default "faultline:rl:").
 func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = prefix } }
 
-// WithTimeout bounds each Redis call (default 100ms): a stalled Redis delays
-// a request by at most this much before the failure mode applies.
-func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+// WithRedisTimeout bounds each Redis call (default 100ms): a stalled Redis
+// delays a request by at most this much before the failure mode applies. It
+// is not a request deadline (that is middleware's timeout).
+func WithRedisTimeout(d time.Duration) Option { return func(c *config) { c.redisTimeout = d } }
 
 // WithProbeInterval sets how often, while Redis is down, one request tries
 // it again (default 1s); the others go straight to the failure mode.
@@ -115,6 +152,7 @@ type Limiter struct {
 	// unavailableRetry is what a fail-closed refusal advises: the next probe
 	// is due by then.
 	unavailableRetry time.Duration
+	observe          func(context.Context, Decision)
 }
 
 type policy struct {
@@ -136,6 +174,8 @@ type result struct {
 	remaining  int
 	retryAfter time.Duration
 	reset      time.Time
+	// fallback: the in-process counter decided because Redis was down.
+	fallback bool
 }
 
 func newResult(admitted bool, limit int, curr, prev int64, window time.Duration, start, now time.Time) result {
@@ -159,8 +199,9 @@ var ErrInvalidPolicy = errors.New("ratelimit: invalid policy")
 func New(policies []Policy, opts ...Option) (*Limiter, error) {
 	cfg := config{
 		prefix:        "faultline:rl:",
-		timeout:       100 * time.Millisecond,
+		redisTimeout:  100 * time.Millisecond,
 		probeInterval: time.Second,
+		maxKeys:       DefaultMaxKeys,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -168,21 +209,26 @@ func New(policies []Policy, opts ...Option) (*Limiter, error) {
 	if len(policies) == 0 {
 		return nil, fmt.Errorf("%w: no policy", ErrInvalidPolicy)
 	}
-	if cfg.timeout <= 0 || cfg.probeInterval <= 0 {
-		return nil, fmt.Errorf("%w: timeout and probe interval must be positive", ErrInvalidPolicy)
+	if cfg.redisTimeout <= 0 || cfg.probeInterval <= 0 {
+		return nil, fmt.Errorf("%w: the Redis timeout and probe interval must be positive", ErrInvalidPolicy)
 	}
-	logger := cfg.logger
-	if logger == nil {
-		logger = slog.Default()
+	if cfg.maxKeys < memoryShards {
+		return nil, fmt.Errorf("%w: WithMaxKeys needs at least %d keys", ErrInvalidPolicy, memoryShards)
 	}
 	var h *health
 	if cfg.redis != nil {
 		if ignoresDeadlines(cfg.redis) {
-			return nil, fmt.Errorf("%w: the Redis client ignores context deadlines, so a stalled Redis would stall requests past the %v timeout; set ContextTimeoutEnabled: true in its options", ErrInvalidPolicy, cfg.timeout)
+			return nil, fmt.Errorf("%w: the Redis client ignores context deadlines, so a stalled Redis would stall requests past the %v Redis timeout; set ContextTimeoutEnabled: true in its options", ErrInvalidPolicy, cfg.redisTimeout)
 		}
-		h = &health{logger: logger, every: cfg.probeInterval, failClosed: cfg.failure == FailClosed}
+		h = &health{
+			writer: cfg.writer, observe: cfg.observer.OnRedisHealth,
+			every: cfg.probeInterval, failClosed: cfg.failure == FailClosed,
+		}
 	}
-	l := &Limiter{writer: cfg.writer, draftHeaders: cfg.draftHeaders, unavailableRetry: cfg.probeInterval}
+	l := &Limiter{
+		writer: cfg.writer, draftHeaders: cfg.draftHeaders,
+		unavailableRetry: cfg.probeInterval, observe: cfg.observer.OnDecision,
+	}
 	seen := map[string]bool{}
 	for _, p := range policies {
 		if p.Limit < 1 || p.Window < time.Millisecond || p.Key == nil {
@@ -206,7 +252,7 @@ func New(policies []Policy, opts ...Option) (*Limiter, error) {
 		if h != nil {
 			pp.counter = newRedisCounter(cfg, h, p)
 		} else {
-			pp.counter = newMemoryCounter(p.Limit, p.Window)
+			pp.counter = newMemoryCounter(p.Limit, p.Window, cfg.maxKeys)
 		}
 		l.policies = append(l.policies, pp)
 	}
@@ -243,14 +289,17 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 			}
 			res, err := p.counter.take(r.Context(), key)
 			if err != nil {
+				l.decided(r, p, Unavailable, true)
 				l.unavailable(w, r, p, err)
 				return
 			}
 			if !res.admitted {
+				l.decided(r, p, Limited, res.fallback)
 				l.setHeaders(w.Header(), p, res)
 				l.refuse(w, r, p, res)
 				return
 			}
+			l.decided(r, p, Allowed, res.fallback)
 			if tightest == nil || res.remaining < tight.remaining {
 				tightest, tight = p, res
 			}
@@ -258,6 +307,12 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 		l.setHeaders(w.Header(), tightest, tight)
 		next.ServeHTTP(w, r)
 	})
+}
+
+func (l *Limiter) decided(r *http.Request, p *policy, o Outcome, fallback bool) {
+	if l.observe != nil {
+		l.observe(r.Context(), Decision{Policy: p.Name, Outcome: o, Fallback: fallback})
+	}
 }
 
 func (l *Limiter) write(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
@@ -279,15 +334,18 @@ func (l *Limiter) refuse(w http.ResponseWriter, r *http.Request, p *policy, res 
 // keyFailed answers a request the limiter cannot key. A key function may
 // return a *problem.Problem to say it was the client's fault (ByHeader does:
 // 400 bad_request); anything else, an empty key included, is the server's
-// configuration and answers 500 internal with the reason in the log.
+// configuration: 500 internal with the reason in the log, and not
+// retryable, since retrying cannot fix a configuration.
 func (l *Limiter) keyFailed(w http.ResponseWriter, r *http.Request, p *policy, err error) {
 	var pr *problem.Problem
 	if errors.As(err, &pr) {
 		l.write(w, r, pr)
 		return
 	}
-	l.write(w, r, problem.New(problem.Internal).Wrap(err).
-		WithLogAttrs(slog.String("ratelimit_policy", p.Name)))
+	misconfigured := problem.New(problem.Internal).Wrap(err).
+		WithLogAttrs(slog.String("ratelimit_policy", p.Name))
+	misconfigured.Action, misconfigured.Cause, misconfigured.Retryable = problem.ActionNone, problem.CauseConfig, false
+	l.write(w, r, misconfigured)
 }
 
 func (l *Limiter) unavailable(w http.ResponseWriter, r *http.Request, p *policy, err error) {

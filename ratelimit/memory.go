@@ -3,73 +3,162 @@ package ratelimit
 import (
 	"context"
 	"hash/maphash"
-	"net/http"
+	"math"
+	"sync"
 	"time"
-
-	"github.com/go-chi/httprate"
 )
 
-// memoryShards spreads keys over independent httprate limiters. Each
-// httprate.RateLimiter serializes every request behind one mutex; with
-// shards, requests for different keys rarely meet, while every single key is
-// still counted by exactly one httprate limiter with httprate's semantics.
+// DefaultMaxKeys is how many keys the in-process counter of one policy
+// tracks unless WithMaxKeys says otherwise.
+const DefaultMaxKeys = 100_000
+
+// WithMaxKeys bounds how many keys the in-process counter of each policy
+// tracks (default DefaultMaxKeys; at least 64). A tracked key costs at most
+// about 128 bytes (24 bytes of data in a Go map, whose tables double as
+// they grow and keep deleted slots for a while), so the default bounds a
+// policy's counter to about 12 MiB whatever the traffic, where an unbounded counter would grow with every
+// distinct key a client invents (ByHeader on a client-chosen value: 36 MiB
+// per million keys). Redis limiters keep the same bound for their fail-open
+// fallback.
+//
+// When the counter is full, a new key evicts a stale one: of a few sampled
+// keys, one whose windows have ended, else the one with the lowest rate.
+// What an attacker who floods fresh keys can cost is therefore this bound
+// in memory, plus forgotten counts: an evicted key starts over, so a flood
+// can give back part of the limit to keys that used little of it (a key
+// near its limit is evicted only if every sampled key is at least as busy).
+// Fresh keys never buy more than a key each anyway, which is why a limit on
+// a client-chosen key needs a coarser limit (ByIP) beside it.
+func WithMaxKeys(n int) Option { return func(c *config) { c.maxKeys = n } }
+
+// memoryShards spreads keys over independently locked maps, so requests for
+// different keys rarely wait on one another.
 const memoryShards = 64
 
-// memoryCounter counts in process with httprate's own limiter and counter.
+// evictionSample is how many entries a full shard looks at to choose the
+// one to evict, as Redis samples for its approximated LRU: enough to find a
+// stale or little-used counter, few enough to keep an insertion cheap.
+const evictionSample = 8
+
+// memoryCounter counts in process with httprate's sliding-window rule (see
+// window.go), in bounded maps.
 type memoryCounter struct {
-	limit   int
-	window  time.Duration
-	seed    maphash.Seed
-	shards  [memoryShards]*httprate.RateLimiter
-	counter [memoryShards]httprate.LimitCounter
+	limit    int
+	window   time.Duration
+	perShard int
+	hashSeed maphash.Seed
+	shards   [memoryShards]memoryShard
 }
 
-// neutralRequest is what httprate sees instead of the client's request: its
-// context carries no httprate.WithIncrement or WithRequestLimit override, so
-// the in-memory path counts exactly like the Redis path, which cannot read
-// those unexported context values.
-var neutralRequest = (&http.Request{}).WithContext(context.Background())
+type memoryShard struct {
+	mu     sync.Mutex
+	counts map[uint64]slot
+	// Keeps two shards' hot mutexes off one cache line.
+	_ [40]byte
+}
 
-// discardWriter receives nothing: the limiters below are built with no
-// response headers and no-op handlers, so httprate never writes; faultline
-// writes the one response itself.
-type discardWriter struct{}
+// slot holds one key's counts: curr for the window starting at start, prev
+// for the one before. A slot whose start is older than the previous window
+// counts nothing and is free to evict. Keys are 64-bit hashes: a collision
+// among 100,000 keys has a probability near 3e-10.
+type slot struct {
+	start      int64 // UnixNano
+	curr, prev uint32
+}
 
-func (discardWriter) Header() http.Header         { return http.Header{} }
-func (discardWriter) Write(b []byte) (int, error) { return len(b), nil }
-func (discardWriter) WriteHeader(int)             {}
+// at returns the counts for the window starting at start.
+func (s slot) at(start, window int64) (curr, prev int64) {
+	switch s.start {
+	case start:
+		return int64(s.curr), int64(s.prev)
+	case start - window:
+		return 0, int64(s.curr)
+	}
+	return 0, 0
+}
 
-func newMemoryCounter(limit int, window time.Duration) *memoryCounter {
-	m := &memoryCounter{limit: limit, window: window, seed: maphash.MakeSeed()}
+func newMemoryCounter(limit int, window time.Duration, maxKeys int) *memoryCounter {
+	m := &memoryCounter{limit: limit, window: window, perShard: maxKeys / memoryShards, hashSeed: maphash.MakeSeed()}
 	for i := range m.shards {
-		// Passing the local counter explicitly keeps httprate's windows on
-		// the wall clock (window start = now.Truncate(window)) instead of the
-		// limiter's start instant, which is private to httprate: faultline
-		// needs the window start to compute the retry time, and the Redis
-		// path uses the same alignment so a fallback behaves alike.
-		c := httprate.NewLocalLimitCounter(window)
-		m.counter[i] = c
-		m.shards[i] = httprate.NewRateLimiter(limit, window,
-			httprate.WithLimitCounter(c),
-			httprate.WithResponseHeaders(httprate.ResponseHeaders{}),
-			httprate.WithLimitHandler(func(http.ResponseWriter, *http.Request) {}),
-			httprate.WithErrorHandler(func(http.ResponseWriter, *http.Request, error) {}),
-		)
+		m.shards[i].counts = map[uint64]slot{}
 	}
 	return m
 }
 
 func (m *memoryCounter) take(_ context.Context, key string) (result, error) {
-	i := maphash.String(m.seed, key) % memoryShards
-	limited := m.shards[i].OnLimit(discardWriter{}, neutralRequest, key)
-	// Read the clock after httprate did, so both look at the same window
-	// except across a boundary crossed in between, which only costs a
-	// slightly stale remaining count.
 	now := time.Now().UTC()
 	start := now.Truncate(m.window)
-	curr, prev, err := m.counter[i].Get(key, start, start.Add(-m.window))
-	if err != nil {
-		return result{}, err
+	elapsed := now.Sub(start)
+	s, sh, h := m.lock(key)
+	defer sh.mu.Unlock()
+	curr, prev := sh.counts[h].at(start.UnixNano(), int64(m.window))
+	admitted := math.Round(rate(curr, prev, m.window, elapsed))+1 <= float64(m.limit)
+	if admitted {
+		curr++
+		sh.store(h, slot{start: start.UnixNano(), curr: clamp(curr), prev: clamp(prev)}, s, m)
 	}
-	return newResult(!limited, m.limit, int64(curr), int64(prev), m.window, start, now), nil
+	return newResult(admitted, m.limit, curr, prev, m.window, start, now), nil
 }
+
+// seed raises key's counts to those Redis returned for the window starting
+// at start, so that a switch to this counter continues from what the shared
+// counter had seen instead of from zero.
+func (m *memoryCounter) seed(key string, start time.Time, curr, prev int64) {
+	s, sh, h := m.lock(key)
+	defer sh.mu.Unlock()
+	lc, lp := sh.counts[h].at(start.UnixNano(), int64(m.window))
+	sh.store(h, slot{start: start.UnixNano(), curr: clamp(max(lc, curr)), prev: clamp(max(lp, prev))}, s, m)
+}
+
+// current returns key's count in the window starting at start.
+func (m *memoryCounter) current(key string, start time.Time) int64 {
+	_, sh, h := m.lock(key)
+	defer sh.mu.Unlock()
+	curr, _ := sh.counts[h].at(start.UnixNano(), int64(m.window))
+	return curr
+}
+
+// lock hashes key and locks its shard; the caller unlocks sh.mu. s reports
+// whether the key is tracked already.
+func (m *memoryCounter) lock(key string) (tracked bool, sh *memoryShard, h uint64) {
+	h = maphash.String(m.hashSeed, key)
+	sh = &m.shards[h%memoryShards]
+	sh.mu.Lock()
+	_, tracked = sh.counts[h]
+	return tracked, sh, h
+}
+
+// store writes a key's slot, making room first when the key is new and the
+// shard is full.
+func (sh *memoryShard) store(h uint64, s slot, tracked bool, m *memoryCounter) {
+	if !tracked && len(sh.counts) >= m.perShard {
+		sh.evict(s.start, m)
+	}
+	sh.counts[h] = s
+}
+
+// evict removes the stale entries among a few sampled ones (map iteration
+// starts at a random place), or, if all are live, the least busy of them.
+func (sh *memoryShard) evict(start int64, m *memoryCounter) {
+	window := int64(m.window)
+	var victim uint64
+	lowest := math.Inf(1)
+	freed, seen := false, 0
+	for h, s := range sh.counts {
+		curr, prev := s.at(start, window)
+		if curr == 0 && prev == 0 {
+			delete(sh.counts, h)
+			freed = true
+		} else if r := float64(curr + prev); r < lowest {
+			victim, lowest = h, r
+		}
+		if seen++; seen == evictionSample {
+			break
+		}
+	}
+	if !freed {
+		delete(sh.counts, victim)
+	}
+}
+
+func clamp(n int64) uint32 { return uint32(min(max(n, 0), math.MaxUint32)) }

@@ -15,6 +15,13 @@ import (
 // trips (Get, then IncrementBy); the script makes read-decide-increment one
 // atomic server-side step, so requests of this process run side by side and
 // instances cannot race each other.
+//
+// In FailOpen mode every reply also updates the in-process counter, which
+// therefore always holds the counts Redis last returned for each key: when
+// Redis fails, the fallback continues from them instead of from zero, and
+// when Redis answers again, the script raises its count to what was admitted
+// locally meanwhile. Without this an instance could admit a whole limit
+// twice around each switch.
 type redisCounter struct {
 	client  redis.UniversalClient
 	base    string // prefix + policy name + ":{"
@@ -26,6 +33,19 @@ type redisCounter struct {
 	limitArg, windowArg, ttlArg any
 	health                      *health
 	local                       *memoryCounter // nil when failing closed
+	// reload asks a Cluster client to refresh its slot map; nil for other
+	// clients.
+	reload func(context.Context)
+}
+
+// clusterMap is a client that routes by a cached map of the cluster's
+// slots (go-redis's ClusterClient). After a failover it keeps sending a
+// slot's commands to the dead master until it reloads the map, which it does
+// on a MOVED reply but not when the dead master refuses connections; so a
+// failed call asks for a reload (go-redis runs at most one at a time), and
+// the next probe finds the promoted replica.
+type clusterMap interface {
+	ReloadState(context.Context)
 }
 
 // ignoresDeadlines reports a go-redis client that would not honour the
@@ -51,14 +71,17 @@ func newRedisCounter(cfg config, h *health, p Policy) *redisCounter {
 		base:      cfg.prefix + p.Name + ":{",
 		limit:     p.Limit,
 		window:    p.Window,
-		timeout:   cfg.timeout,
+		timeout:   cfg.redisTimeout,
 		health:    h,
 		limitArg:  strconv.Itoa(p.Limit),
 		windowArg: strconv.FormatInt(p.Window.Microseconds(), 10),
 		ttlArg:    strconv.FormatInt((2*p.Window + time.Second).Milliseconds(), 10),
 	}
 	if cfg.failure == FailOpen {
-		c.local = newMemoryCounter(p.Limit, p.Window)
+		c.local = newMemoryCounter(p.Limit, p.Window, cfg.maxKeys)
+	}
+	if m, ok := cfg.redis.(clusterMap); ok {
+		c.reload = m.ReloadState
 	}
 	return c
 }
@@ -70,10 +93,13 @@ func (c *redisCounter) take(ctx context.Context, key string) (result, error) {
 	}
 	res, err := c.shared(ctx, key, started)
 	if err != nil {
-		c.health.failed(started, err)
+		if c.reload != nil {
+			c.reload(ctx)
+		}
+		c.health.failed(ctx, started, err)
 		return c.fallback(ctx, key, err)
 	}
-	c.health.succeeded(started)
+	c.health.succeeded(ctx, started)
 	return res, nil
 }
 
@@ -81,7 +107,9 @@ func (c *redisCounter) fallback(ctx context.Context, key string, cause error) (r
 	if c.local == nil {
 		return result{}, unavailableError{cause}
 	}
-	return c.local.take(ctx, key)
+	res, err := c.local.take(ctx, key)
+	res.fallback = true
+	return res, err
 }
 
 func (c *redisCounter) shared(ctx context.Context, key string, now time.Time) (result, error) {
@@ -94,13 +122,20 @@ func (c *redisCounter) shared(ctx context.Context, key string, now time.Time) (r
 	now = now.UTC()
 	start := now.Truncate(c.window)
 	keys := c.keys(key, start)
+	var floor int64
+	if c.local != nil {
+		floor = c.local.current(key, start)
+	}
 	v, err := slidingWindow.Run(ctx, c.client, keys[:],
-		c.limitArg, c.windowArg, now.Sub(start).Microseconds(), c.ttlArg).Int64Slice()
+		c.limitArg, c.windowArg, now.Sub(start).Microseconds(), c.ttlArg, floor).Int64Slice()
 	if err != nil {
 		return result{}, err
 	}
 	if len(v) != 3 {
 		return result{}, errScriptReply
+	}
+	if c.local != nil {
+		c.local.seed(key, start, v[1], v[2])
 	}
 	return newResult(v[0] == 1, c.limit, v[1], v[2], c.window, start, now), nil
 }

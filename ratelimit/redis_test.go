@@ -47,15 +47,21 @@ type instance struct {
 
 func newInstance(t *testing.T, addr string, policies []ratelimit.Policy, opts ...ratelimit.Option) instance {
 	t.Helper()
+	return newInstanceOn(t, newRedisClient(t, addr), policies, opts...)
+}
+
+// newInstanceOn is newInstance with a client of the caller's, such as a
+// Cluster client.
+func newInstanceOn(t *testing.T, client redis.UniversalClient, policies []ratelimit.Policy, opts ...ratelimit.Option) instance {
+	t.Helper()
 	var logs syncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	opts = append([]ratelimit.Option{
 		// Generous by default: bursts on fresh connections under the race
 		// detector can exceed a tight timeout, and a timed-out call falls
 		// back to counting in process. Outage tests set their own.
-		ratelimit.WithTimeout(time.Second),
-		ratelimit.WithRedis(newRedisClient(t, addr)),
-		ratelimit.WithLogger(logger),
+		ratelimit.WithRedisTimeout(time.Second),
+		ratelimit.WithRedis(client),
 		ratelimit.WithWriter(problem.NewWriter(problem.WithLogger(logger))),
 	}, opts...)
 	l, err := ratelimit.New(policies, opts...)
@@ -226,7 +232,7 @@ func TestRedisOutageFailOpen(t *testing.T) {
 		{Name: "roomy", Limit: 1_000_000, Window: time.Hour, Key: ratelimit.ByHeader("X-Key")},
 		{Name: "tight", Limit: 10, Window: time.Hour, Key: ratelimit.Join(ratelimit.ByHeader("X-Key"), httprate.Key("tight"))},
 	}
-	opts := []ratelimit.Option{ratelimit.WithTimeout(testTimeout), ratelimit.WithProbeInterval(100 * time.Millisecond)}
+	opts := []ratelimit.Option{ratelimit.WithRedisTimeout(testTimeout), ratelimit.WithProbeInterval(100 * time.Millisecond)}
 	a := newInstance(t, rs.Addr(), policies[:1], opts...)
 	b := newInstance(t, rs.Addr(), policies[:1], opts...)
 
@@ -269,7 +275,7 @@ func TestRedisOutageFailClosed(t *testing.T) {
 	in := newInstance(t, rs.Addr(),
 		[]ratelimit.Policy{{Limit: 1000, Window: time.Hour, Key: httprate.Key("k")}},
 		ratelimit.WithFailureMode(ratelimit.FailClosed),
-		ratelimit.WithTimeout(testTimeout), ratelimit.WithProbeInterval(100*time.Millisecond))
+		ratelimit.WithRedisTimeout(testTimeout), ratelimit.WithProbeInterval(100*time.Millisecond))
 
 	if resp, _ := get(t, in.url, nil); resp.StatusCode != 200 {
 		t.Fatalf("before the outage: status %d", resp.StatusCode)
@@ -328,8 +334,8 @@ func TestRedisNoGoroutineLeft(t *testing.T) {
 	rs := redistest.Start(t)
 	client := redis.NewUniversalClient(redisOptions(rs.Addr()))
 	l, err := ratelimit.New([]ratelimit.Policy{{Limit: 100, Window: time.Second, Key: httprate.Key("k")}},
-		ratelimit.WithRedis(client), ratelimit.WithTimeout(testTimeout),
-		ratelimit.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(testTimeout),
+		ratelimit.WithWriter(quietWriter(io.Discard)))
 	if err != nil {
 		t.Fatal(err)
 	}

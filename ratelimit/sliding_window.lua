@@ -9,6 +9,10 @@
 -- ARGV[3]  time elapsed in the current window, in microseconds
 -- ARGV[4]  TTL of a counter in milliseconds: it must outlive the next
 --          window, where it serves as the previous count
+-- ARGV[5]  how many requests this instance admitted in the current window
+--          by its own count (0 if unknown): after an outage, what it
+--          admitted locally meanwhile raises the shared count, so the
+--          return to Redis does not hand out the limit a second time
 --
 -- Returns {admitted (1 or 0), current count, previous count}; the counts
 -- include this request when it was admitted. Remaining and retry time are
@@ -21,6 +25,11 @@ local elapsed = tonumber(ARGV[3])
 local counts = redis.call('MGET', KEYS[1], KEYS[2])
 local curr = tonumber(counts[1]) or 0
 local prev = tonumber(counts[2]) or 0
+local floor = tonumber(ARGV[5]) or 0
+if floor > curr then
+  curr = floor
+  redis.call('SET', KEYS[1], curr, 'PX', ARGV[4])
+end
 
 local rate = prev * (window - elapsed) / window + curr
 -- httprate rounds the rate half up and refuses when this request would

@@ -53,11 +53,24 @@ var byteClass = func() (t [256]uint8) {
 	for c := 0x80; c < 0x100; c++ {
 		t[c] = clsHigh
 	}
-	for _, c := range []byte("-.:=@/\\[_J('") {
+	for _, c := range []byte("-.:=@/\\[('>,") {
 		t[c] = clsPunct
 	}
-	for _, c := range []byte("ABDFKbdx") {
+	for _, c := range []byte("BDFKbd") {
 		t[c] = clsWord
+	}
+	for c, a := range triggersByAnchor {
+		if a != nil && t[c] == clsBoring {
+			t[c] = clsWord
+		}
+	}
+	return t
+}()
+
+// anchorPunct marks the punctuation that anchors a token trigger.
+var anchorPunct = func() (t [256]bool) {
+	for c, a := range triggersByAnchor {
+		t[c] = a != nil && byteClass[c] == clsPunct
 	}
 	return t
 }()
@@ -78,7 +91,7 @@ func withURL(f flags) flags {
 // a new trigger must stay within them (TestRescanCoversScan).
 const (
 	scanAhead  = 24
-	scanBehind = 20
+	scanBehind = 32
 )
 
 func isRunByte(c byte) bool { return c == ' ' || c == '\t' || isDigit(c) }
@@ -140,12 +153,19 @@ func scanRange(s string, lo, hi int) flags {
 		case clsBoring:
 		case clsWord:
 			// Lower-case trigger letters are common inside words, so they
-			// count only where a word starts; tokenAt agrees.
-			if s[i] < 'a' || wordStart(s, i) {
+			// count only where a word starts.
+			// So do the triggers anchored on a lower-case letter (anchorOf).
+			if s[i] < 'a' || s[i] > 'z' || wordStart(s, i) {
 				f |= scanWord(s, i)
+				if mayTrigger(s, i) && triggerAt(s, i) {
+					f |= fToken
+				}
 			}
 		case clsPunct:
 			f |= scanPunct(s, i)
+			if anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i) {
+				f |= fToken
+			}
 		case clsCtrl:
 			f |= fCtrl
 		case clsHigh:
@@ -168,9 +188,6 @@ func scanPunct(s string, i int) flags {
 		if i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
 			f |= fIP
 		}
-		if wordBefore(s, i, "hooks") && strings.HasPrefix(s[i:], ".slack.com/") {
-			f |= fToken
-		}
 		if strings.HasPrefix(s[i:], ".go:") && i+4 < len(s) && isDigit(s[i+4]) {
 			f |= fStack
 		}
@@ -191,7 +208,7 @@ func scanPunct(s string, i int) flags {
 		if i > 0 && drivePathAt(s, i-1) {
 			f |= fPath
 		}
-	case '=':
+	case '=', ',', '>':
 		if _, _, ok := keyBefore(s, i); ok {
 			f |= fAssign
 		}
@@ -214,15 +231,6 @@ func scanPunct(s string, i int) flags {
 		}
 		if i+1 < len(s) && (isHex(s[i+1]) || s[i+1] == ':') {
 			f |= fIP
-		}
-	case '_':
-		if i >= 3 && s[i-2] == 'h' && s[i-3] == 'g' && wordStart(s, i-3) ||
-			i >= 6 && strings.HasPrefix(s[i-6:], "github_pat_") && wordStart(s, i-6) {
-			f |= fToken
-		}
-	case 'J':
-		if wordBefore(s, i, "ey") {
-			f |= fToken
 		}
 	case '(':
 		if wordBefore(s, i, "panic") {
@@ -247,10 +255,6 @@ func wordBefore(s string, i int, w string) bool {
 func scanWord(s string, i int) flags {
 	t := s[i:]
 	switch s[i] | 0x20 {
-	case 'a':
-		if strings.HasPrefix(t, "AKIA") || strings.HasPrefix(t, "ASIA") {
-			return fToken
-		}
 	case 'b':
 		if hasPrefixFold(t, "bearer") || hasPrefixFold(t, "basic") {
 			return fScheme
@@ -269,10 +273,6 @@ func scanWord(s string, i int) flags {
 	case 'k':
 		if strings.HasPrefix(t, "Key (") {
 			return fSQL
-		}
-	case 'x':
-		if strings.HasPrefix(t, "xox") {
-			return fToken
 		}
 	}
 	return 0

@@ -45,6 +45,15 @@ func leadRule(lead string, at func(s string, i int) (int, int)) *spanRule {
 	return &spanRule{lead: lead, at: at}
 }
 
+// anchoredRule is asked at every byte some token trigger is anchored on.
+func anchoredRule(at func(s string, i int) (int, int)) *spanRule {
+	r := &spanRule{at: at}
+	for c := range triggersByAnchor {
+		r.starts[c] = triggersByAnchor[c] != nil
+	}
+	return r
+}
+
 func startsRule(starts string, at func(s string, i int) (int, int)) *spanRule {
 	return &spanRule{starts: byteSet(starts), at: at}
 }
@@ -52,7 +61,7 @@ func startsRule(starts string, at func(s string, i int) (int, int)) *spanRule {
 var (
 	pemRule      = leadRule("-----BEGIN", pemAt)
 	userinfoRule = leadRule("://", userinfoAt)
-	tokenRule    = startsRule("Aghex", tokenAt)
+	tokenRule    = anchoredRule(tokenAt)
 	schemeRule   = startsRule("bBdD", schemeCredentialAt)
 )
 
@@ -75,6 +84,9 @@ func (r *spanRule) redact(s string) string {
 	e := edit{s: s}
 	for i := r.next(s, 0); i < len(s); i = r.next(s, i+1) {
 		start, end := r.at(s, i)
+		// A token found from its anchor may start before the end of the
+		// last span: only the rest of it is new.
+		start = max(start, e.last)
 		if end <= start {
 			continue
 		}
@@ -118,62 +130,6 @@ func pemLabelEnd(s string, p int) int {
 		return -1
 	}
 	return e + len("-----")
-}
-
-// tokenAt finds credentials with a distinctive prefix: AWS access key IDs,
-// GitHub tokens, JWTs, Slack tokens and Slack webhook URLs.
-func tokenAt(s string, i int) (int, int) {
-	if s[i] >= 'a' && !wordStart(s, i) {
-		return 0, 0
-	}
-	t := s[i:]
-	switch s[i] {
-	case 'A':
-		if strings.HasPrefix(t, "AKIA") || strings.HasPrefix(t, "ASIA") {
-			return i, runAtLeast(s, i+4, 16, isUpperAlnum)
-		}
-	case 'g':
-		if len(t) > 4 && t[1] == 'h' && t[3] == '_' && strings.IndexByte("pousr", t[2]) >= 0 {
-			return i, runAtLeast(s, i+4, 20, isAlnum)
-		}
-		if strings.HasPrefix(t, "github_pat_") {
-			return i, runAtLeast(s, i+len("github_pat_"), 20, isWordByte)
-		}
-	case 'e':
-		if strings.HasPrefix(t, "eyJ") {
-			return i, jwtEnd(s, i)
-		}
-	case 'x':
-		if len(t) > 4 && strings.HasPrefix(t, "xox") && t[4] == '-' && strings.IndexByte("abeoprs", t[3]) >= 0 {
-			return i, runAtLeast(s, i+5, 8, isSlackByte)
-		}
-	case 'h':
-		for _, p := range []string{"https://hooks.slack.com/", "http://hooks.slack.com/", "hooks.slack.com/"} {
-			if strings.HasPrefix(t, p) {
-				return i, runAtLeast(s, i+len(p), 1, isWebhookByte)
-			}
-		}
-	}
-	return 0, 0
-}
-
-// jwtEnd accepts a header and a payload, both base64url JSON objects
-// ("eyJ"), and an optional signature, which unsigned tokens lack.
-func jwtEnd(s string, i int) int {
-	e := runAtLeast(s, i+3, 2, isBase64URL)
-	if e == 0 || e >= len(s) || s[e] != '.' || !strings.HasPrefix(s[e+1:], "eyJ") {
-		return 0
-	}
-	e = runAtLeast(s, e+4, 2, isBase64URL)
-	if e == 0 {
-		return 0
-	}
-	if e < len(s) && s[e] == '.' {
-		if sig := runAtLeast(s, e+1, 1, isBase64URL); sig > 0 {
-			return sig
-		}
-	}
-	return e
 }
 
 // runAtLeast returns the end of the run of bytes accepted by ok starting at
@@ -336,10 +292,8 @@ func lineEnd(s string, i int) int {
 	return i
 }
 
-func isAlnum(c byte) bool      { return isDigit(c) || isLetter(c) }
-func isUpperAlnum(c byte) bool { return isDigit(c) || 'A' <= c && c <= 'Z' }
-func isBase64URL(c byte) bool  { return isAlnum(c) || c == '_' || c == '-' }
-func isSlackByte(c byte) bool  { return isAlnum(c) || c == '-' }
+func isAlnum(c byte) bool     { return isDigit(c) || isLetter(c) }
+func isBase64URL(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
 func isWebhookByte(c byte) bool {
 	return isAlnum(c) || c == '_' || c == '/' || c == '-'
 }

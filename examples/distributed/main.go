@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	chimw "github.com/go-chi/chi/v5/middleware"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/faultline-go/faultline/correlation"
@@ -134,18 +133,15 @@ func newInstance(name string, client redis.UniversalClient, logger *slog.Logger,
 	// nothing else, is what makes them share one bucket per client.
 	limiter, err := ratelimit.New([]ratelimit.Policy{{
 		Name: "distributed-quota", Limit: cfg.limit, Window: cfg.window, Key: ratelimit.ByIP,
-	}}, ratelimit.WithRedis(client), ratelimit.WithWriter(wr), ratelimit.WithLogger(logger))
+	}}, ratelimit.WithRedis(client), ratelimit.WithWriter(wr))
 	if err != nil {
 		return nil, err
 	}
 	r := chi.NewRouter()
 	r.Use(middleware.Stack(
 		middleware.WithWriter(wr),
-		middleware.WithLogger(logger),
-		middleware.WithCorrelation(correlation.WithLogger(logger)),
-		middleware.WithTimeout(2*time.Second),
+		middleware.WithRequestTimeout(2*time.Second),
 	))
-	r.Use(chimw.ClientIPFromRemoteAddr)
 	r.NotFound(middleware.NotFound(middleware.WithWriter(wr)))
 	r.MethodNotAllowed(middleware.MethodNotAllowed(middleware.WithWriter(wr)))
 	r.With(limiter.Handler).Get("/v1/quota", func(w http.ResponseWriter, _ *http.Request) {

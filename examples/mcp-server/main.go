@@ -209,6 +209,27 @@ func (a *app) addTools(s *mcp.Server) {
 			return nil, empty{}, nil
 		}))
 
+	mcp.AddTool(s, &mcp.Tool{Name: "fetch_url", Description: "Outbound fetches are blocked by policy."},
+		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			return nil, empty{}, problem.New(problem.EgressBlocked)
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "export_everything", Description: "Its result would be too large."},
+		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			return nil, empty{}, problem.New(problem.ResponseTooLarge).WithDetail("The export exceeds 1 MiB; ask for a date range.")
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "ledger_write", Description: "Refused while the audit path is down (strict mode)."},
+		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			return nil, empty{}, problem.New(problem.AuditUnavailable).WithRetryAfter(2 * time.Second)
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "read_replica", Description: "Its source is behind an open circuit breaker."},
+		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			return nil, empty{}, problem.New(problem.Unavailable).WithDetail("The reporting source is unavailable (circuit open).").
+				WithRetryAfter(5 * time.Second).WithOutcome(problem.OutcomeNotStarted)
+		}))
+
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Panics."},
 		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
 			panic("nil map write at /srv/app/orders.go:42 token=ghp_0123456789abcdefghijABCDEFGHIJ012345")

@@ -249,11 +249,35 @@ func TestContractTable(t *testing.T) {
 	t.Run("timeout of a write: outcome unknown, never retry blindly", func(t *testing.T) {
 		before := f.app.writes.Load()
 		p, _ := toolError(t, cs, "slow_write", map[string]any{})
-		if p.Code != "timeout" || p.Outcome != "unknown" || p.Retryable || p.Action == "retry" {
+		if p.Code != "timeout" || p.Outcome != "unknown" || p.Retryable || p.Action != "verify" {
 			t.Fatalf("got %+v", p)
 		}
 		if got := f.app.writes.Load() - before; got != 1 {
 			t.Fatalf("slow_write ran %d times", got)
+		}
+	})
+	t.Run("egress blocked: tool error, status denied", func(t *testing.T) {
+		p, res := toolError(t, cs, "fetch_url", map[string]any{})
+		if p.Code != "egress_blocked" || p.Status != 403 || p.Action != "none" || res.Meta["status"] != "denied" {
+			t.Fatalf("got %+v meta %v", p, res.Meta)
+		}
+	})
+	t.Run("result too large: tool error response_too_large", func(t *testing.T) {
+		p, _ := toolError(t, cs, "export_everything", map[string]any{})
+		if p.Code != "response_too_large" || p.Action != "fix_request" || p.Retryable {
+			t.Fatalf("got %+v", p)
+		}
+	})
+	t.Run("audit unavailable in strict mode: tool 503, operation not started", func(t *testing.T) {
+		p, _ := toolError(t, cs, "ledger_write", map[string]any{})
+		if p.Code != "audit_unavailable" || p.Status != 503 || p.Outcome != "not_started" || !p.Retryable || p.RetryAfterMS != 2000 {
+			t.Fatalf("got %+v", p)
+		}
+	})
+	t.Run("source unavailable, circuit open: -32603 with the reason", func(t *testing.T) {
+		code, p := rpcError(t, cs, "read_replica", map[string]any{})
+		if code != -32603 || p.Code != "unavailable" || p.Detail != "The reporting source is unavailable (circuit open)." || !p.Retryable || p.RetryAfterMS != 5000 {
+			t.Fatalf("got %d %+v", code, p)
 		}
 	})
 	t.Run("panic: -32603 internal, nothing raw", func(t *testing.T) {

@@ -23,8 +23,9 @@ import (
 )
 
 // legacyUntil ends the showcase's transition window for the pre-RFC error
-// and message members. It is a fixed date so every run announces the same
-// Sunset, as a real deployment would.
+// and message members. It is a fixed date, as a real deployment's would be,
+// announced in the documentation rather than in Deprecation/Sunset headers,
+// which would describe the endpoints themselves.
 var legacyUntil = time.Date(2027, time.June, 1, 0, 0, 0, 0, time.UTC)
 
 func main() {

@@ -52,9 +52,9 @@ func (s *orderStore) get(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *orderStore) create(w http.ResponseWriter, r *http.Request) error {
-	req, p := bind.Decode[orderRequest](r)
-	if p != nil {
-		return p
+	req, err := bind.Decode[orderRequest](r)
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	o := order{ID: "ord_" + strconv.Itoa(s.next), SKU: req.SKU, Quantity: req.Quantity, Email: req.Email}

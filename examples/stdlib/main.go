@@ -92,9 +92,9 @@ func newHandler(logger *slog.Logger, timeout time.Duration) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.Handle("POST /v1/orders", wr.Handler(func(w http.ResponseWriter, r *http.Request) error {
-		o, p := bind.Decode[order](r)
-		if p != nil {
-			return p
+		o, err := bind.Decode[order](r)
+		if err != nil {
+			return err
 		}
 		mu.Lock()
 		o.ID = "ord_" + strconv.Itoa(next)
@@ -127,10 +127,8 @@ func newHandler(logger *slog.Logger, timeout time.Duration) http.Handler {
 
 	return middleware.Stack(
 		middleware.WithWriter(wr),
-		middleware.WithLogger(logger),
-		middleware.WithCorrelation(correlation.WithLogger(logger)),
 		middleware.WithBodyLimit(64<<10),
-		middleware.WithTimeout(timeout),
+		middleware.WithRequestTimeout(timeout),
 	)(mux)
 }
 

@@ -3,18 +3,16 @@ package middleware
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/corrstate"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -24,8 +22,8 @@ const (
 	// fStarted: a status line went to the underlying writer (ours or the
 	// handler's); nothing may replace it any more.
 	fStarted uint32 = 1 << iota
-	// fReplaced: the guard wrote a problem instead of the handler's error
-	// response, so the handler's body is swallowed.
+	// fReplaced: the guard replaces the handler's error response with a
+	// problem, so the handler's body is swallowed.
 	fReplaced
 	// fTimedOut: the deadline passed first and the timeout problem went out;
 	// the handler's output is refused with http.ErrHandlerTimeout.
@@ -59,15 +57,26 @@ type state struct {
 	cfg *config
 
 	guard bool
-	flags atomic.Uint32
+	// pending is the bare error status the guard has decided to replace
+	// but not written yet: the problem goes out with the handler's first
+	// body write (which its log record quotes) or when the handler returns.
+	// Only the handler's goroutine touches it.
+	pending int
+	// headAsGet: Stack serves HEAD on GET routes, so MethodNotAllowed lists
+	// HEAD wherever GET is allowed.
+	headAsGet bool
+	flags     atomic.Uint32
 	// mu orders the decision to start the response between the handler's
 	// goroutine and the timeout timer's.
 	mu sync.Mutex
 
 	timeout  time.Duration
 	deadline time.Time
-	timer    *deadlineTimer
-	real     atomic.Pointer[deadlineCtx]
+	// hasBody: the request came with a body the handler may be reading
+	// when the deadline passes.
+	hasBody bool
+	timer   *deadlineTimer
+	dctx    atomic.Pointer[deadlineCtx]
 	// shadow is the header map the handler sees while a timeout may still
 	// fire: the timer writes the problem with the real map, and the handler
 	// must never touch that one concurrently.
@@ -80,7 +89,7 @@ type state struct {
 
 	// corr is the request's correlation when Stack accepted it; otherwise
 	// it stays zero and lookups reach the parent's.
-	corr correlation.Request
+	corr corrstate.Request
 }
 
 func newState(w http.ResponseWriter, r *http.Request, cfg *config) *state {
@@ -107,17 +116,25 @@ func joinable(w http.ResponseWriter, r *http.Request) *state {
 // (problem.NewContext), else problem.Default().
 func (st *state) writer() *problem.Writer { return st.cfg.problemWriter(st.Context) }
 
+// Logger is where the state logs what cannot go through the problem writer
+// (a panic inside the writer itself) and where correlation reports a
+// rejected inbound ID: the problem writer's own logger, so a service
+// configures its logger once.
+func (st *state) Logger() *slog.Logger { return st.writer().Logger() }
+
 // Header returns the handler's header map: the real one, except while a
 // timeout may still fire or after it fired, when the timer owns the real
 // map and the handler gets the shadow.
 func (st *state) Header() http.Header {
-	if st.timeout == 0 || st.flags.Load()&(fStarted|fTimedOut) == fStarted {
-		return st.w.Header()
-	}
 	if sh := st.shadow; sh != nil {
 		// Only the handler's goroutine sets or clears the shadow, so once it
-		// exists no lock is needed to hand it out again.
+		// exists no lock is needed to hand it out again. It stays the
+		// handler's map after the response started, so trailers set on a
+		// map taken earlier reach the wire (see disarm).
 		return sh
+	}
+	if st.timeout == 0 || st.flags.Load()&(fStarted|fTimedOut) == fStarted {
+		return st.w.Header()
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -151,22 +168,21 @@ func (st *state) releaseShadow() {
 }
 
 // commitHeaders makes the real header map what the handler built in the
-// shadow. Called with mu held (or when the timer can no longer fire).
+// shadow: when the response starts, and again when the handler returns, for
+// the trailers it set after the body. Called with mu held (or when the
+// timer can no longer fire).
 func (st *state) commitHeaders() {
 	if st.shadow == nil {
 		return
 	}
-	real := st.w.Header()
-	for k := range real {
+	h := st.w.Header()
+	for k := range h {
 		if _, ok := st.shadow[k]; !ok {
-			delete(real, k)
+			delete(h, k)
 		}
 	}
 	for k, v := range st.shadow {
-		real[k] = v
-	}
-	if st.flags.Load()&fStarted != 0 {
-		st.shadow = nil
+		h[k] = v
 	}
 }
 
@@ -204,55 +220,6 @@ func (st *state) WriteHeader(code int) {
 	st.w.WriteHeader(code)
 }
 
-// MarkProblem is problem.Writer's announcement that the response it is
-// about to start is a problem, so the guard lets it through.
-func (st *state) MarkProblem() { st.flags.Or(fProblem) }
-
-// isProblem reports whether the response being started is already a
-// problem: problem.Writer marked it, or a problem media type is set (a
-// problem from a proxied service, or written through a wrapper that hides
-// the mark), or the text plane's text/plain with the default code header.
-func (st *state) isProblem() bool {
-	if st.flags.Load()&fProblem != 0 {
-		return true
-	}
-	h := st.shadow
-	if h == nil {
-		h = st.w.Header()
-	}
-	var ct string
-	if v := h["Content-Type"]; len(v) > 0 {
-		ct = v[0]
-	}
-	mt, _, _ := strings.Cut(ct, ";")
-	mt = strings.TrimSpace(mt)
-	switch {
-	case strings.EqualFold(mt, "application/problem+json"), strings.EqualFold(mt, "application/problem+xml"):
-		return true
-	case strings.EqualFold(mt, "text/plain"):
-		return len(h[problem.DefaultCodeHeader]) > 0
-	}
-	return false
-}
-
-// replace writes the registry problem for a bare error status in place of
-// the handler's response. Called with mu held.
-func (st *state) replace(code int) {
-	st.flags.Or(fStarted | fReplaced)
-	st.commitHeaders()
-	var p *problem.Problem
-	if st.flags.Load()&fTripped != 0 && (code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge || code >= 500) {
-		p = problem.New(problem.RequestTooLarge).WithDetail(problem.TooLargeDetail(st.limit))
-	} else {
-		p = problem.New(st.writer().Registry().ForStatus(code))
-		if p.Cause == problem.CauseInternal {
-			p.ForRequest(st.req)
-		}
-	}
-	p.WithLogAttrs(slog.Int("handler_status", code), slog.String("written_by", "faultline.guard"))
-	st.safeWrite(st.w, p)
-}
-
 // Write passes the handler's bytes straight through once the response has
 // started; success is never buffered.
 func (st *state) Write(b []byte) (int, error) {
@@ -261,6 +228,9 @@ func (st *state) Write(b []byte) (int, error) {
 	case err != nil:
 		return 0, err
 	case swallow:
+		if st.pending != 0 {
+			st.writeReplacement(b)
+		}
 		return len(b), nil
 	}
 	return st.w.Write(b)
@@ -294,7 +264,14 @@ func (st *state) ReadFrom(src io.Reader) (int64, error) {
 	case err != nil:
 		return 0, err
 	case swallow:
-		return io.Copy(io.Discard, src)
+		if st.pending == 0 {
+			return io.Copy(io.Discard, src)
+		}
+		var head [replacedBodyMax]byte
+		n, _ := io.ReadFull(src, head[:])
+		st.writeReplacement(head[:n])
+		rest, err := io.Copy(io.Discard, src)
+		return int64(n) + rest, err
 	}
 	if rf, ok := st.w.(io.ReaderFrom); ok {
 		return rf.ReadFrom(src)
@@ -312,6 +289,9 @@ func (st *state) FlushError() error {
 	if f&fStarted == 0 {
 		st.WriteHeader(http.StatusOK)
 		f = st.flags.Load()
+	}
+	if st.pending != 0 {
+		st.writeReplacement(nil)
 	}
 	if f&(fTimedOut|fReplaced|fHijacked) != 0 {
 		// The response is the timer's or the guard's, or no longer ours.
@@ -355,24 +335,37 @@ func (st *state) safeWrite(w http.ResponseWriter, p *problem.Problem) (ok bool) 
 		if v := recover(); v != nil {
 			ok = false
 			st.flags.Or(fAbort)
-			st.log().LogAttrs(st, slog.LevelError, "faultline: panic while writing a problem; connection aborted",
-				slog.String("code", p.Code),
-				slog.String(correlation.AttrKey, correlation.ID(st)),
-				slog.String("panic", safeString(v)),
-				slog.String("stack", string(debug.Stack())),
-			)
+			st.logWriterPanic(p, v)
 		}
 	}()
 	err := st.writer().Write(w, st.req, p)
 	return err == nil
 }
 
-// safeString formats a panic value whose own methods may panic.
-func safeString(v any) (s string) {
+// logWriterPanic reports a panic inside the problem writer to the writer's
+// logger, and, when that is what panicked (a broken log handler), to
+// slog.Default(); a panic there too is given up on rather than allowed to
+// crash the server.
+func (st *state) logWriterPanic(p *problem.Problem, v any) {
+	attrs := []slog.Attr{
+		slog.String("code", p.Code),
+		slog.String(correlation.AttrKey, correlation.ID(st)),
+		slog.String("panic", safeString(v)),
+		stackFrames(),
+	}
+	for _, l := range [...]func() *slog.Logger{st.Logger, slog.Default} {
+		if logged(l, st, attrs) {
+			return
+		}
+	}
+}
+
+func logged(l func() *slog.Logger, st *state, attrs []slog.Attr) (ok bool) {
 	defer func() {
 		if recover() != nil {
-			s = fmt.Sprintf("%T (formatting it panicked)", v)
+			ok = false
 		}
 	}()
-	return fmt.Sprint(v)
+	l().LogAttrs(st, slog.LevelError, "faultline: panic while writing a problem; connection aborted", attrs...)
+	return true
 }

@@ -1,0 +1,35 @@
+// Package problemhook holds the plumbing between the problem writer and the
+// kit's response-writer wrappers: the context key the writer is stored
+// under, and the interfaces a wrapper implements so the writer can ask
+// whether the response has started and announce that a problem is being
+// written. Users never need any of it, so it lives outside the public API.
+package problemhook
+
+import "fmt"
+
+// ContextKey is the key problem.NewContext stores the Writer under. Context
+// types that answer Value themselves (the middleware's per-request state)
+// compare against it to hand out the Writer without another allocation.
+type ContextKey struct{}
+
+// ResponseStarter is implemented by response-writer wrappers that know
+// whether the status line has gone out; the writer then refuses to send a
+// second one.
+type ResponseStarter interface {
+	ResponseStarted() bool
+}
+
+// ProblemMarker is implemented by response-writer wrappers that must tell a
+// problem apart from any other error response (the guard replaces bare error
+// statuses and must not replace a problem). The writer calls MarkProblem
+// just before WriteHeader.
+type ProblemMarker interface {
+	MarkProblem()
+}
+
+// TooLargeDetail is the public detail of request_too_large, naming the limit
+// so the client knows how much to cut. The writer's error mapping, the body
+// limit and bind all say it, so it has one home.
+func TooLargeDetail(limit int64) string {
+	return fmt.Sprintf("The request body exceeds the limit of %d bytes.", limit)
+}

@@ -1,0 +1,262 @@
+package problem
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline-go/faultline/correlation"
+)
+
+func writeFor(t *testing.T, wr *Writer, r *http.Request, p *Problem) (*httptest.ResponseRecorder, map[string]any) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	if err := wr.Write(rec, r, p); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if r.Method != http.MethodHead {
+		if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+			t.Fatalf("invalid JSON %q: %v", rec.Body, err)
+		}
+	}
+	return rec, m
+}
+
+// TestDetailFieldCannotBypassShowDetail proves issue 10 item 2: the rule
+// that internal never shows a detail holds at render time, even when the
+// exported field is assigned directly or the problem is built by hand.
+func TestDetailFieldCannotBypassShowDetail(t *testing.T) {
+	const secret = "user alice not in ldap group admins"
+	sink := &logSink{}
+	wr := NewWriter(WithLogger(newLogger(sink)))
+	assigned := New(Internal)
+	assigned.Detail = secret
+	byHand := &Problem{Code: "internal", Status: 500, Detail: secret}
+	for name, p := range map[string]*Problem{"assigned": assigned, "by hand": byHand, "WithDetail": New(Internal).WithDetail(secret)} {
+		r := httptest.NewRequest("GET", "/x", nil)
+		for _, accept := range []string{"application/json", "application/xml", "text/plain"} {
+			r.Header.Set("Accept", accept)
+			rec := httptest.NewRecorder()
+			_ = wr.Write(rec, r, p)
+			if strings.Contains(rec.Body.String(), "alice") {
+				t.Errorf("%s, %s: hidden detail rendered: %s", name, accept, rec.Body)
+			}
+		}
+		for _, out := range []string{string(p.AppendJSON(nil)), string(p.AppendXML(nil)), p.CLILine(), p.Error(), string(p.AppendJSONRPCError(nil))} {
+			if strings.Contains(out, "alice") && name != "by hand" {
+				t.Errorf("%s: hidden detail rendered: %s", name, out)
+			}
+		}
+	}
+	if !strings.Contains(sink.buf.String(), `"hidden_detail":"user alice not in ldap group admins"`) {
+		t.Errorf("hidden detail did not reach the log: %s", sink.buf.String())
+	}
+}
+
+// TestErrorIsPublic proves issue 10 item 3: Error() passes the public tier.
+func TestErrorIsPublic(t *testing.T) {
+	p := New(Conflict).WithDetail("Order for alice failed: password=hunter2 from 10.1.2.3")
+	got := p.Error()
+	if strings.Contains(got, "hunter2") || strings.Contains(got, "10.1.2.3") || !strings.HasPrefix(got, "conflict: Order for alice failed") {
+		t.Fatalf("Error() = %q", got)
+	}
+}
+
+// TestExtensionSecretsRedacted proves issue 10 item 4: a struct or map
+// extension keeps its keys' meaning; secrets under them are redacted in
+// every representation, at any depth.
+func TestExtensionSecretsRedacted(t *testing.T) {
+	type account struct {
+		ID       string `json:"id"`
+		Password string `json:"password"`
+		Nested   struct {
+			APIKey string `json:"api_key"`
+		} `json:"nested"`
+	}
+	var a account
+	a.ID, a.Password, a.Nested.APIKey = "a1", "hunter2-S3cret", "k-0123456789abcdef"
+	p := New(Conflict).WithExtension("account", a).
+		WithExtension("headers", map[string]any{"Authorization": "Bearer abc.def.ghi", "session_token": 12345}).
+		WithExtension("access_token", "tok-value-123")
+	for name, out := range map[string]string{"json": string(p.AppendJSON(nil)), "xml": string(p.AppendXML(nil))} {
+		for _, secret := range []string{"hunter2", "0123456789abcdef", "abc.def.ghi", "12345", "tok-value-123"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%s leaks %q: %s", name, secret, out)
+			}
+		}
+		if !strings.Contains(out, "a1") {
+			t.Errorf("%s lost a plain member: %s", name, out)
+		}
+	}
+}
+
+// TestUnregisteredCodeBecomesInternal proves issue 10 item 6.
+func TestUnregisteredCodeBecomesInternal(t *testing.T) {
+	sink := &logSink{}
+	wr := NewWriter(WithLogger(newLogger(sink)))
+	made := New(Kind{Name: "made_up", Status: 409, Title: "Made up"}).WithDetail("x")
+	for range 2 {
+		rec, m := writeFor(t, wr, httptest.NewRequest("GET", "/x", nil), made)
+		if rec.Code != 500 || m["code"] != "internal" || m["action"] != "retry" || m["cause"] != "internal" {
+			t.Fatalf("unregistered code rendered as %d %v", rec.Code, m)
+		}
+	}
+	if n := strings.Count(sink.buf.String(), "is not registered"); n != 1 {
+		t.Errorf("the developer error was logged %d times, want once: %s", n, sink.buf.String())
+	}
+	if !strings.Contains(sink.buf.String(), `"unregistered_code":"made_up"`) {
+		t.Errorf("the problem's record does not name the code: %s", sink.buf.String())
+	}
+	// Action and cause outside the closed sets never reach a client.
+	odd := New(Conflict)
+	odd.Action, odd.Cause = "", "whatever"
+	_, m := writeFor(t, wr, httptest.NewRequest("GET", "/x", nil), odd)
+	if m["action"] != "fix_request" || m["cause"] != "request" {
+		t.Errorf("open action/cause: %v", m)
+	}
+}
+
+// TestRetrySignalsNeverContradict proves issue 10 item 13 (and 14 on the
+// problem side): for every code of the default registry, every method,
+// with and without an Idempotency-Key, every outcome and both
+// retryabilities, no problem goes out with action retry and retryable
+// false; an unknown outcome without a key is verify and not retryable;
+// Retry-After is present exactly when retry_after_ms is, and agrees.
+func TestRetrySignalsNeverContradict(t *testing.T) {
+	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)))
+	outcomes := []Outcome{"", OutcomeNotStarted, OutcomeNotCommitted, OutcomeCommitted, OutcomeUnknown}
+	for _, k := range DefaultRegistry().Kinds() {
+		for _, method := range []string{"GET", "POST", "DELETE"} {
+			for _, key := range []string{"", "idem-1"} {
+				for _, o := range outcomes {
+					for _, retryable := range []bool{false, true} {
+						p := New(k).WithOutcome(o).WithRetryAfter(1500 * time.Millisecond)
+						p.Retryable = retryable
+						for _, q := range []*Problem{p, p.ForRequest(httptest.NewRequest(method, "/x", nil))} {
+							r := httptest.NewRequest(method, "/x", nil)
+							if key != "" {
+								r.Header.Set("Idempotency-Key", key)
+							}
+							rec, m := writeFor(t, wr, r, q)
+							where := fmt.Sprintf("%s %s key=%q outcome=%q retryable=%v", k.Name, method, key, q.Outcome, retryable)
+							if m["action"] == "retry" && m["retryable"] != true {
+								t.Fatalf("%s: action retry with retryable false: %s", where, rec.Body)
+							}
+							if m["outcome"] == "unknown" && key == "" && (m["action"] != "verify" || m["retryable"] != false) {
+								t.Fatalf("%s: unknown outcome without a key: %s", where, rec.Body)
+							}
+							ms, hasMS := m["retry_after_ms"].(float64)
+							header := rec.Header().Get("Retry-After")
+							if hasMS != (header != "") || hasMS && m["retryable"] != true {
+								t.Fatalf("%s: retry_after_ms %v, Retry-After %q, retryable %v", where, m["retry_after_ms"], header, m["retryable"])
+							}
+							if hasMS && header != strconv.FormatInt(int64((ms+999)/1000), 10) {
+								t.Fatalf("%s: Retry-After %q disagrees with %v ms", where, header, ms)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestVerifyDropsHandlersRetryAfter: a Retry-After an outer layer set is
+// not sent with a problem that asks the client to verify.
+func TestVerifyDropsHandlersRetryAfter(t *testing.T) {
+	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)))
+	rec := httptest.NewRecorder()
+	rec.Header().Set("Retry-After", "5")
+	_ = wr.Write(rec, httptest.NewRequest("POST", "/x", nil), New(Timeout).WithOutcome(OutcomeUnknown))
+	if rec.Header().Get("Retry-After") != "" {
+		t.Fatalf("verify went out with Retry-After %q", rec.Header().Get("Retry-After"))
+	}
+	// A retryable problem without a time of its own takes the header's.
+	rec = httptest.NewRecorder()
+	rec.Header().Set("Retry-After", "5")
+	_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), New(Unavailable))
+	if !strings.Contains(rec.Body.String(), `"retry_after_ms":5000`) || rec.Header().Get("Retry-After") != "5" {
+		t.Fatalf("Retry-After 5 and %s", rec.Body)
+	}
+}
+
+// TestObserverSeesEveryWrittenProblemOnce checks the hook OpenTelemetry
+// uses: once per written problem, with the final occurrence.
+func TestObserverSeesEveryWrittenProblemOnce(t *testing.T) {
+	var seen []*Problem
+	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithObserver(func(r *http.Request, p *Problem) {
+		seen = append(seen, p)
+	}))
+	r := httptest.NewRequest("POST", "/v1/orders", nil)
+	r = r.WithContext(correlation.WithID(r.Context(), "req-observed-1"))
+	_ = wr.Write(httptest.NewRecorder(), r, New(Timeout).WithOutcome(OutcomeUnknown))
+	head := httptest.NewRequest("HEAD", "/v1/orders", nil)
+	_ = wr.WriteError(httptest.NewRecorder(), head, errors.New("boom"))
+	_ = wr.Write(&startedWriter{ResponseWriter: httptest.NewRecorder(), started: true}, r, New(Conflict))
+	if len(seen) != 2 {
+		t.Fatalf("observed %d problems, want 2 (the unwritable one is not written)", len(seen))
+	}
+	if p := seen[0]; p.Code != "timeout" || p.Status != 503 || p.Action != ActionVerify || p.Retryable ||
+		p.Outcome != OutcomeUnknown || p.CorrelationID != "req-observed-1" || p.Cause != CauseInternal {
+		t.Errorf("observed %+v", p)
+	}
+	if p := seen[1]; p.Code != "internal" || p.Unwrap() == nil {
+		t.Errorf("observed %+v", p)
+	}
+}
+
+// TestDevelopmentMode checks issue 13 item 6: the hidden detail and the
+// error chain are added through the log tier, and a production marker
+// refuses the mode.
+func TestDevelopmentMode(t *testing.T) {
+	err := fmt.Errorf("load order 42: %w", errors.New("dial tcp 10.0.0.7:5432: password=hunter2 refused"))
+	p := New(Internal).WithDetail("ldap lookup of alice failed").Wrap(err)
+	t.Setenv(ProductionEnv, "")
+	dev := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithInsecureDevelopmentMode())
+	if !dev.DevelopmentMode() {
+		t.Fatal("development mode did not turn on")
+	}
+	_, m := writeFor(t, dev, httptest.NewRequest("GET", "/x", nil), p)
+	chain, _ := m["debug_errors"].([]any)
+	if m["debug_detail"] != "ldap lookup of alice failed" || len(chain) != 2 ||
+		!strings.Contains(fmt.Sprint(chain[1]), "10.0.0.7") || strings.Contains(fmt.Sprint(chain), "hunter2") {
+		t.Fatalf("development members: %v", m)
+	}
+	if m["detail"] != Internal.DefaultDetail {
+		t.Errorf("development mode changed the public detail: %v", m["detail"])
+	}
+
+	t.Setenv(ProductionEnv, "Production")
+	sink := &logSink{}
+	prod := NewWriter(WithLogger(newLogger(sink)), WithInsecureDevelopmentMode())
+	if prod.DevelopmentMode() {
+		t.Fatal("development mode turned on in production")
+	}
+	_, m = writeFor(t, prod, httptest.NewRequest("GET", "/x", nil), p)
+	if _, ok := m["debug_errors"]; ok {
+		t.Fatalf("production problem carries the chain: %v", m)
+	}
+	if !strings.Contains(sink.buf.String(), "WithInsecureDevelopmentMode refused") {
+		t.Errorf("refusal not logged: %s", sink.buf.String())
+	}
+}
+
+// TestLegacyWindowSendsNoDeprecationByDefault proves issue 10 item 12:
+// Deprecation and Sunset describe the resource, so the legacy window does
+// not send them unless the operator opts in.
+func TestLegacyWindowSendsNoDeprecationByDefault(t *testing.T) {
+	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)),
+		WithLegacy(Legacy{Until: time.Now().Add(24 * time.Hour)}))
+	rec, m := writeFor(t, wr, httptest.NewRequest("GET", "/v1/orders", nil), New(NotFound))
+	if m["error"] != "not_found" || rec.Header().Get("Deprecation") != "" || rec.Header().Get("Sunset") != "" {
+		t.Fatalf("headers %v body %v", rec.Header(), m)
+	}
+}

@@ -1,0 +1,139 @@
+package problem
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/faultline-go/faultline/sanitize"
+)
+
+// This file holds the rules every representation applies to member names
+// and to instance, so JSON, XML and text always carry the same members.
+
+// extensionMembers returns the extension members as rendered: names that
+// cannot be written as they are (a peer's, kept by Parse) pass the public
+// tier and never repeat a name at the top level, and the value of a member
+// named like a secret is redacted. The common case, names set with
+// WithExtension and no secret among them, returns p.ext itself.
+func (p *Problem) extensionMembers(legacy bool) []Extension {
+	plain := true
+	for _, e := range p.ext {
+		if !validExtensionName(e.Name) || reserved[e.Name] || secretName(e.Name) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return p.ext
+	}
+	seen := make(map[string]bool, len(reserved)+len(p.ext))
+	for name := range reserved {
+		seen[name] = true
+	}
+	if !legacy {
+		// Without the legacy members their names are free.
+		delete(seen, "error")
+		delete(seen, "message")
+	}
+	out := make([]Extension, 0, len(p.ext))
+	for _, e := range p.ext {
+		out = append(out, publicMember(seen, e.Name, e.Value))
+	}
+	return out
+}
+
+// publicMembers returns the members of a map value in the order they are
+// rendered: sorted by key, names through the public tier and unique,
+// secrets redacted.
+func publicMembers(m map[string]any) []Extension {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	seen := make(map[string]bool, len(m))
+	out := make([]Extension, 0, len(m))
+	for _, k := range keys {
+		out = append(out, publicMember(seen, k, m[k]))
+	}
+	return out
+}
+
+func publicMember(seen map[string]bool, name string, value any) Extension {
+	if secretName(name) {
+		value = sanitize.Redacted
+	}
+	name = sanitize.Public(name)
+	if seen[name] {
+		// Two names the public tier made equal (two IP addresses become
+		// the same placeholder) must stay two members.
+		for n := 2; ; n++ {
+			if c := name + " (" + strconv.Itoa(n) + ")"; !seen[c] {
+				name = c
+				break
+			}
+		}
+	}
+	seen[name] = true
+	return Extension{Name: name, Value: value}
+}
+
+// secretName reports whether a member's name marks its value as a secret.
+// The rule is the public tier's own, asked with a stand-in value: a name
+// whose value the tier redacts in "name=value" text is redacted here too,
+// so the kit has one list of secret names, in sanitize.
+func secretName(name string) bool {
+	if name == "" || strings.ContainsAny(name, "=:\n") {
+		return false
+	}
+	return strings.HasSuffix(sanitize.Public(name+"=placeholder"), "="+sanitize.Redacted)
+}
+
+// publicInstance returns instance as rendered: through the public tier
+// (a token in a path is not echoed) and then as a URI reference, every
+// byte outside RFC 3986's allowed set percent-encoded. An escaped request
+// path passes unchanged, without allocating.
+func publicInstance(s string) string {
+	s = sanitize.Public(s)
+	i := 0
+	for i < len(s) && uriAllowed(s, i) {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		if uriAllowed(s, i) {
+			b.WriteByte(s[i])
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(upperHex[s[i]>>4])
+		b.WriteByte(upperHex[s[i]&0xF])
+	}
+	return b.String()
+}
+
+const upperHex = "0123456789ABCDEF"
+
+// uriAllowed reports whether s[i] may stand as it is in a URI reference:
+// unreserved, sub-delims, ':', '@', '/', '?', '#', or the '%' of a valid
+// percent-encoding.
+func uriAllowed(s string, i int) bool {
+	c := s[i]
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	case c == '%':
+		return i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2])
+	}
+	return strings.IndexByte("-._~!$&'()*+,;=:@/?#", c) >= 0
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
