@@ -32,7 +32,7 @@ func BenchmarkErrorRoute(b *testing.B) {
 		logger := slog.New(correlation.NewHandler(h))
 		wr := problem.NewWriter(problem.WithLogger(logger))
 		r := chi.NewRouter()
-		r.Use(middleware.Stack(middleware.WithWriter(wr), middleware.WithLogger(logger), middleware.WithBodyLimit(1<<20)))
+		r.Use(middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(1<<20)))
 		r.Method(http.MethodGet, "/fail", wr.Handler(func(http.ResponseWriter, *http.Request) error { return errWithDSN }))
 		return r
 	}

@@ -37,7 +37,7 @@ func successRouters() []struct {
 	fl.Use(middleware.Stack(
 		middleware.WithWriter(wr),
 		middleware.WithBodyLimit(1<<20),
-		middleware.WithTimeout(5*time.Second),
+		middleware.WithRequestTimeout(5*time.Second),
 	))
 	fl.Get("/v1/orders/{id}", okHandler)
 

@@ -2,6 +2,7 @@ package correlation
 
 import (
 	"context"
+	"github.com/faultline-go/faultline/internal/corrstate"
 	"testing"
 	"time"
 )
@@ -22,9 +23,9 @@ func TestContextAccessors(t *testing.T) {
 }
 
 func TestWithIDKeepsTrace(t *testing.T) {
-	parent := &idContext{Context: context.Background(), req: Request{id: "a", traceID: "4bf92f3577b34da6a3ce929d0e0e4736"}}
+	parent := &idContext{Context: context.Background(), req: corrstate.Request{ID: "a", TraceID: "4bf92f3577b34da6a3ce929d0e0e4736"}}
 	ctx := WithID(parent, "job-1234")
-	if got := TraceID(ctx); got != parent.req.traceID {
+	if got := TraceID(ctx); got != parent.req.TraceID {
 		t.Fatalf("TraceID = %q", got)
 	}
 }

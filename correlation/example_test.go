@@ -36,41 +36,11 @@ func ExampleMiddleware() {
 	// req-7f3a9c21
 }
 
-// requestState stands for a middleware's own per-request object: keeping
-// the correlation inside it costs the request no allocation of its own.
-type requestState struct {
-	context.Context
-	corr correlation.Request
-	// ... the middleware's other per-request fields
-}
-
-func (s *requestState) Value(key any) any {
-	if v, ok := s.corr.Value(key); ok {
-		return v
-	}
-	return s.Context.Value(key)
-}
-
-func ExampleAcceptor() {
-	acceptor := correlation.NewAcceptor()
-	mw := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			st := &requestState{Context: r.Context()}
-			acceptor.Accept(&st.corr, w, r)
-			next.ServeHTTP(w, r.WithContext(st))
-		})
-	}
-	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Println(correlation.ID(r.Context()), correlation.TraceID(r.Context()))
-	}))
-
-	req := httptest.NewRequest(http.MethodGet, "/orders", nil)
-	req.Header.Set("X-Request-Id", "req-7f3a9c21")
-	req.Header.Set("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	fmt.Println(rec.Header().Get("X-Request-Id"))
+// A background job keeps the ID of the request that started it, so its log
+// lines are found under the same correlation_id.
+func ExampleWithID() {
+	ctx := correlation.WithID(context.Background(), "req-7f3a9c21")
+	fmt.Println(correlation.ID(ctx), correlation.Valid("req-7f3a9c21"), correlation.Valid("bad id"))
 	// Output:
-	// req-7f3a9c21 4bf92f3577b34da6a3ce929d0e0e4736
-	// req-7f3a9c21
+	// req-7f3a9c21 true false
 }

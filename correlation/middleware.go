@@ -5,19 +5,20 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+
+	"github.com/faultline-go/faultline/internal/corrstate"
 )
 
 // DefaultHeader is the header the middleware echoes the correlation ID in,
 // and the first one it accepts an inbound ID from.
 const DefaultHeader = "X-Request-Id"
 
-// Option configures Middleware and NewAcceptor.
+// Option configures Middleware.
 type Option func(*config)
 
 type config struct {
 	inbound  []string
 	response string
-	logger   *slog.Logger
 	generate func() string
 }
 
@@ -39,13 +40,6 @@ func WithResponseHeader(name string) Option {
 	return func(c *config) { c.response = http.CanonicalHeaderKey(name) }
 }
 
-// WithLogger sets where rejected inbound IDs are reported. The default is
-// slog.Default() at the time of the request, so a later slog.SetDefault
-// still takes effect.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.logger = l }
-}
-
 // WithGenerator replaces NewID as the source of fresh IDs. A generated value
 // that fails Valid is replaced by NewID, because the ID is echoed to clients
 // and written to logs unescaped.
@@ -59,7 +53,9 @@ const traceparentHeader = "Traceparent"
 // Middleware gives every request a correlation ID. It accepts an inbound ID
 // only when every value of every configured inbound header agrees and is
 // Valid; otherwise it generates a fresh ID and logs the rejected value at
-// Warn, escaped and truncated. A bad ID never fails the request. A valid
+// Warn, escaped and truncated, to slog.Default() at the time of the request
+// (inside faultline's middleware.Stack, to its problem writer's logger, so
+// a service gives its logger once). A bad ID never fails the request. A valid
 // traceparent header contributes the trace ID. Both go into the request
 // context (see ID and TraceID), and the ID is set on the response header
 // before the next handler runs, so it is present even on responses that
@@ -70,26 +66,38 @@ const traceparentHeader = "Traceparent"
 // outer one's ID, so a rejected inbound value is neither logged twice nor
 // replaced by two different IDs.
 func Middleware(opts ...Option) func(http.Handler) http.Handler {
-	a := NewAcceptor(opts...)
+	a := newAcceptor(opts...)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c := &idContext{Context: r.Context()}
-			a.Accept(&c.req, w, r)
+			a.Accept(&c.req, w, r, defaultLogs{})
 			next.ServeHTTP(w, r.WithContext(c))
 		})
 	}
 }
 
-// Acceptor is what Middleware does to each request, for middlewares that
-// keep a Request inside their own per-request context instead of paying for
-// a context of Middleware's. It is safe for concurrent use.
-type Acceptor struct {
+// defaultLogs is slog.Default() at the time of the report, so a later
+// slog.SetDefault still takes effect.
+type defaultLogs struct{}
+
+func (defaultLogs) Logger() *slog.Logger { return slog.Default() }
+
+func init() {
+	corrstate.NewAcceptor = func(opts any) corrstate.Acceptor {
+		o, _ := opts.([]Option)
+		return newAcceptor(o...)
+	}
+}
+
+// acceptor is what Middleware does to each request. faultline's
+// middleware.Stack uses it through corrstate, keeping the Request inside its
+// own per-request state instead of paying for an idContext.
+type acceptor struct {
 	cfg config
 }
 
-// NewAcceptor returns an Acceptor configured like Middleware(opts...).
-func NewAcceptor(opts ...Option) *Acceptor {
-	a := &Acceptor{cfg: config{
+func newAcceptor(opts ...Option) *acceptor {
+	a := &acceptor{cfg: config{
 		inbound:  []string{DefaultHeader, "X-Correlation-Id"},
 		response: DefaultHeader,
 	}}
@@ -99,42 +107,42 @@ func NewAcceptor(opts ...Option) *Acceptor {
 	return a
 }
 
-// Accept fills in v for r exactly as Middleware would, and sets the
-// response header on w. If r's context already carries a Request accepted
-// by an outer Middleware or Acceptor, v takes its ID and trace ID and
-// nothing is logged again. The caller makes v reachable from the context
-// the next handler sees (see Request.Value). When v is reachable from r's
-// context already, as when a layer shares an outer one's state, Accept only
-// sets the header.
-func (a *Acceptor) Accept(v *Request, w http.ResponseWriter, r *http.Request) {
+// Accept fills in v for r exactly as Middleware would, sets the response
+// header on w and logs a rejected inbound ID to logs.Logger(). If r's context already
+// carries a Request accepted by an outer Middleware or Stack, v takes its
+// ID and trace ID and nothing is logged again. The caller makes v reachable
+// from the context the next handler sees (see corrstate.Request.Value).
+// When v is reachable from r's context already, as when a layer shares an
+// outer one's state, Accept only sets the header.
+func (a *acceptor) Accept(v *corrstate.Request, w http.ResponseWriter, r *http.Request, logs corrstate.Logs) {
 	cfg := &a.cfg
-	if outer := fromContext(r.Context()); outer != nil && outer.accepted {
+	if outer := corrstate.From(r.Context()); outer != nil && outer.Accepted {
 		if outer == v {
-			// v.hdr may back an outer layer's header of another name; one
+			// v.Hdr may back an outer layer's header of another name; one
 			// array under two headers would let an edit of one change both.
-			w.Header()[cfg.response] = []string{v.id}
+			w.Header()[cfg.response] = []string{v.ID}
 			return
 		}
-		*v = Request{id: outer.id, traceID: outer.traceID, accepted: true}
+		*v = corrstate.Request{ID: outer.ID, TraceID: outer.TraceID, Accepted: true}
 	} else {
 		id, rej := cfg.accept(r.Header)
 		if id == "" {
 			id = cfg.fresh()
 		}
-		*v = Request{id: id, accepted: true}
+		*v = corrstate.Request{ID: id, Accepted: true}
 		if tp := r.Header[traceparentHeader]; len(tp) == 1 {
 			if tc, ok := ParseTraceparent(tp[0]); ok {
-				v.traceID = tc.TraceID
+				v.TraceID = tc.TraceID
 			}
 		}
 		if rej.reason != "" {
 			// Only a rejection pays for a context, so that the warning
 			// carries the replacement ID like any other record.
-			cfg.report(&idContext{Context: r.Context(), req: *v}, rej)
+			cfg.report(&idContext{Context: r.Context(), req: *v}, rej, logs.Logger())
 		}
 	}
-	v.hdr[0] = v.id
-	w.Header()[cfg.response] = v.hdr[:]
+	v.Hdr[0] = v.ID
+	w.Header()[cfg.response] = v.Hdr[:]
 }
 
 type rejection struct {
@@ -177,11 +185,7 @@ func (cfg *config) fresh() string {
 // recognise it, too little to flood the log or smuggle a payload through it.
 const logValueMax = 64
 
-func (cfg *config) report(ctx context.Context, rej rejection) {
-	l := cfg.logger
-	if l == nil {
-		l = slog.Default()
-	}
+func (cfg *config) report(ctx context.Context, rej rejection, l *slog.Logger) {
 	v := rej.value
 	if len(v) > logValueMax {
 		v = v[:logValueMax]

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/faultline-go/faultline/internal/corrstate"
 	"io"
 	"log/slog"
 	"net"
@@ -84,6 +85,18 @@ type logSink struct{ buf bytes.Buffer }
 
 func (s *logSink) logger() *slog.Logger { return slog.New(slog.NewJSONHandler(&s.buf, nil)) }
 
+type sinkLogs struct{ l *slog.Logger }
+
+func (s sinkLogs) Logger() *slog.Logger { return s.l }
+
+// asDefault makes the sink slog's default logger, where Middleware reports
+// rejected IDs, for the rest of the test.
+func (s *logSink) asDefault(t *testing.T) {
+	prev := slog.Default()
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	slog.SetDefault(s.logger())
+}
+
 func (s *logSink) records(t *testing.T) []map[string]any {
 	t.Helper()
 	var out []map[string]any
@@ -131,7 +144,8 @@ func newServer(t *testing.T, h http.Handler) *httptest.Server {
 
 func TestMiddlewareOverHTTP(t *testing.T) {
 	var sink logSink
-	srv := newServer(t, Middleware(WithLogger(sink.logger()))(echo))
+	sink.asDefault(t)
+	srv := newServer(t, Middleware()(echo))
 	valid8, valid128 := "abcd1234", strings.Repeat("Ab0._~+/=-", 12)+"abcdefgh"
 
 	t.Run("valid echoed", func(t *testing.T) {
@@ -236,10 +250,11 @@ func TestMiddlewareHostileValuesInProcess(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%q", v), func(t *testing.T) {
 			var sink logSink
+			sink.asDefault(t)
 			req := httptest.NewRequest(http.MethodGet, "/", nil)
 			req.Header[DefaultHeader] = []string{v}
 			rec := httptest.NewRecorder()
-			Middleware(WithLogger(sink.logger()))(echo).ServeHTTP(rec, req)
+			Middleware()(echo).ServeHTTP(rec, req)
 			expectGenerated(t, rec.Result(), v)
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: a bad ID must never fail the request", rec.Code)
@@ -253,7 +268,8 @@ func TestMiddlewareHostileValuesInProcess(t *testing.T) {
 
 func TestMiddlewareLogsRejectionEscapedAndTruncated(t *testing.T) {
 	var sink logSink
-	srv := newServer(t, Middleware(WithLogger(sink.logger()))(echo))
+	sink.asDefault(t)
+	srv := newServer(t, Middleware()(echo))
 	hostile := "évil\t" + strings.Repeat("A", 10<<10)
 	resp := rawGet(t, srv, "/", "X-Request-Id: "+hostile)
 	newID := resp.Header.Get(DefaultHeader)
@@ -305,9 +321,10 @@ func TestMiddlewareLogReasons(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var sink logSink
+			sink.asDefault(t)
 			req := httptest.NewRequest(http.MethodGet, "/", nil)
 			req.Header = c.header
-			Middleware(WithLogger(sink.logger()))(echo).ServeHTTP(httptest.NewRecorder(), req)
+			Middleware()(echo).ServeHTTP(httptest.NewRecorder(), req)
 			recs := sink.records(t)
 			if len(recs) != 1 {
 				t.Fatalf("got %d records", len(recs))
@@ -323,11 +340,12 @@ func TestMiddlewareLogReasons(t *testing.T) {
 
 func TestMiddlewareAcceptedIDIsNotLogged(t *testing.T) {
 	var sink logSink
+	sink.asDefault(t)
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	req.Header.Set(DefaultHeader, "fine-12345")
-	Middleware(WithLogger(sink.logger()))(echo).ServeHTTP(httptest.NewRecorder(), req)
+	Middleware()(echo).ServeHTTP(httptest.NewRecorder(), req)
 	req.Header.Del(DefaultHeader)
-	Middleware(WithLogger(sink.logger()))(echo).ServeHTTP(httptest.NewRecorder(), req)
+	Middleware()(echo).ServeHTTP(httptest.NewRecorder(), req)
 	if sink.buf.Len() != 0 {
 		t.Fatalf("logged without a rejection: %s", sink.buf.String())
 	}
@@ -502,8 +520,9 @@ func BenchmarkMiddleware(b *testing.B) {
 
 func TestMiddlewareStacked(t *testing.T) {
 	var sink logSink
-	mw := Middleware(WithLogger(sink.logger()))
-	inner := Middleware(WithLogger(sink.logger()), WithResponseHeader("X-Correlation-Id"))
+	sink.asDefault(t)
+	mw := Middleware()
+	inner := Middleware(WithResponseHeader("X-Correlation-Id"))
 	srv := newServer(t, mw(inner(echo)))
 	resp := clientGet(t, srv.URL, map[string][]string{"X-Request-Id": {"bad id"}})
 	id := resp.Header.Get(DefaultHeader)
@@ -537,7 +556,7 @@ func TestMiddlewareIgnoresBaseContextID(t *testing.T) {
 // use Acceptor exists for.
 type embedded struct {
 	context.Context
-	corr Request
+	corr corrstate.Request
 }
 
 func (e *embedded) Value(key any) any {
@@ -557,7 +576,7 @@ func TestAcceptorEmbedded(t *testing.T) {
 	req.Header.Set(DefaultHeader, "req-7f3a9c21")
 	req.Header.Set("Traceparent", specExample)
 	rec := httptest.NewRecorder()
-	NewAcceptor().Accept(&e.corr, rec, req)
+	newAcceptor().Accept(&e.corr, rec, req, defaultLogs{})
 	if ID(e) != "req-7f3a9c21" || TraceID(e) != "4bf92f3577b34da6a3ce929d0e0e4736" {
 		t.Fatalf("ID %q, TraceID %q", ID(e), TraceID(e))
 	}
@@ -575,9 +594,9 @@ func TestAcceptorAlreadyAccepted(t *testing.T) {
 	req := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(e)
 	req.Header.Set(DefaultHeader, "bad id")
 	rec := httptest.NewRecorder()
-	NewAcceptor(WithLogger(sink.logger())).Accept(&e.corr, rec, req)
+	newAcceptor().Accept(&e.corr, rec, req, sinkLogs{sink.logger()})
 	id := ID(e)
-	NewAcceptor(WithLogger(sink.logger()), WithResponseHeader("X-Correlation-Id")).Accept(&e.corr, rec, req)
+	newAcceptor(WithResponseHeader("X-Correlation-Id")).Accept(&e.corr, rec, req, sinkLogs{sink.logger()})
 	if ID(e) != id || rec.Header().Get("X-Correlation-Id") != id || rec.Header().Get(DefaultHeader) != id {
 		t.Fatalf("ID %q became %q, headers %v", id, ID(e), rec.Header())
 	}
@@ -591,17 +610,18 @@ func TestAcceptorAlreadyAccepted(t *testing.T) {
 }
 
 func TestAcceptAllocs(t *testing.T) {
-	a := NewAcceptor()
+	a := newAcceptor()
 	w := &discardWriter{h: http.Header{}}
-	var v Request
+	var v corrstate.Request
+	log := defaultLogs{}
 	inbound := httptest.NewRequest(http.MethodGet, "/", nil)
 	inbound.Header.Set(DefaultHeader, "0193b1c2-7d3e-7a1b-8c2d-3e4f5a6b7c8d")
 	inbound.Header.Set("Traceparent", specExample)
-	if n := testing.AllocsPerRun(1000, func() { a.Accept(&v, w, inbound) }); n != 0 {
+	if n := testing.AllocsPerRun(1000, func() { a.Accept(&v, w, inbound, log) }); n != 0 {
 		t.Errorf("inbound ID: %v allocs, want 0", n)
 	}
 	generated := httptest.NewRequest(http.MethodGet, "/", nil)
-	if n := testing.AllocsPerRun(1000, func() { a.Accept(&v, w, generated) }); n != 1 {
+	if n := testing.AllocsPerRun(1000, func() { a.Accept(&v, w, generated, log) }); n != 1 {
 		t.Errorf("generated ID: %v allocs, want 1 (the ID)", n)
 	}
 }

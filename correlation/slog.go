@@ -3,6 +3,8 @@ package correlation
 import (
 	"context"
 	"log/slog"
+
+	"github.com/faultline-go/faultline/internal/corrstate"
 )
 
 // Attribute keys the package logs under.
@@ -93,12 +95,12 @@ func (h *handler) WithGroup(name string) slog.Handler {
 }
 
 func (h *handler) Handle(ctx context.Context, r slog.Record) error {
-	c := fromContext(ctx)
+	c := corrstate.From(ctx)
 	if c == nil {
 		return h.next.Handle(ctx, r)
 	}
-	addID := c.id != "" && !h.rootHasID
-	addTrace := c.traceID != "" && !h.rootHasTrace
+	addID := c.ID != "" && !h.rootHasID
+	addTrace := c.TraceID != "" && !h.rootHasTrace
 	if len(h.groups) == 0 && (addID || addTrace) {
 		r.Attrs(func(a slog.Attr) bool {
 			switch a.Key {
@@ -117,11 +119,11 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 	var extra [2]slog.Attr
 	n := 0
 	if addID {
-		extra[n] = slog.String(AttrKey, c.id)
+		extra[n] = slog.String(AttrKey, c.ID)
 		n++
 	}
 	if addTrace {
-		extra[n] = slog.String(TraceAttrKey, c.traceID)
+		extra[n] = slog.String(TraceAttrKey, c.TraceID)
 		n++
 	}
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/faultline-go/faultline/internal/corrstate"
 	"log/slog"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 const testTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
 
 func requestContext(id, trace string) context.Context {
-	return &idContext{Context: context.Background(), req: Request{id: id, traceID: trace}}
+	return &idContext{Context: context.Background(), req: corrstate.Request{ID: id, TraceID: trace}}
 }
 
 type jsonLog struct {

@@ -32,8 +32,8 @@ func BodyLimit(n int64, opts ...Option) func(http.Handler) http.Handler {
 		panic("middleware: BodyLimit needs a positive limit")
 	}
 	cfg := newConfig(opts)
-	cfg.limit, cfg.timeout = n, 0
-	return cfg.layer(false, false)
+	cfg.limit = n
+	return cfg.layer(0)
 }
 
 // limitBody applies limit n to the request and reports whether the handler

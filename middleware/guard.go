@@ -28,9 +28,7 @@ import (
 // response, byte for byte and unbuffered, with http.Flusher, http.Hijacker,
 // io.ReaderFrom and Unwrap (for http.ResponseController) preserved.
 func Guard(opts ...Option) func(http.Handler) http.Handler {
-	cfg := newConfig(opts)
-	cfg.limit, cfg.timeout = 0, 0
-	return cfg.layer(false, true)
+	return newConfig(opts).layer(partGuard)
 }
 
 // MarkProblem is problem.Writer's announcement that the response it is

@@ -34,7 +34,7 @@ func TestGuardHTTPError(t *testing.T) {
 func TestGuardKeepsNonRepresentationHeaders(t *testing.T) {
 	forEachRouter(t, func(t *testing.T, rt router) {
 		k := newKit()
-		h := rt.build(Stack(WithWriter(k.writer), WithTimeout(time.Second)), map[string]http.HandlerFunc{
+		h := rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(time.Second)), map[string]http.HandlerFunc{
 			"GET /private": func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Allow", "GET")
 				w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
@@ -90,7 +90,7 @@ func TestGuardStreamsSuccess(t *testing.T) {
 	forEachRouter(t, func(t *testing.T, rt router) {
 		k := newKit()
 		partRead := make(chan struct{})
-		h := rt.build(Stack(WithWriter(k.writer), WithTimeout(5*time.Second), WithBodyLimit(1<<20)), map[string]http.HandlerFunc{
+		h := rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(5*time.Second), WithBodyLimit(1<<20)), map[string]http.HandlerFunc{
 			"GET /stream": func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/plain")
 				io.WriteString(w, "part one\n")
@@ -130,7 +130,7 @@ func TestGuardStreamsSuccess(t *testing.T) {
 
 func TestGuardHijack(t *testing.T) {
 	k := newKit()
-	srv := k.serve(t, Stack(WithWriter(k.writer), WithTimeout(time.Second))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(time.Second))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, rw, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			t.Error(err)
@@ -210,7 +210,7 @@ func TestGuardKeepsHeadersStatusRequires(t *testing.T) {
 				http.Error(w, "nope", c.status)
 			}
 		}
-		srv := k.serve(t, rt.build(Stack(WithWriter(k.writer), WithTimeout(time.Second)), routes))
+		srv := k.serve(t, rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(time.Second)), routes))
 		for _, c := range cases {
 			r := get(t, srv.URL+"/"+strconv.Itoa(c.status))
 			if r.StatusCode != c.status || r.Header.Get("Content-Type") != "application/problem+json" {

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -24,9 +25,13 @@ import (
 // since Go 1.21 turns it into a *runtime.PanicNilError (unless
 // GODEBUG=panicnil=1, which makes it invisible to recover).
 func Recover(opts ...Option) func(http.Handler) http.Handler {
-	cfg := newConfig(opts)
-	cfg.limit, cfg.timeout = 0, 0
-	return cfg.layer(true, false)
+	return newConfig(opts).layer(partRecover)
+}
+
+// recoverPanic is the deferred function of a recovering layer: recover
+// works only when called by the deferred function itself.
+func (l *layer) recoverPanic(st *state, own bool) {
+	l.finish(st, own, recover())
 }
 
 // panicError carries the panic value to the log as the problem's error.
@@ -99,4 +104,14 @@ func stackFrames() slog.Attr {
 		}
 	}
 	return slog.Any("stack", out)
+}
+
+// safeString formats a panic value whose own methods may panic.
+func safeString(v any) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = fmt.Sprintf("%T (formatting it panicked)", v)
+		}
+	}()
+	return fmt.Sprint(v)
 }

@@ -135,7 +135,12 @@ func TestRecoverPanicInsideWriter(t *testing.T) {
 	fallback := &syncBuffer{}
 	wr := problem.NewWriter(problem.WithLogger(slog.New(panickingHandler{slog.NewJSONHandler(io.Discard, nil)})))
 	k := newKit()
-	srv := k.serve(t, Stack(WithWriter(wr), WithLogger(slog.New(slog.NewJSONHandler(fallback, nil))))(
+	// The writer's own logger is what broke: the report goes to slog's
+	// default.
+	prev := slog.Default()
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	slog.SetDefault(slog.New(slog.NewJSONHandler(fallback, nil)))
+	srv := k.serve(t, Stack(WithWriter(wr))(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic("first") })))
 	resp, err := http.Get(srv.URL)
 	if err == nil {

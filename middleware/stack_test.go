@@ -18,8 +18,7 @@ import (
 func TestStackHostileRequestIDs(t *testing.T) {
 	forEachRouter(t, func(t *testing.T, rt router) {
 		k := newKit()
-		rejected := slog.New(slog.NewJSONHandler(k.logs, nil))
-		h := rt.build(Stack(WithWriter(k.writer), WithCorrelation(correlation.WithLogger(rejected))), map[string]http.HandlerFunc{
+		h := rt.build(Stack(WithWriter(k.writer)), map[string]http.HandlerFunc{
 			"GET /id": func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(correlation.ID(r.Context()))) },
 		})
 		srv := k.serve(t, h)
@@ -51,7 +50,7 @@ func TestStackHostileRequestIDs(t *testing.T) {
 
 func TestStackDeadlineContext(t *testing.T) {
 	k := newKit()
-	srv := k.serve(t, Stack(WithWriter(k.writer), WithTimeout(time.Second))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(time.Second))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		d, ok := ctx.Deadline()
 		if !ok || time.Until(d) > time.Second || ctx.Err() != nil {
@@ -100,7 +99,7 @@ func BenchmarkSuccess(b *testing.B) {
 		h    http.Handler
 	}{
 		{"bare", build()},
-		{"faultline_stack", build(Stack(WithBodyLimit(1<<20), WithTimeout(5*time.Second)))},
+		{"faultline_stack", build(Stack(WithBodyLimit(1<<20), WithRequestTimeout(5*time.Second)))},
 		{"faultline_stack_no_timeout", build(Stack(WithBodyLimit(1 << 20)))},
 		{"chi_requestid_recoverer_requestsize", build(chimw.RequestID, chimw.Recoverer, chimw.RequestSize(1<<20))},
 	}
@@ -128,9 +127,12 @@ const testTraceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
 func TestStackKeepsOuterCorrelationID(t *testing.T) {
 	forEachRouter(t, func(t *testing.T, rt router) {
 		k := newKit()
-		rejected := slog.New(slog.NewJSONHandler(k.logs, nil))
-		stack := Stack(WithWriter(k.writer), WithCorrelation(correlation.WithLogger(rejected), correlation.WithResponseHeader("X-Correlation-Id")))
-		outer := correlation.Middleware(correlation.WithLogger(rejected))
+		// A correlation.Middleware on its own reports to slog's default.
+		prev := slog.Default()
+		t.Cleanup(func() { slog.SetDefault(prev) })
+		slog.SetDefault(slog.New(slog.NewJSONHandler(k.logs, nil)))
+		stack := Stack(WithWriter(k.writer), WithCorrelation(correlation.WithResponseHeader("X-Correlation-Id")))
+		outer := correlation.Middleware()
 		h := outer(rt.build(stack, map[string]http.HandlerFunc{
 			"GET /id":    idEcho,
 			"GET /panic": func(http.ResponseWriter, *http.Request) { panic("boom") },
@@ -225,7 +227,7 @@ func TestStackAllocs(t *testing.T) {
 	inbound.Header.Set("X-Request-Id", "0193b1c2-7d3e-7a1b-8c2d-3e4f5a6b7c8d")
 	inbound.Header.Set("Traceparent", testTraceparent)
 	for name, mw := range map[string]func(http.Handler) http.Handler{
-		"timeout":    Stack(WithBodyLimit(1<<20), WithTimeout(5*time.Second)),
+		"timeout":    Stack(WithBodyLimit(1<<20), WithRequestTimeout(5*time.Second)),
 		"no_timeout": Stack(WithBodyLimit(1 << 20)),
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -31,7 +31,7 @@ func Timeout(d time.Duration, opts ...Option) func(http.Handler) http.Handler {
 	}
 	cfg := newConfig(opts)
 	cfg.timeout = d
-	return cfg.layer(false, false)
+	return cfg.layer(0)
 }
 
 // deadlineTimer is a reusable time.AfterFunc timer: arming one per request
@@ -97,13 +97,13 @@ func (st *state) disarm() {
 		st.commitHeaders()
 	}
 	st.releaseShadow()
-	if c := st.real.Load(); c != nil {
+	if c := st.dctx.Load(); c != nil {
 		c.cancel()
 	}
 }
 
 func (st *state) deadlinePassed() bool {
-	if c := st.real.Load(); c != nil && errors.Is(c.ctx.Err(), context.DeadlineExceeded) {
+	if c := st.dctx.Load(); c != nil && errors.Is(c.ctx.Err(), context.DeadlineExceeded) {
 		return true
 	}
 	return !time.Now().Before(st.deadline)
@@ -125,6 +125,10 @@ func (st *state) expire() {
 		// left unread). Full duplex would not do: the handler would stay
 		// blocked for as long as the client trickles.
 		_ = http.NewResponseController(st.w).SetReadDeadline(time.Now())
+		// The deadline stays on the connection: when the handler had read
+		// the whole body, net/http would keep it alive and the next request
+		// on it would start with its context cancelled. It must close.
+		st.w.Header().Set("Connection", "close")
 	}
 	p := timeoutProblem(st.req).
 		WithLogAttrs(slog.Duration("timeout", st.timeout), slog.String("written_by", "faultline.timeout"))
@@ -150,22 +154,16 @@ func (st *state) expire() {
 // invisible to a person.
 const timeoutRetryAfter = time.Second
 
-// actionVerify is the action of a write whose outcome is unknown and that
-// cannot be replayed safely.
-const actionVerify = problem.Action("verify")
-
 // timeoutProblem is the problem for a request whose deadline passed. A
 // retryable one carries Retry-After and retry_after_ms, so a client never
 // guesses the wait; one that is not retryable (a write without an
-// Idempotency-Key, whose outcome is unknown) carries neither.
+// Idempotency-Key, whose outcome is unknown, so its action is verify)
+// carries neither.
 func timeoutProblem(r *http.Request) *problem.Problem {
 	p := problem.New(problem.Timeout).ForRequest(r)
 	if p.Retryable {
 		return p.WithRetryAfter(timeoutRetryAfter)
 	}
-	// A replay could apply the write twice: the client must first find out
-	// whether it took effect.
-	p.Action = actionVerify
 	return p
 }
 
@@ -178,82 +176,3 @@ type bufferedWriter struct {
 
 func (b *bufferedWriter) WriteHeader(code int)        { b.status = code }
 func (b *bufferedWriter) Write(p []byte) (int, error) { return b.buf.Write(p) }
-
-// deadlineCtx is the real context.WithDeadline, made only when someone asks
-// for the Done channel: most handlers never do, and the timer above already
-// covers the response.
-type deadlineCtx struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-}
-
-func (st *state) deadlineCtx() context.Context {
-	if c := st.real.Load(); c != nil {
-		return c.ctx
-	}
-	ctx, cancel := context.WithDeadline(st.Context, st.deadline)
-	c := &deadlineCtx{ctx, cancel}
-	if !st.real.CompareAndSwap(nil, c) {
-		cancel()
-		return st.real.Load().ctx
-	}
-	return ctx
-}
-
-// Deadline reports the earlier of the parent's deadline and the timeout's.
-func (st *state) Deadline() (time.Time, bool) {
-	d, ok := st.Context.Deadline()
-	if st.timeout == 0 || ok && d.Before(st.deadline) {
-		return d, ok
-	}
-	return st.deadline, true
-}
-
-// Done is the parent's channel unless a timeout applies.
-func (st *state) Done() <-chan struct{} {
-	if st.timeout == 0 {
-		return st.Context.Done()
-	}
-	return st.deadlineCtx().Done()
-}
-
-// Err agrees with Done, and reports the passed deadline even when no one has
-// asked for the channel.
-func (st *state) Err() error {
-	if st.timeout == 0 {
-		return st.Context.Err()
-	}
-	if c := st.real.Load(); c != nil {
-		return c.ctx.Err()
-	}
-	if err := st.Context.Err(); err != nil {
-		return err
-	}
-	if !time.Now().Before(st.deadline) {
-		return context.DeadlineExceeded
-	}
-	return nil
-}
-
-// Value answers for the correlation first (the deadline context's parent is
-// st's parent, not st), then comes from the parent, or from the deadline
-// context once it exists so that context.Cause and derived contexts see its
-// cancellation.
-func (st *state) Value(key any) any {
-	if v, ok := st.corr.Value(key); ok {
-		return v
-	}
-	if key == (headAsGetKey{}) && st.headAsGet {
-		return true
-	}
-	if key == problemWriterKey && st.cfg.writer != nil {
-		// Everything below writes problems the way this layer was told to.
-		return st.cfg.writer
-	}
-	if st.timeout != 0 {
-		if c := st.real.Load(); c != nil {
-			return c.ctx.Value(key)
-		}
-	}
-	return st.Context.Value(key)
-}

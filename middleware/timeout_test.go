@@ -32,7 +32,7 @@ func TestTimeoutSlowHandler(t *testing.T) {
 				release := make(chan struct{})
 				var lateErr atomic.Value
 				done := make(chan struct{})
-				h := rt.build(Stack(WithWriter(k.writer), WithTimeout(testTimeout)), map[string]http.HandlerFunc{
+				h := rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout)), map[string]http.HandlerFunc{
 					c.method + " /slow": func(w http.ResponseWriter, r *http.Request) {
 						defer close(done)
 						<-r.Context().Done()
@@ -77,7 +77,7 @@ func TestTimeoutSlowHandler(t *testing.T) {
 // status line or a body-less response.
 func TestTimeoutHandlerIgnoringContext(t *testing.T) {
 	k := newKit()
-	srv := k.serve(t, Stack(WithWriter(k.writer), WithTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(3 * testTimeout)
 		http.Error(w, "late failure", 500)
 	})))
@@ -91,7 +91,7 @@ func TestTimeoutHandlerIgnoringContext(t *testing.T) {
 // A response that started before the deadline is the handler's to finish.
 func TestTimeoutAfterResponseStarted(t *testing.T) {
 	k := newKit()
-	srv := k.serve(t, Stack(WithWriter(k.writer), WithTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("early;"))
 		<-r.Context().Done()
 		if !errors.Is(r.Context().Err(), context.DeadlineExceeded) {
@@ -110,7 +110,7 @@ func TestTimeoutAfterResponseStarted(t *testing.T) {
 
 func TestTimeoutFastHandlerKeepsHeaders(t *testing.T) {
 	k := newKit()
-	srv := k.serve(t, Stack(WithWriter(k.writer), WithTimeout(time.Second))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(time.Second))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if w.Header().Get("X-Request-Id") == "" {
 			t.Error("outer headers not visible to the handler")
 		}
@@ -129,7 +129,7 @@ func TestTimeoutFastHandlerKeepsHeaders(t *testing.T) {
 func TestTimeoutHandlerReturningOnDone(t *testing.T) {
 	forEachRouter(t, func(t *testing.T, rt router) {
 		k := newKit()
-		h := rt.build(Stack(WithWriter(k.writer), WithTimeout(10*time.Millisecond)), map[string]http.HandlerFunc{
+		h := rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(10*time.Millisecond)), map[string]http.HandlerFunc{
 			"GET /wait": func(w http.ResponseWriter, r *http.Request) {
 				select {
 				case <-r.Context().Done():
@@ -161,7 +161,7 @@ func TestTimeoutAnswersDuringSlowUpload(t *testing.T) {
 			forEachRouter(t, func(t *testing.T, rt router) {
 				k := newKit()
 				readErr := make(chan error, 1)
-				h := rt.build(Stack(WithWriter(k.writer), WithTimeout(deadline)), map[string]http.HandlerFunc{
+				h := rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(deadline)), map[string]http.HandlerFunc{
 					"POST /upload": func(w http.ResponseWriter, r *http.Request) {
 						_, err := io.ReadAll(r.Body)
 						readErr <- err
@@ -233,7 +233,7 @@ func TestTimeoutAnswersDuringSlowUpload(t *testing.T) {
 func TestTimeoutKeepsTrailers(t *testing.T) {
 	forEachRouter(t, func(t *testing.T, rt router) {
 		k := newKit()
-		srv := k.serve(t, rt.build(Stack(WithWriter(k.writer), WithTimeout(time.Second)), map[string]http.HandlerFunc{
+		srv := k.serve(t, rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(time.Second)), map[string]http.HandlerFunc{
 			"GET /sum": func(w http.ResponseWriter, r *http.Request) {
 				h := w.Header()
 				h.Set("Trailer", "X-Checksum")
@@ -271,7 +271,7 @@ func TestTimeoutRetryAfterMatchesRetryable(t *testing.T) {
 		for _, c := range cases {
 			routes[c.method+" /slow"] = slow
 		}
-		srv := k.serve(t, rt.build(Stack(WithWriter(k.writer), WithTimeout(testTimeout)), routes))
+		srv := k.serve(t, rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout)), routes))
 		for _, c := range cases {
 			req, _ := http.NewRequest(c.method, srv.URL+"/slow", nil)
 			if c.key != "" {

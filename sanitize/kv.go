@@ -9,8 +9,8 @@ import "strings"
 
 var (
 	secretKeys = []string{"password", "passwd", "passphrase", "pass", "pwd", "secret", "token",
-		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature"}
-	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client"}
+		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature", "sig"}
+	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account"}
 	// Header keys take the rest of the line as their value.
 	lineKeys = []string{"authorization", "cookie"}
 )
@@ -46,69 +46,165 @@ var mayEndKey = func() (t [256]bool) {
 	for c := range 256 {
 		t[c] = len(keysByLast[c]) > 0
 	}
-	for _, c := range []byte(" \t\"'\\yY") {
+	for _, c := range []byte(" \t\"'\\yYgGrR]") {
 		t[c] = true
 	}
 	return t
 }()
 
-// keyBefore reports whether the separator at s[q] (':' or '=') follows a
-// secret key, allowing the quotes and spaces of JSON and YAML in between.
-// It returns where the key's keyword starts and whether the value runs to
-// the end of the line.
+// keyBefore reports whether the separator at s[q] follows a secret key,
+// allowing the quotes and spaces of JSON and YAML in between. Separators
+// are ':' and '=', with the operators around '=' that configuration and
+// code use ("=>", ":=", "::=", "?=", ".=", "+="), ',' after a quoted key
+// (setProperty("K", "v")) and '>' closing an XML element named after the
+// key. It returns where the key's keyword starts and whether the value runs
+// to the end of the line.
 func keyBefore(s string, q int) (start int, line, ok bool) {
-	if q == 0 || !mayEndKey[s[q-1]] {
+	if q == 0 {
 		return 0, false, false
 	}
 	j := q
+	switch s[q] {
+	case '=':
+		for n := 0; n < 3 && j > 0 && isAssignOp(s[j-1]); n++ {
+			j--
+		}
+	case ',':
+		if s[q-1] != '"' && s[q-1] != '\'' {
+			return 0, false, false
+		}
+	case '>':
+		if !isWordByte(s[q-1]) {
+			return 0, false, false
+		}
+	}
+	if j == 0 || !mayEndKey[s[j-1]] {
+		return 0, false, false
+	}
 	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
 		j--
 	}
+	// An array element named by its key: $config['secret'] = ...
+	if j > 1 && s[j-1] == ']' && (s[j-2] == '\'' || s[j-2] == '"') {
+		j--
+	}
+	spend(q - j)
 	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
 		j--
 	}
 	if j > 0 && s[j-1] == '\\' {
 		j--
 	}
+	j = withoutTypeName(s, j)
 	if j == 0 {
 		return 0, false, false
 	}
 	k := s[:j]
+	start, line, ok = -1, false, false
 	for _, w := range keysByLast[k[j-1]] {
 		if hasSuffixFold(k, w.word) {
-			return j - len(w.word), w.line, true
+			start, line, ok = j-len(w.word), w.line, true
+			break
 		}
 	}
-	if k[j-1]|0x20 == 'y' && hasSuffixFold(k, "key") {
+	if !ok && k[j-1]|0x20 == 'y' && hasSuffixFold(k, "key") {
 		r := k[:len(k)-3]
 		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") {
 			r = r[:len(r)-1]
 		}
 		for _, w := range keyQualifiers {
 			if hasSuffixFold(r, w) {
-				return len(r) - len(w), false, true
+				start, ok = len(r)-len(w), true
+				break
 			}
 		}
 	}
-	return 0, false, false
+	if !ok || inPath(s, start, q) || s[q] == '>' && !xmlTagBefore(s, start) {
+		return 0, false, false
+	}
+	return start, line, true
+}
+
+func isAssignOp(c byte) bool { return c == ':' || c == '?' || c == '.' || c == '+' || c == '!' }
+
+// withoutTypeName steps back over a type between a name and its '='
+// ("var token string = ...", "token: str = ..."), returning the end of
+// the name, or j when there is no type.
+func withoutTypeName(s string, j int) int {
+	if j == 0 || s[j-1] != 'g' && s[j-1] != 'r' {
+		return j
+	}
+	for _, typ := range []string{" string", " String", ": str", ": String", ": string"} {
+		if strings.HasSuffix(s[:j], typ) {
+			k := j - len(typ)
+			for k > 0 && s[k-1] == ' ' {
+				k--
+			}
+			return k
+		}
+	}
+	return j
+}
+
+// inPath reports whether the key whose keyword starts at s[start] is a
+// segment of a file path or URL path ("/etc/passwd:",
+// "/run/secrets/db_password:"): a name there is not an assignment. Only the
+// bytes within the prefilter's reach of the separator at s[q] are read.
+func inPath(s string, start, q int) bool {
+	w := start
+	for w > 0 && q-w < scanBehind && isKeyNameByte(s[w-1]) {
+		w--
+	}
+	return w > 0 && (s[w-1] == '/' || s[w-1] == '\\' && (w < 2 || s[w-2] != '"' && s[w-2] != '{' && s[w-2] != ','))
+}
+
+func isKeyNameByte(c byte) bool { return isWordByte(c) || c == '-' || c == '.' }
+
+// xmlTagBefore reports whether the key starting at s[start] names an XML
+// element ("<password>").
+func xmlTagBefore(s string, start int) bool {
+	w := start
+	for w > 0 && start-w < scanBehind && isKeyNameByte(s[w-1]) {
+		w--
+	}
+	return w > 0 && s[w-1] == '<'
 }
 
 // valueAt returns the bounds of the value after the separator at s[q], or
 // an empty span when there is none.
 func valueAt(s string, q int, line bool) (int, int) {
-	p := q + 1
-	if s[q] == ':' && p < len(s) && s[p] == '=' {
-		p++
-	}
-	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
-		p++
+	p := valueStart(s, q)
+	if s[q] == ',' && (p >= len(s) || s[p] != '"' && s[p] != '\'') {
+		return p, p
 	}
 	return p, valueEnd(s, p, line)
 }
 
+// valueStart skips the rest of the separator ("=>", ":=", "::=") and the
+// spaces after it; after an XML tag, the value may start on the next line.
+func valueStart(s string, q int) int {
+	p := q + 1
+	for n := 0; n < 3 && p < len(s) && (s[p] == ':' || s[p] == '=' || s[p] == '>'); n++ {
+		p++
+	}
+	if s[q] == '>' {
+		for p < len(s) && isSpace(s[p]) {
+			p++
+		}
+		spend(p - q)
+		return p
+	}
+	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
+		p++
+	}
+	spend(p - q)
+	return p
+}
+
 // valueEnd parses one value starting at s[p]: an escaped JSON string, a
 // JSON string, a single-quoted string (the last two possibly unterminated),
-// else a bare word, or for header keys the rest of the line.
+// else a bare word, or for header keys the rest of the line. A backslash
+// escapes the next byte inside either quote, so "it\'s" is one value.
 func valueEnd(s string, p int, line bool) int {
 	if p >= len(s) {
 		return p
@@ -120,11 +216,13 @@ func valueEnd(s string, p int, line bool) int {
 				return e
 			}
 		}
-	case '"':
+	case '"', '\'':
+		quote := s[p]
 		e := p + 1
+		defer func() { spend(e - p) }()
 		for e < len(s) {
 			c := s[e]
-			if c == '"' {
+			if c == quote {
 				return e + 1
 			}
 			if c == '\r' || c == '\n' {
@@ -137,20 +235,12 @@ func valueEnd(s string, p int, line bool) int {
 			e++
 		}
 		return min(e, len(s))
-	case '\'':
-		e := p + 1
-		for e < len(s) && s[e] != '\'' && s[e] != '\r' && s[e] != '\n' {
-			e++
-		}
-		if e < len(s) && s[e] == '\'' {
-			e++
-		}
-		return e
 	}
 	if line {
 		return lineEnd(s, p)
 	}
 	e := p
+	defer func() { spend(e - p) }()
 	for e < len(s) {
 		c := s[e]
 		if c == '\\' {
@@ -189,67 +279,96 @@ func escapedStringEnd(s string, e int) int {
 // redactKeyValues replaces the values of secret keys. A separator may be
 // followed by spaces ("password: x"), so a value can be the next key
 // ("password= client_secret: x"); that pair is skipped so that the later
-// secret is not hidden behind the earlier key.
+// secret is not hidden behind the earlier key. Every separator costs work
+// bounded by the distance to the next one or by the value it redacts, so
+// chains of keys ("token=token=...") stay linear.
 func redactKeyValues(s string) string {
 	e := edit{s: s}
-	// The next ':' and '=' are found with IndexByte, which skips prose
-	// faster than a loop over its bytes.
-	colon, eq := indexFrom(s, 0, ':'), indexFrom(s, 0, '=')
-	for q := min(colon, eq); q < len(s); q = min(colon, eq) {
-		if colon == q {
-			colon = indexFrom(s, q+1, ':')
-		} else {
-			eq = indexFrom(s, q+1, '=')
+	// The next separator of each kind is found with IndexByte, which skips
+	// prose faster than a loop over its bytes.
+	seps := [...]byte{':', '=', ',', '>'}
+	var next [len(seps)]int
+	for k, c := range seps {
+		next[k] = indexFrom(s, 0, c)
+	}
+	for {
+		k := 0
+		for m := 1; m < len(next); m++ {
+			if next[m] < next[k] {
+				k = m
+			}
 		}
+		q := next[k]
+		if q >= len(s) {
+			break
+		}
+		next[k] = indexFrom(s, q+1, seps[k])
 		ks, line, ok := keyBefore(s, q)
 		if !ok || ks < e.last {
 			continue
 		}
+		vs := valueStart(s, q)
+		if vs >= len(s) || valueIsKey(s, vs) {
+			continue
+		}
 		vs, ve := valueAt(s, q, line)
-		if ve <= vs || valueIsKey(s, vs, ve) {
+		if ve <= vs || s[q] == ':' && !line && validationWords[strings.ToLower(s[vs:ve])] {
 			continue
 		}
 		cs, ce := valueCore(s, vs, ve)
 		e.replace(cs, ce, Redacted)
 		e.last = ve
-		if colon < ve {
-			colon = indexFrom(s, ve, ':')
-		}
-		if eq < ve {
-			eq = indexFrom(s, ve, '=')
+		for m, c := range seps {
+			if next[m] < ve {
+				next[m] = indexFrom(s, ve, c)
+			}
 		}
 	}
 	return e.result()
 }
 
+// validationWords start the messages of validators ("password: field
+// required", "token: must not be empty"): after "key:" such a word is the
+// start of prose, not a secret.
+var validationWords = map[string]bool{
+	"required": true, "missing": true, "invalid": true, "empty": true, "must": true, "should": true,
+	"cannot": true, "field": true, "is": true, "not": true, "expected": true, "too": true,
+	"unknown": true, "unset": true, "none": true, "null": true, "nil": true, "redacted": true,
+}
+
 // indexFrom returns the index of the first c in s at or after i, or len(s).
 func indexFrom(s string, i int, c byte) int {
 	if k := strings.IndexByte(s[i:], c); k >= 0 {
+		spend(k + 1)
 		return i + k
 	}
+	spend(len(s) - i)
 	return len(s)
 }
 
-// valueIsKey reports whether the value s[vs:ve] begins with another secret
-// key: only letters, '_', '.', '-', quotes or a backslash may precede that
-// key's keyword, so a value like "hunter2 token=x" is redacted whole.
-func valueIsKey(s string, vs, ve int) bool {
+// valueIsKey reports whether the value starting at s[vs] begins with
+// another secret key that has a value of its own: only letters, '_', '.',
+// '-', quotes or a backslash may precede that key's keyword, so a value
+// like "hunter2 token=x" is redacted whole. It reads no further than the
+// next key's separator and the first byte of its value.
+func valueIsKey(s string, vs int) bool {
 	p := vs
-	for p < ve && mayLeadKey[s[p]] {
+	for p < len(s) && mayLeadKey[s[p]] {
 		p++
 	}
 	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
 		p++
 	}
+	spend(p - vs)
 	if p >= len(s) || s[p] != ':' && s[p] != '=' {
 		return false
 	}
-	ks, line, ok := keyBefore(s, p)
+	ks, _, ok := keyBefore(s, p)
 	if !ok || ks < vs {
 		return false
 	}
-	nvs, nve := valueAt(s, p, line)
-	return nve > nvs
+	nv := valueStart(s, p)
+	return nv < len(s) && !endsBareValue[s[nv]] || nv < len(s) && (s[nv] == '"' || s[nv] == '\'')
 }
 
 // valueCore returns the part of the value s[vs:ve] that is replaced: its

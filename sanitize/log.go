@@ -22,20 +22,23 @@ func Log(s string) string {
 	return settle(s, f, MaxLogLen, logPass)
 }
 
-// logPass escapes before it redacts, so every rule that reads "to the end of
-// the line" sees the same line on the first pass and on any later one.
+// logPass redacts before it escapes: an escape glues a letter to the next
+// word ("\\nghp_..."), which would then no longer start a token. The rules
+// that read "to the end of the line" stop at a real line break and at an
+// escaped one alike, so a later pass over the escaped text finds the same
+// spans.
 func logPass(s string, f flags) string {
+	s = redactSecrets(s, f)
 	if f&(fCtrl|fNonASCII) != 0 {
-		if e := escapeControls(s); e != s {
-			s, f = e, scan(e)
-		}
+		s = escapeControls(s)
 	}
-	return redactSecrets(s, f)
+	return s
 }
 
 // escapeAt returns the index of the first rune that must be escaped, or -1.
 // ASCII bytes are checked without decoding: prose is mostly ASCII.
 func escapeAt(s string) int {
+	spend(len(s))
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			if c < 0x20 || c == 0x7f {
@@ -71,6 +74,7 @@ func escapeControls(s string) string {
 }
 
 func escapeFrom(s string, i int) string {
+	spend(len(s))
 	b := make([]byte, 0, len(s)+16)
 	b = append(b, s[:i]...)
 	for _, r := range s[i:] {

@@ -13,16 +13,19 @@ func redactSecrets(s string, f flags) string {
 		s = pemRule.redact(s)
 	}
 	if f&fURL != 0 {
-		s = userinfoRule.redact(s)
+		s = redactUserinfo(s)
 	}
 	if f&fDSN != 0 {
 		s = redactDSNUserinfo(s)
 	}
 	if f&fToken != 0 {
-		s = tokenRule.redact(s)
+		s = redactTokens(s)
 	}
 	if f&fScheme != 0 {
 		s = schemeRule.redact(s)
+	}
+	if f&fUserOption != 0 {
+		s = userOptionRule.redact(s)
 	}
 	if f&fAssign != 0 {
 		s = redactKeyValues(s)
@@ -50,10 +53,10 @@ func startsRule(starts string, at func(s string, i int) (int, int)) *spanRule {
 }
 
 var (
-	pemRule      = leadRule("-----BEGIN", pemAt)
-	userinfoRule = leadRule("://", userinfoAt)
-	tokenRule    = startsRule("Aghex", tokenAt)
-	schemeRule   = startsRule("bBdD", schemeCredentialAt)
+	pemRule    = leadRule("-----BEGIN", pemAt)
+	schemeRule = startsRule("bBdD", schemeCredentialAt)
+	// curl -u user:password, --user user:password
+	userOptionRule = startsRule("-", userOptionPasswordAt)
 )
 
 // next returns the first place at or after i where the rule may match, or
@@ -61,13 +64,17 @@ var (
 func (r *spanRule) next(s string, i int) int {
 	if r.lead != "" {
 		if k := strings.Index(s[i:], r.lead); k >= 0 {
+			spend(k + 1)
 			return i + k
 		}
+		spend(len(s) - i)
 		return len(s)
 	}
+	from := i
 	for i < len(s) && !r.starts[s[i]] {
 		i++
 	}
+	spend(i - from)
 	return i
 }
 
@@ -75,6 +82,9 @@ func (r *spanRule) redact(s string) string {
 	e := edit{s: s}
 	for i := r.next(s, 0); i < len(s); i = r.next(s, i+1) {
 		start, end := r.at(s, i)
+		// A token found from its anchor may start before the end of the
+		// last span: only the rest of it is new.
+		start = max(start, e.last)
 		if end <= start {
 			continue
 		}
@@ -97,8 +107,10 @@ func pemAt(s string, i int) (int, int) {
 	for p := end; ; {
 		k := strings.Index(s[p:], "-----END")
 		if k < 0 {
+			spend(len(s) - p)
 			return i, len(s)
 		}
+		spend(k)
 		p += k + len("-----END")
 		if e := pemLabelEnd(s, p); e >= 0 {
 			return i, e
@@ -120,62 +132,6 @@ func pemLabelEnd(s string, p int) int {
 	return e + len("-----")
 }
 
-// tokenAt finds credentials with a distinctive prefix: AWS access key IDs,
-// GitHub tokens, JWTs, Slack tokens and Slack webhook URLs.
-func tokenAt(s string, i int) (int, int) {
-	if s[i] >= 'a' && !wordStart(s, i) {
-		return 0, 0
-	}
-	t := s[i:]
-	switch s[i] {
-	case 'A':
-		if strings.HasPrefix(t, "AKIA") || strings.HasPrefix(t, "ASIA") {
-			return i, runAtLeast(s, i+4, 16, isUpperAlnum)
-		}
-	case 'g':
-		if len(t) > 4 && t[1] == 'h' && t[3] == '_' && strings.IndexByte("pousr", t[2]) >= 0 {
-			return i, runAtLeast(s, i+4, 20, isAlnum)
-		}
-		if strings.HasPrefix(t, "github_pat_") {
-			return i, runAtLeast(s, i+len("github_pat_"), 20, isWordByte)
-		}
-	case 'e':
-		if strings.HasPrefix(t, "eyJ") {
-			return i, jwtEnd(s, i)
-		}
-	case 'x':
-		if len(t) > 4 && strings.HasPrefix(t, "xox") && t[4] == '-' && strings.IndexByte("abeoprs", t[3]) >= 0 {
-			return i, runAtLeast(s, i+5, 8, isSlackByte)
-		}
-	case 'h':
-		for _, p := range []string{"https://hooks.slack.com/", "http://hooks.slack.com/", "hooks.slack.com/"} {
-			if strings.HasPrefix(t, p) {
-				return i, runAtLeast(s, i+len(p), 1, isWebhookByte)
-			}
-		}
-	}
-	return 0, 0
-}
-
-// jwtEnd accepts a header and a payload, both base64url JSON objects
-// ("eyJ"), and an optional signature, which unsigned tokens lack.
-func jwtEnd(s string, i int) int {
-	e := runAtLeast(s, i+3, 2, isBase64URL)
-	if e == 0 || e >= len(s) || s[e] != '.' || !strings.HasPrefix(s[e+1:], "eyJ") {
-		return 0
-	}
-	e = runAtLeast(s, e+4, 2, isBase64URL)
-	if e == 0 {
-		return 0
-	}
-	if e < len(s) && s[e] == '.' {
-		if sig := runAtLeast(s, e+1, 1, isBase64URL); sig > 0 {
-			return sig
-		}
-	}
-	return e
-}
-
 // runAtLeast returns the end of the run of bytes accepted by ok starting at
 // p, or 0 when it is shorter than n.
 func runAtLeast(s string, p, n int, ok func(byte) bool) int {
@@ -183,31 +139,71 @@ func runAtLeast(s string, p, n int, ok func(byte) bool) int {
 	for e < len(s) && ok(s[e]) {
 		e++
 	}
+	spend(e - p)
 	if e-p < n {
 		return 0
 	}
 	return e
 }
 
-// userinfoAt finds the userinfo of a URL. The authority runs to the first
-// '/', '?', '#' or space, and the userinfo to its last '@', so a malformed
-// DSN with '@' inside the password is still covered.
-func userinfoAt(s string, i int) (int, int) {
-	if !strings.HasPrefix(s[i:], "://") {
-		return 0, 0
-	}
-	start := i + 3
-	at := -1
-	for e := start; e < len(s) && !endsAuthority[s[e]]; e++ {
-		if s[e] == '@' {
-			at = e
+// redactUserinfo replaces the userinfo of every URL. The authority runs to
+// the first '/', '?', '#' or space, and the userinfo to its last '@', so a
+// malformed DSN with '@' inside the password is still covered. A password
+// may also hold a raw '/', '?' or '#' ("postgres://app:pa/ss@db/x"): when
+// the authority stops there and holds a "user:", the userinfo runs to the
+// last '@' of the word. That can take a path that holds an '@' with it
+// ("https://u:p@host/@alice"), which loses the host but never a password.
+func redactUserinfo(s string) string {
+	e := edit{s: s}
+	// The end of the current word and its last '@', found once per word:
+	// a word of repeated "://" costs one pass.
+	wordEnd, wordAt := -1, -1
+	for i := 0; ; {
+		k := strings.Index(s[i:], "://")
+		if k < 0 {
+			spend(len(s) - i)
+			break
 		}
+		spend(k + 3)
+		start := i + k + 3
+		i = start
+		if start-3 < e.last {
+			continue
+		}
+		at, end := -1, start
+		for ; end < len(s) && !endsAuthority[s[end]]; end++ {
+			if s[end] == '@' {
+				at = end
+			}
+		}
+		spend(end - start)
+		// The colon of "user:" is before the first '@' if there is one.
+		userEnd := end
+		if at >= 0 {
+			userEnd = strings.IndexByte(s[start:end], '@') + start
+		}
+		if end < len(s) && !endsWord[s[end]] && strings.IndexByte(s[start:userEnd], ':') >= 0 {
+			if start >= wordEnd {
+				wordEnd, wordAt = start, -1
+				for ; wordEnd < len(s) && !endsWord[s[wordEnd]]; wordEnd++ {
+					if s[wordEnd] == '@' {
+						wordAt = wordEnd
+					}
+				}
+				spend(wordEnd - start)
+			}
+			at = max(at, wordAt)
+		}
+		if at <= start {
+			continue
+		}
+		e.replace(start, at, Redacted)
+		i = at
 	}
-	if at <= start {
-		return 0, 0
-	}
-	return start, at
+	return e.result()
 }
+
+var endsWord = byteSet(" \t\n\r\f\v\"'<>`")
 
 var endsAuthority = byteSet(" \t\n\r\f\v/?#")
 
@@ -223,6 +219,7 @@ func redactDSNUserinfo(s string) string {
 		for start > e.last && !isSpace(s[start-1]) && strings.IndexByte("\"'(", s[start-1]) < 0 {
 			start--
 		}
+		spend(i - start)
 		if start == i {
 			continue
 		}
@@ -243,6 +240,43 @@ func dsnProtocol(s string) int {
 		}
 	}
 	return 0
+}
+
+// userOptionAt returns the length of a "-u " or "--user" option (with its
+// space or '=') that starts a word at s[i], or 0.
+func userOptionAt(s string, i int) int {
+	if i > 0 && !isSpace(s[i-1]) {
+		return 0
+	}
+	for _, opt := range []string{"-u ", "--user ", "--user=", "--proxy-user ", "--proxy-user="} {
+		if strings.HasPrefix(s[i:], opt) {
+			return len(opt)
+		}
+	}
+	return 0
+}
+
+// userOptionPasswordAt finds the password of curl's "-u user:password":
+// the user stays, what follows its first ':' up to the next space goes.
+func userOptionPasswordAt(s string, i int) (int, int) {
+	n := userOptionAt(s, i)
+	if n == 0 {
+		return 0, 0
+	}
+	p := i + n
+	for p < len(s) && s[p] == ' ' {
+		p++
+	}
+	end := p
+	for end < len(s) && !endsWord[s[end]] {
+		end++
+	}
+	spend(end - i)
+	colon := strings.IndexByte(s[p:end], ':')
+	if colon < 0 || p+colon+1 >= end {
+		return 0, 0
+	}
+	return p + colon + 1, end
 }
 
 // schemeCredentialAt handles HTTP authorization schemes outside a header
@@ -278,6 +312,15 @@ func schemeCredentialAt(s string, i int) (int, int) {
 	for end < len(s) && isToken68(s[end]) {
 		end++
 	}
+	for end < len(s) && s[end] == '=' {
+		end++
+	}
+	spend(end - start)
+	// A token68 credential ends with its padding; "bearer expires_in=3600"
+	// is a parameter list, not a token.
+	if end < len(s) && isWordByte(s[end]) {
+		return 0, 0
+	}
 	if !looksLikeCredential(s[start:end], scheme == "basic") {
 		return 0, 0
 	}
@@ -285,7 +328,7 @@ func schemeCredentialAt(s string, i int) (int, int) {
 }
 
 func isToken68(c byte) bool {
-	return isWordByte(c) || strings.IndexByte("-.~+/=:", c) >= 0
+	return isWordByte(c) || strings.IndexByte("-.~+/:", c) >= 0
 }
 
 // looksLikeCredential separates opaque credentials from English words: real
@@ -323,6 +366,8 @@ func digestParamsAt(s string, i int) bool {
 // lineEnd finds the end of the logical line starting at i: a real line
 // break, or the escaped one the log tier writes.
 func lineEnd(s string, i int) int {
+	from := i
+	defer func() { spend(i - from) }()
 	for ; i < len(s); i++ {
 		switch s[i] {
 		case '\r', '\n':
@@ -336,10 +381,8 @@ func lineEnd(s string, i int) int {
 	return i
 }
 
-func isAlnum(c byte) bool      { return isDigit(c) || isLetter(c) }
-func isUpperAlnum(c byte) bool { return isDigit(c) || 'A' <= c && c <= 'Z' }
-func isBase64URL(c byte) bool  { return isAlnum(c) || c == '_' || c == '-' }
-func isSlackByte(c byte) bool  { return isAlnum(c) || c == '-' }
+func isAlnum(c byte) bool     { return isDigit(c) || isLetter(c) }
+func isBase64URL(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
 func isWebhookByte(c byte) bool {
 	return isAlnum(c) || c == '_' || c == '/' || c == '-'
 }

@@ -140,9 +140,7 @@ func newInstance(name string, client redis.UniversalClient, logger *slog.Logger,
 	r := chi.NewRouter()
 	r.Use(middleware.Stack(
 		middleware.WithWriter(wr),
-		middleware.WithLogger(logger),
-		middleware.WithCorrelation(correlation.WithLogger(logger)),
-		middleware.WithTimeout(2*time.Second),
+		middleware.WithRequestTimeout(2*time.Second),
 	))
 	r.NotFound(middleware.NotFound(middleware.WithWriter(wr)))
 	r.MethodNotAllowed(middleware.MethodNotAllowed(middleware.WithWriter(wr)))

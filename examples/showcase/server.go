@@ -11,7 +11,6 @@ import (
 	chimw "github.com/go-chi/chi/v5/middleware"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
@@ -34,10 +33,8 @@ func newServer(cfg config, logger *slog.Logger, getenv func(string) string) (*se
 	r := chi.NewRouter()
 	r.Use(middleware.Stack(
 		middleware.WithWriter(wr),
-		middleware.WithLogger(logger),
-		middleware.WithCorrelation(correlation.WithLogger(logger)),
 		middleware.WithBodyLimit(cfg.bodyLimit),
-		middleware.WithTimeout(cfg.timeout),
+		middleware.WithRequestTimeout(cfg.timeout),
 	))
 	// The showcase listens on loopback with no proxy in front, so the peer
 	// address is the client; behind a proxy use ClientIPFromXFF with its

@@ -127,10 +127,8 @@ func newHandler(logger *slog.Logger, timeout time.Duration) http.Handler {
 
 	return middleware.Stack(
 		middleware.WithWriter(wr),
-		middleware.WithLogger(logger),
-		middleware.WithCorrelation(correlation.WithLogger(logger)),
 		middleware.WithBodyLimit(64<<10),
-		middleware.WithTimeout(timeout),
+		middleware.WithRequestTimeout(timeout),
 	)(mux)
 }
 

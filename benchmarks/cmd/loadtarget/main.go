@@ -55,10 +55,8 @@ func newHandler(mode string, logOut io.Writer) (http.Handler, error) {
 		wr := problem.NewWriter(problem.WithLogger(logger))
 		r.Use(middleware.Stack(
 			middleware.WithWriter(wr),
-			middleware.WithLogger(logger),
-			middleware.WithCorrelation(correlation.WithLogger(logger)),
 			middleware.WithBodyLimit(1<<20),
-			middleware.WithTimeout(5*time.Second),
+			middleware.WithRequestTimeout(5*time.Second),
 		))
 		r.NotFound(middleware.NotFound(middleware.WithWriter(wr)))
 		r.MethodNotAllowed(middleware.MethodNotAllowed(middleware.WithWriter(wr)))

@@ -3,7 +3,6 @@ package middleware
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/corrstate"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -76,7 +76,7 @@ type state struct {
 	// when the deadline passes.
 	hasBody bool
 	timer   *deadlineTimer
-	real    atomic.Pointer[deadlineCtx]
+	dctx    atomic.Pointer[deadlineCtx]
 	// shadow is the header map the handler sees while a timeout may still
 	// fire: the timer writes the problem with the real map, and the handler
 	// must never touch that one concurrently.
@@ -89,7 +89,7 @@ type state struct {
 
 	// corr is the request's correlation when Stack accepted it; otherwise
 	// it stays zero and lookups reach the parent's.
-	corr correlation.Request
+	corr corrstate.Request
 }
 
 func newState(w http.ResponseWriter, r *http.Request, cfg *config) *state {
@@ -115,6 +115,12 @@ func joinable(w http.ResponseWriter, r *http.Request) *state {
 // writer is the configured Writer, else the one the request arrived with
 // (problem.NewContext), else problem.Default().
 func (st *state) writer() *problem.Writer { return st.cfg.problemWriter(st.Context) }
+
+// Logger is where the state logs what cannot go through the problem writer
+// (a panic inside the writer itself) and where correlation reports a
+// rejected inbound ID: the problem writer's own logger, so a service
+// configures its logger once.
+func (st *state) Logger() *slog.Logger { return st.writer().Logger() }
 
 // Header returns the handler's header map: the real one, except while a
 // timeout may still fire or after it fired, when the timer owns the real
@@ -169,14 +175,14 @@ func (st *state) commitHeaders() {
 	if st.shadow == nil {
 		return
 	}
-	real := st.w.Header()
-	for k := range real {
+	h := st.w.Header()
+	for k := range h {
 		if _, ok := st.shadow[k]; !ok {
-			delete(real, k)
+			delete(h, k)
 		}
 	}
 	for k, v := range st.shadow {
-		real[k] = v
+		h[k] = v
 	}
 }
 
@@ -329,24 +335,37 @@ func (st *state) safeWrite(w http.ResponseWriter, p *problem.Problem) (ok bool) 
 		if v := recover(); v != nil {
 			ok = false
 			st.flags.Or(fAbort)
-			st.log().LogAttrs(st, slog.LevelError, "faultline: panic while writing a problem; connection aborted",
-				slog.String("code", p.Code),
-				slog.String(correlation.AttrKey, correlation.ID(st)),
-				slog.String("panic", safeString(v)),
-				stackFrames(),
-			)
+			st.logWriterPanic(p, v)
 		}
 	}()
 	err := st.writer().Write(w, st.req, p)
 	return err == nil
 }
 
-// safeString formats a panic value whose own methods may panic.
-func safeString(v any) (s string) {
+// logWriterPanic reports a panic inside the problem writer to the writer's
+// logger, and, when that is what panicked (a broken log handler), to
+// slog.Default(); a panic there too is given up on rather than allowed to
+// crash the server.
+func (st *state) logWriterPanic(p *problem.Problem, v any) {
+	attrs := []slog.Attr{
+		slog.String("code", p.Code),
+		slog.String(correlation.AttrKey, correlation.ID(st)),
+		slog.String("panic", safeString(v)),
+		stackFrames(),
+	}
+	for _, l := range [...]func() *slog.Logger{st.Logger, slog.Default} {
+		if logged(l, st, attrs) {
+			return
+		}
+	}
+}
+
+func logged(l func() *slog.Logger, st *state, attrs []slog.Attr) (ok bool) {
 	defer func() {
 		if recover() != nil {
-			s = fmt.Sprintf("%T (formatting it panicked)", v)
+			ok = false
 		}
 	}()
-	return fmt.Sprint(v)
+	l().LogAttrs(st, slog.LevelError, "faultline: panic while writing a problem; connection aborted", attrs...)
+	return true
 }

@@ -1,0 +1,70 @@
+// Package corrstate is the correlation a request carries, shared by package
+// correlation, which accepts it and reads it back, and faultline's
+// middleware, which keeps it inside its own per-request state so that the
+// correlation costs no allocation of its own. Users never see it: they call
+// correlation.ID, correlation.TraceID and correlation.Middleware.
+package corrstate
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+)
+
+// Key is the context key of a *Request. It is zero-sized so converting it
+// to an interface costs nothing.
+type Key struct{}
+
+// Request is one request's correlation: its ID, its trace ID, and the
+// backing array of the response header's value, so that setting the header
+// does not need an allocation of its own. The zero value carries nothing;
+// an Acceptor fills it in.
+type Request struct {
+	ID      string
+	TraceID string
+	// Accepted marks a Request an Acceptor filled in, as opposed to one
+	// correlation.WithID made: an ID a server's BaseContext carries must not
+	// be shared by all of its requests, but one an outer middleware
+	// assigned must be kept.
+	Accepted bool
+	Hdr      [1]string
+}
+
+// Value answers the lookup of Key once v is accepted. A context that holds
+// v calls it from its own Value method and falls back to its parent when ok
+// is false.
+func (v *Request) Value(key any) (val any, ok bool) {
+	if key == (Key{}) && v.Accepted {
+		return v, true
+	}
+	return nil, false
+}
+
+// From returns the Request ctx carries, or nil.
+func From(ctx context.Context) *Request {
+	if ctx == nil {
+		return nil
+	}
+	v, _ := ctx.Value(Key{}).(*Request)
+	return v
+}
+
+// Acceptor is what correlation.Middleware does to each request: fill in v
+// for r, set the response header on w, and log a rejected inbound ID to
+// logs.Logger(), asked only then. It is safe for concurrent use.
+type Acceptor interface {
+	Accept(v *Request, w http.ResponseWriter, r *http.Request, logs Logs)
+}
+
+// Logs gives the logger a rejection is reported to. faultline's
+// middleware state answers with its problem writer's logger, so the
+// logger is configured once, and looked up only when there is something to
+// log.
+type Logs interface {
+	Logger() *slog.Logger
+}
+
+// NewAcceptor returns the Acceptor of correlation.Middleware(opts...), opts
+// being a []correlation.Option. Package correlation sets it when it is
+// initialised, which happens before any package importing it runs.
+var NewAcceptor func(opts any) Acceptor

@@ -1,0 +1,88 @@
+package middleware
+
+import "net/http"
+
+// parts says which behaviours a layer adds; the body limit and the timeout
+// are on when their config value is.
+type parts uint8
+
+const (
+	partRecover parts = 1 << iota
+	partGuard
+	// partHeadAsGet: chi routes a HEAD request to the GET route of its path
+	// (Stack only; see routeHeadAsGet).
+	partHeadAsGet
+)
+
+// layer is every faultline middleware: which parts are on depends on the
+// constructor. Layers on the same request share one state when they can.
+type layer struct {
+	cfg   *config
+	parts parts
+	next  http.Handler
+}
+
+func (c *config) layer(p parts) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return &layer{cfg: c, parts: p, next: next}
+	}
+}
+
+func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	st := joinable(w, r)
+	// A second deadline, or problems written with another writer, need a
+	// state of their own.
+	own := st == nil || l.cfg.timeout > 0 && st.timeout > 0 || st.cfg.writer != l.cfg.writer
+	if own {
+		st = newState(w, r, l.cfg)
+		r = r.WithContext(st)
+		st.req = r
+	}
+	if l.parts&partRecover != 0 {
+		defer l.recoverPanic(st, own)
+	} else {
+		defer l.finish(st, own, nil)
+	}
+	if l.cfg.acceptor != nil {
+		// Before the timeout is armed, so the ID header is on the real
+		// header map and goes out with a timeout problem too.
+		l.cfg.acceptor.Accept(&st.corr, w, r, st)
+	}
+	if l.parts&partGuard != 0 {
+		st.guard = true
+	}
+	if l.parts&partHeadAsGet != 0 {
+		st.headAsGet = true
+		if r.Method == http.MethodHead {
+			routeHeadAsGet(r)
+		}
+	}
+	if l.cfg.limit > 0 {
+		var ok bool
+		if r, ok = st.limitBody(r, l.cfg.limit, own); !ok {
+			return
+		}
+	}
+	if l.cfg.timeout > 0 {
+		st.arm(l.cfg.timeout)
+	}
+	l.next.ServeHTTP(st, r)
+}
+
+// finish runs when the handler has returned or panicked; v is the panic
+// value a recovering layer took (see recoverPanic), else nil.
+func (l *layer) finish(st *state, own bool, v any) {
+	if v == nil && own && st.pending != 0 {
+		// The handler returned after a bare error status without a body.
+		st.writeReplacement(nil)
+	}
+	if l.cfg.timeout > 0 && st.timer != nil {
+		st.disarm()
+	}
+	if v != nil {
+		l.recovered(st, v)
+	}
+	if own && st.flags.Load()&fAbort != 0 {
+		panic(http.ErrAbortHandler)
+	}
+}

@@ -1,0 +1,324 @@
+package pgfault
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/faultline-go/faultline/problem"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Option configures Mapper.
+type Option func(*mapper)
+
+// WithPool adds the pool's state (total, idle, acquired and maximum
+// connections, and how often acquiring had to wait) to every record, so an
+// exhausted pool shows in the log next to the failure it caused.
+func WithPool(p *pgxpool.Pool) Option { return func(m *mapper) { m.pool = p } }
+
+// WithRetryAfter sets the base of the short retry_after_ms given for
+// transient conditions (serialization failures, deadlocks, no free
+// connection): each problem gets the base plus a random part of up to the
+// base again, so clients told at the same moment do not return at the same
+// moment. The default is 100ms.
+func WithRetryAfter(base time.Duration) Option {
+	return func(m *mapper) { m.retryBase = base }
+}
+
+type mapper struct {
+	pool      *pgxpool.Pool
+	retryBase time.Duration
+}
+
+// Mapper returns the problem.Mapper for pgx errors, to install with
+// problem.WithMappers. It claims *pgconn.PgError, connection and pool
+// failures, pgx.ErrNoRows and every error annotated by Op.Err, and leaves
+// anything else to the next mapper.
+func Mapper(opts ...Option) problem.Mapper {
+	m := &mapper{retryBase: 100 * time.Millisecond}
+	for _, o := range opts {
+		o(m)
+	}
+	return m.mapError
+}
+
+// Sent says whether the failed statement reached the server.
+type sent uint8
+
+const (
+	sentUnknown sent = iota
+	sentNo
+	sentYes
+)
+
+func (s sent) String() string {
+	switch s {
+	case sentNo:
+		return "no"
+	case sentYes:
+		return "yes"
+	}
+	return "unknown"
+}
+
+// evidence is what the error chain tells, gathered in one walk, and what
+// the tracked statement says.
+type evidence struct {
+	op *Error
+	// access is the Op's hint, else its statement's verb; unknown without
+	// an Op. multi marks a string of several statements.
+	access      Access
+	multi       bool
+	pg          *pgconn.PgError
+	connect     bool
+	parseConfig bool
+	noRows      bool
+	rolledBack  bool
+	// safe is set by the first error offering SafeToRetry, pgconn's own
+	// statement that nothing was sent (or not).
+	hasSafe, safe      bool
+	canceled, deadline bool
+}
+
+func (ev *evidence) walk(err error) {
+	for err != nil {
+		switch e := err.(type) {
+		case *Error:
+			if ev.op == nil {
+				ev.op = e
+			}
+		case *pgconn.PgError:
+			if ev.pg == nil {
+				ev.pg = e
+			}
+		case *pgconn.ConnectError:
+			ev.connect = true
+		case *pgconn.ParseConfigError:
+			ev.parseConfig = true
+		}
+		if s, ok := err.(interface{ SafeToRetry() bool }); ok && !ev.hasSafe {
+			ev.hasSafe, ev.safe = true, s.SafeToRetry()
+		}
+		switch err {
+		case pgx.ErrNoRows:
+			ev.noRows = true
+		case pgx.ErrTxCommitRollback:
+			ev.rolledBack = true
+		case context.Canceled:
+			ev.canceled = true
+		case context.DeadlineExceeded:
+			ev.deadline = true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				ev.walk(e)
+			}
+			return
+		default:
+			return
+		}
+	}
+}
+
+// driver reports whether the chain is a database failure at all. A bare
+// context error is one only when Op.Err says so: otherwise it could come
+// from anywhere, and the kit's own mapping of it stands. pgconn.Timeout is
+// asked last and only about a deadline, since it costs an allocation.
+func (ev *evidence) driver(err error) bool {
+	return ev.op != nil || ev.pg != nil || ev.connect || ev.parseConfig ||
+		ev.noRows || ev.rolledBack || ev.hasSafe || ev.deadline && pgconn.Timeout(err)
+}
+
+func (m *mapper) mapError(err error) (*problem.Problem, bool) {
+	var ev evidence
+	ev.walk(err)
+	if !ev.driver(err) {
+		return nil, false
+	}
+	if ev.op != nil {
+		ev.access, ev.multi = classify(ev.op.op.sql)
+		if h := ev.op.op.hint; h != AccessUnknown {
+			ev.access = h
+		}
+	}
+	p, s := m.decide(&ev)
+	return p.WithLogAttrs(ev.attrs(m.pool, s)), true
+}
+
+// decide chooses the problem and says whether the statement was sent. The
+// order matters: what the server said beats what the client saw.
+func (m *mapper) decide(ev *evidence) (*problem.Problem, sent) {
+	access := ev.access
+	switch {
+	case ev.parseConfig:
+		return problem.New(problem.Internal).WithOutcome(problem.OutcomeNotStarted), sentNo
+	case ev.pg != nil:
+		r := ruleFor(ev.pg.Code, ev.pg.Routine)
+		p := problem.New(r.code)
+		if r.detail != "" {
+			p = p.WithDetail(r.detail)
+		}
+		if r.retrySoon {
+			p = p.WithRetryAfter(m.retryAfter())
+		}
+		switch {
+		case ev.connect:
+			// Refused while connecting: nothing of the request ran.
+			return p.WithOutcome(problem.OutcomeNotStarted), sentNo
+		case r.dropped:
+			return droppedOutcome(p, access), sentYes
+		case r.outcome == problem.OutcomeNotCommitted && ev.multi && access != Read:
+			// The error is about one statement of several; one before it
+			// may have been a COMMIT.
+			return p.WithOutcome(problem.OutcomeUnknown), sentYes
+		}
+		return p.WithOutcome(r.outcome), sentYes
+	case ev.noRows:
+		return problem.New(problem.NotFound), sentYes
+	case ev.connect:
+		return problem.New(problem.Unavailable).
+			WithDetail("The database cannot be reached.").
+			WithRetryAfter(m.retryAfter()).
+			WithOutcome(problem.OutcomeNotStarted), sentNo
+	case ev.rolledBack:
+		// COMMIT found the transaction already failed: a statement in it
+		// failed and the handler went on regardless.
+		return problem.New(problem.Internal).WithOutcome(problem.OutcomeNotCommitted), sentYes
+	case ev.hasSafe && ev.safe:
+		return problem.New(problem.Unavailable).
+			WithDetail("The database connection was not usable; nothing was sent.").
+			WithRetryAfter(m.retryAfter()).
+			WithOutcome(problem.OutcomeNotStarted), sentNo
+	case ev.canceled || ev.deadline:
+		return m.contextDone(ev, access)
+	case ev.hasSafe:
+		// pgconn says the statement may have been sent, and no answer
+		// came: the connection broke under it.
+		return droppedOutcome(problem.New(problem.UpstreamError).
+			WithDetail("The connection to the database was lost."), access), sentUnknown
+	}
+	// Annotated, but nothing in the chain says when it failed.
+	return droppedOutcome(problem.New(problem.Internal), access), sentUnknown
+}
+
+// contextDone maps a cancelled or expired context by when it struck.
+func (m *mapper) contextDone(ev *evidence, access Access) (*problem.Problem, sent) {
+	code := problem.ClientClosedRequest
+	if ev.deadline {
+		code = problem.Timeout
+	}
+	switch {
+	case ev.op != nil && ev.op.op.doneBefore:
+		// Done before the statement was even tried.
+		return problem.New(code).WithOutcome(problem.OutcomeNotStarted), sentNo
+	case ev.deadline && ev.op != nil && ev.op.Err == context.DeadlineExceeded:
+		// pgconn reports a deadline it hit while talking to the server as
+		// its own timeout error; a bare deadline comes from waiting for a
+		// pooled connection, so nothing was sent: the pool is exhausted.
+		return problem.New(problem.Unavailable).
+			WithDetail("The database has no free connection.").
+			WithRetryAfter(m.retryAfter()).
+			WithOutcome(problem.OutcomeNotStarted), sentNo
+	}
+	// A cancellation cannot tell waiting for a connection from waiting for
+	// the answer; a deadline past the pool was met on the wire.
+	return droppedOutcome(problem.New(code), access), sentUnknown
+}
+
+// droppedOutcome is the outcome of a statement that may have reached the
+// server without an answer coming back: a read changed nothing and may be
+// repeated; a write may have committed. It stays retryable: the writer
+// turns it into verify unless the request carried an Idempotency-Key.
+func droppedOutcome(p *problem.Problem, a Access) *problem.Problem {
+	if a == Read {
+		return p.WithOutcome(problem.OutcomeNotCommitted)
+	}
+	return p.WithOutcome(problem.OutcomeUnknown)
+}
+
+func (m *mapper) retryAfter() time.Duration {
+	if m.retryBase <= 0 {
+		return 0
+	}
+	return m.retryBase + rand.N(m.retryBase)
+}
+
+// attrs is the record's evidence, one "db" group. Object names appear here
+// and only here. The fingerprint and the pool's state are computed when the
+// record is written, not when the error is mapped.
+func (ev *evidence) attrs(pool *pgxpool.Pool, s sent) slog.Attr {
+	n := 1
+	if pg := ev.pg; pg != nil {
+		n += 2 + nonEmpty(pg.SchemaName) + nonEmpty(pg.TableName) + nonEmpty(pg.ColumnName) +
+			nonEmpty(pg.ConstraintName) + nonEmpty(pg.DataTypeName)
+	}
+	if ev.op != nil {
+		n += 3
+	}
+	if pool != nil {
+		n++
+	}
+	// Sized exactly: the slice is the one allocation the group costs.
+	a := make([]slog.Attr, 0, n)
+	if pg := ev.pg; pg != nil {
+		a = append(a, slog.String("sqlstate", pg.Code), slog.String("severity", cmp.Or(pg.SeverityUnlocalized, pg.Severity)))
+		a = appendNonEmpty(a, "schema", pg.SchemaName)
+		a = appendNonEmpty(a, "table", pg.TableName)
+		a = appendNonEmpty(a, "column", pg.ColumnName)
+		a = appendNonEmpty(a, "constraint", pg.ConstraintName)
+		a = appendNonEmpty(a, "data_type", pg.DataTypeName)
+	}
+	if op := ev.op; op != nil {
+		a = append(a,
+			slog.Any("query", (*fingerprint)(op)),
+			slog.String("access", ev.access.String()),
+			slog.Duration("elapsed", op.elapsed))
+	}
+	a = append(a, slog.String("sent", s.String()))
+	if pool != nil {
+		a = append(a, slog.Any("pool", (*poolState)(pool)))
+	}
+	return slog.Attr{Key: "db", Value: slog.GroupValue(a...)}
+}
+
+func nonEmpty(s string) int {
+	if s == "" {
+		return 0
+	}
+	return 1
+}
+
+func appendNonEmpty(a []slog.Attr, key, v string) []slog.Attr {
+	if v == "" {
+		return a
+	}
+	return append(a, slog.String(key, v))
+}
+
+// fingerprint resolves to the statement's fingerprint when logged.
+type fingerprint Error
+
+func (f *fingerprint) LogValue() slog.Value { return slog.StringValue(Fingerprint(f.op.sql)) }
+
+// poolState resolves to the pool's counters when logged.
+type poolState pgxpool.Pool
+
+func (p *poolState) LogValue() slog.Value {
+	st := (*pgxpool.Pool)(p).Stat()
+	return slog.GroupValue(
+		slog.Int("total", int(st.TotalConns())),
+		slog.Int("idle", int(st.IdleConns())),
+		slog.Int("acquired", int(st.AcquiredConns())),
+		slog.Int("max", int(st.MaxConns())),
+		slog.Int64("empty_acquire", st.EmptyAcquireCount()),
+		slog.Duration("empty_acquire_wait", st.EmptyAcquireWaitTime()),
+	)
+}

@@ -1,0 +1,102 @@
+package pgfault
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFingerprint(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"SELECT * FROM users WHERE email = 'a@b.c' AND id = 42", "SELECT * FROM users WHERE email = ? AND id = ?"},
+		{"insert into t values ($1, 'it''s', -3.5e10, .5, 0x1F)", "insert into t values ($1, ?, -?, ?, ?)"},
+		{"SELECT E'a\\'b', B'1010', X'ff', N'x', U&'d\\0061t'", "SELECT ?, ?, ?, ?, ?"},
+		{"SELECT $$secret$$, $tag$ a $$ b $tag$, $1", "SELECT ?, ?, $1"},
+		{"SELECT 1 -- password=hunter2\n, 2 /* token /* nested */ abc */ FROM t", "SELECT ? , ? FROM t"},
+		{"  SELECT\n\t\"Weird \"\"name\"\"\" ,col2 FROM  t9  ", "SELECT \"Weird \"\"name\"\"\" ,col2 FROM t9"},
+		{"SELECT 'unterminated secret", "SELECT ?"},
+		{"SELECT $$unterminated secret", "SELECT ?"},
+		{"UPDATE t SET n = n + 1 WHERE id = ANY($1) AND x1 = 7", "UPDATE t SET n = n + ? WHERE id = ANY($1) AND x1 = ?"},
+		{"", ""},
+	}
+	for _, c := range cases {
+		if got := Fingerprint(c.in); got != c.want {
+			t.Errorf("Fingerprint(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestFingerprintBounded(t *testing.T) {
+	long := "SELECT " + strings.Repeat("col, ", 1000) + "x FROM t"
+	got := Fingerprint(long)
+	if len(got) > maxFingerprint+len("...") || !strings.HasSuffix(got, "...") {
+		t.Fatalf("len %d, suffix %q", len(got), got[len(got)-5:])
+	}
+}
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		sql   string
+		want  Access
+		multi bool
+	}{
+		{"SELECT 1", Read, false},
+		{"  (select * from t) union (select * from u)", Read, false},
+		{"/* hi */ WITH x AS (SELECT 1) SELECT * FROM x", Read, false},
+		{"VALUES (1), (2)", Read, false},
+		{"TABLE t", Read, false},
+		{"show work_mem", Read, false},
+		{"SELECT id FROM t FOR UPDATE", Read, false},
+		{"SELECT id FROM t FOR NO KEY UPDATE SKIP LOCKED", Read, false},
+		{"SELECT 'DELETE FROM t'", Read, false},
+		{"WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d", Write, false},
+		{"SELECT * INTO backup FROM t", Write, false},
+		{"SELECT 1; DELETE FROM t", Write, true},
+		{"SELECT 1; SELECT 2;", Read, true},
+		{"SELECT 1;;  ; ", Read, false},
+		{"INSERT INTO t VALUES (1)", Write, false},
+		{"update t set a = 1", Write, false},
+		{"BEGIN; INSERT INTO t VALUES (1); COMMIT", Write, true},
+		{"COMMIT", Write, false},
+		{"CALL proc()", Write, false},
+		{"", Write, false},
+		{"-- only a comment", Write, false},
+		{"'literal first'", Write, false},
+	}
+	for _, c := range cases {
+		if got, multi := classify(c.sql); got != c.want || multi != c.multi {
+			t.Errorf("classify(%q) = %v, %v; want %v, %v", c.sql, got, multi, c.want, c.multi)
+		}
+	}
+}
+
+// FuzzFingerprint checks, for any input, that the fingerprint is bounded,
+// keeps no string literal's content and is stable when applied again, so
+// fingerprints can be grouped.
+func FuzzFingerprint(f *testing.F) {
+	for _, s := range []string{
+		"SELECT * FROM users WHERE email = 'a@b.c'",
+		"SELECT $$x$$, $a$ $$ $a$, E'\\'', 1e5, .5",
+		"/* /* */ */ -- x\nSELECT 1",
+		"SELECT \"a\"\"b\" FROM t WHERE x = U&'\\0041'",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		fp := Fingerprint(sql)
+		if len(fp) > maxFingerprint+len("...") {
+			t.Fatalf("fingerprint of %d bytes", len(fp))
+		}
+		const secret = "s3cr3tvalue"
+		withLiteral := "SELECT '" + secret + "', " + sql
+		if strings.Contains(sql, secret) {
+			return
+		}
+		if got := Fingerprint(withLiteral); strings.Contains(got, secret) {
+			t.Fatalf("literal kept: %q -> %q", withLiteral, got)
+		}
+		if !strings.HasSuffix(fp, "...") && Fingerprint(fp) != fp {
+			t.Fatalf("not stable: %q -> %q -> %q", sql, fp, Fingerprint(fp))
+		}
+		_, _ = classify(sql)
+	})
+}

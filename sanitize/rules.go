@@ -1,0 +1,546 @@
+package sanitize
+
+import "strings"
+
+// A tokenFormat describes a credential that announces itself: a fixed
+// trigger (a vendor prefix such as "ghp_", or a host name inside a webhook
+// URL) and a body drawn from a known alphabet. Adding a vendor is one row
+// of tokenFormats and a sample in the tests; the scanner's index is derived
+// from the table at init.
+//
+// Every token rule applies in both tiers and needs no key before it: a
+// token that carries its vendor's prefix is a credential wherever it
+// appears. Credentials without a prefix are found by the key-value rules
+// (keys.go) instead.
+type tokenFormat struct {
+	name string
+	// triggers are matched case-sensitively and must start a word, unless
+	// before is set.
+	triggers []string
+	// body is the alphabet of what follows the trigger, as ranges
+	// ("A-Za-z0-9_-"); min and max bound its length (max 0: unbounded).
+	// A run longer than max is something else, not a truncated token.
+	body     string
+	min, max int
+	// mixed requires the body to hold a digit and a letter, for triggers
+	// short or common enough to begin ordinary words ("s.", "test_").
+	mixed bool
+	// before, when set, is the alphabet of a run the trigger follows (the
+	// host labels before ".webhook.office.com/"): the span starts there.
+	before string
+	// lead, with before, is what the run before the trigger must begin
+	// with; the span then starts a word.
+	lead string
+	// end, when set, replaces body: it returns the end of the token whose
+	// trigger ends at p, or 0 (JWTs and webhook paths have structure).
+	end func(s string, p int, rc *runs) int
+}
+
+const (
+	alnum     = "A-Za-z0-9"
+	b64url    = "A-Za-z0-9_-"
+	b64       = "A-Za-z0-9+/="
+	hexDigits = "a-fA-F0-9"
+)
+
+var tokenFormats = []tokenFormat{
+	{name: "aws-access-key-id", triggers: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"}, body: "A-Z0-9", min: 16},
+	{name: "aws-bedrock-api-key", triggers: []string{"ABSKQmVkcm9ja0FQSUtleS", "bedrock-api-key-"}, body: b64, min: 20},
+	{name: "1password-secret-key", triggers: []string{"A3-"}, body: "A-Z0-9-", min: 30},
+	{name: "1password-service-account-token", triggers: []string{"ops_eyJ"}, body: b64, min: 40},
+	{name: "adobe-client-secret", triggers: []string{"p8e-"}, body: alnum, min: 32},
+	{name: "age-secret-key", triggers: []string{"AGE-SECRET-KEY-1"}, body: "A-Z0-9", min: 50},
+	{name: "alibaba-access-key-id", triggers: []string{"LTAI"}, body: alnum, min: 20},
+	{name: "anthropic-api-key", triggers: []string{"sk-ant-api03-", "sk-ant-admin01-", "sk-ant-"}, body: b64url, min: 32},
+	{name: "artifactory-api-key", triggers: []string{"AKCp"}, body: alnum, min: 60},
+	{name: "artifactory-reference-token", triggers: []string{"cmVmd"}, body: alnum, min: 50},
+	{name: "authress-service-client-access-key", triggers: []string{"sc_", "ext_", "scauth_", "authress_"}, body: "a-zA-Z0-9._=+/-", min: 60, mixed: true},
+	{name: "bcrypt-hash", triggers: []string{"$2a$", "$2b$", "$2y$"}, body: "A-Za-z0-9./$", min: 50},
+	{name: "argon2-hash", triggers: []string{"$argon2id$", "$argon2i$", "$argon2d$"}, body: "A-Za-z0-9+/=,$", min: 30},
+	{name: "beamer-api-token", triggers: []string{"b_"}, body: "a-z0-9=_-", min: 44, max: 44, mixed: true},
+	{name: "clojars-api-token", triggers: []string{"CLOJARS_"}, body: alnum, min: 30},
+	{name: "cloudflare-origin-ca-key", triggers: []string{"v1.0-"}, body: hexDigits + "-", min: 40},
+	{name: "databricks-api-token", triggers: []string{"dapi"}, body: "a-z0-9-", min: 32, mixed: true},
+	{name: "defined-networking-api-token", triggers: []string{"dnkey-"}, body: "A-Za-z0-9=_-", min: 20},
+	{name: "digitalocean-token", triggers: []string{"dop_v1_", "doo_v1_", "dor_v1_"}, body: hexDigits, min: 40},
+	{name: "doppler-api-token", triggers: []string{"dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."}, body: "A-Za-z0-9._-", min: 40},
+	{name: "discord-webhook-url", triggers: []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"}, end: webhookPathEnd},
+	{name: "docker-pat", triggers: []string{"dckr_pat_"}, body: b64url, min: 20},
+	{name: "dropbox-api-token", triggers: []string{"sl."}, body: "A-Za-z0-9=_-", min: 130},
+	{name: "duffel-api-token", triggers: []string{"duffel_test_", "duffel_live_"}, body: "A-Za-z0-9_=-", min: 30},
+	{name: "dynatrace-api-token", triggers: []string{"dt0c01."}, body: "A-Za-z0-9.", min: 60},
+	{name: "easypost-api-token", triggers: []string{"EZAK", "EZTK"}, body: alnum, min: 40},
+	{name: "facebook-or-square-access-token", triggers: []string{"EAA"}, body: b64url, min: 40, mixed: true},
+	{name: "square-access-token", triggers: []string{"sq0atp-", "sq0csp-"}, body: b64url, min: 22},
+	{name: "flutterwave-key", triggers: []string{"FLWPUBK_TEST-", "FLWSECK_TEST-", "FLWPUBK-", "FLWSECK-"}, body: "A-Za-z0-9-", min: 12},
+	{name: "flyio-access-token", triggers: []string{"fm1r_", "fm1a_", "fm2_", "fo1_"}, body: "A-Za-z0-9+/=_-", min: 40},
+	{name: "frameio-api-token", triggers: []string{"fio-u-"}, body: "A-Za-z0-9_=-", min: 30},
+	{name: "gcp-api-key", triggers: []string{"AIza"}, body: b64url, min: 30},
+	{name: "github-token", triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnum, min: 20},
+	{name: "github-fine-grained-pat", triggers: []string{"github_pat_"}, body: "A-Za-z0-9_", min: 20},
+	{name: "gitlab-token", triggers: []string{"glpat-", "glcbt-", "gldt-", "glffct-", "glft-", "glimt-", "glagent-", "gloas-", "glptt-", "glrt-", "glsoat-"}, body: "A-Za-z0-9_.-", min: 20},
+	{name: "gitlab-rrt", triggers: []string{"GR1348941"}, body: b64url, min: 20},
+	{name: "gitlab-session-cookie", triggers: []string{"_gitlab_session="}, body: alnum, min: 32},
+	{name: "gocardless-or-lob-api-key", triggers: []string{"live_", "test_", "test_pub_", "live_pub_"}, body: "A-Za-z0-9_=-", min: 30, mixed: true},
+	{name: "grafana-api-key", triggers: []string{"eyJrIjoi"}, body: b64, min: 40},
+	{name: "grafana-cloud-api-token", triggers: []string{"glc_"}, body: b64, min: 32},
+	{name: "grafana-service-account-token", triggers: []string{"glsa_"}, body: "A-Za-z0-9_", min: 32},
+	{name: "harness-api-key", triggers: []string{"pat.", "sat."}, body: "A-Za-z0-9._-", min: 40, mixed: true},
+	{name: "hashicorp-tf-api-token", triggers: []string{".atlasv1."}, before: alnum, body: "A-Za-z0-9_=-", min: 40},
+	{name: "heroku-api-key-v2", triggers: []string{"HRKU-AA"}, body: b64url, min: 40},
+	{name: "huggingface-token", triggers: []string{"hf_", "api_org_"}, body: alnum, min: 30},
+	{name: "infracost-api-token", triggers: []string{"ico-"}, body: alnum, min: 30},
+	{name: "intra42-client-secret", triggers: []string{"s-s4t2ud-", "s-s4t2af-"}, body: hexDigits, min: 40},
+	{name: "jwt", triggers: []string{"eyJ"}, end: jwtEnd},
+	// Tokens shaped like a JWT whose header does not decode to JSON: found
+	// from the dot before the payload.
+	{name: "jwt-like", triggers: []string{".ey"}, before: b64url, lead: "ey", body: "A-Za-z0-9_./-", min: 17},
+	{name: "jwt-base64", triggers: []string{"ZXlK"}, body: b64, min: 40},
+	{name: "linear-api-key", triggers: []string{"lin_api_"}, body: alnum, min: 30},
+	{name: "mailgun-key", triggers: []string{"key-", "pubkey-"}, body: hexDigits, min: 32, max: 32},
+	{name: "mapbox-api-token", triggers: []string{"pk.", "sk.", "tk."}, body: "A-Za-z0-9.", min: 60, mixed: true},
+	{name: "microsoft-teams-webhook", triggers: []string{".webhook.office.com/", "outlook.office.com/webhook/"}, before: "A-Za-z0-9-", body: "A-Za-z0-9@/_.-", min: 20},
+	{name: "new-relic-key", triggers: []string{"NRAK-", "NRJS-", "NRII-", "NRAA-"}, body: alnum, min: 19},
+	{name: "notion-api-token", triggers: []string{"ntn_"}, body: alnum, min: 40},
+	{name: "npm-access-token", triggers: []string{"npm_"}, body: alnum, min: 30},
+	{name: "octopus-deploy-api-key", triggers: []string{"API-"}, body: "A-Z0-9", min: 26, mixed: true},
+	{name: "openai-api-key", triggers: []string{"sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-", "sk-"}, body: b64url, min: 20, mixed: true},
+	{name: "openshift-user-token", triggers: []string{"sha256~"}, body: b64url, min: 40},
+	{name: "perplexity-api-key", triggers: []string{"pplx-"}, body: alnum, min: 40},
+	{name: "plaid-api-token", triggers: []string{"access-sandbox-", "access-development-", "access-production-"}, body: hexDigits + "-", min: 36},
+	{name: "planetscale-token", triggers: []string{"pscale_tkn_", "pscale_oauth_", "pscale_pw_"}, body: "A-Za-z0-9=._-", min: 20},
+	{name: "postman-api-token", triggers: []string{"PMAK-"}, body: "A-Za-z0-9-", min: 40},
+	{name: "prefect-api-token", triggers: []string{"pnu_"}, body: alnum, min: 30},
+	{name: "pulumi-api-token", triggers: []string{"pul-"}, body: hexDigits, min: 40},
+	{name: "pypi-upload-token", triggers: []string{"pypi-AgEIcHlwaS5vcmc"}, body: b64url, min: 30},
+	{name: "readme-api-token", triggers: []string{"rdme_"}, body: alnum, min: 40},
+	{name: "rubygems-api-token", triggers: []string{"rubygems_"}, body: hexDigits, min: 40},
+	{name: "scalingo-api-token", triggers: []string{"tk-us-"}, body: b64url, min: 40},
+	{name: "sendgrid-api-token", triggers: []string{"SG."}, body: "A-Za-z0-9=_.-", min: 50, mixed: true},
+	{name: "sendinblue-api-token", triggers: []string{"xkeysib-"}, body: "A-Za-z0-9-", min: 60},
+	{name: "sentry-org-token", triggers: []string{"sntrys_eyJ"}, body: "A-Za-z0-9+/=_", min: 50},
+	{name: "sentry-user-token", triggers: []string{"sntryu_"}, body: hexDigits, min: 40},
+	{name: "settlemint-token", triggers: []string{"sm_aat_", "sm_pat_", "sm_sat_"}, body: alnum, min: 16},
+	{name: "shippo-api-token", triggers: []string{"shippo_live_", "shippo_test_"}, body: hexDigits, min: 40},
+	{name: "shopify-token", triggers: []string{"shpat_", "shpca_", "shppa_", "shpss_"}, body: hexDigits, min: 32},
+	{name: "slack-token", triggers: []string{"xoxa-", "xoxb-", "xoxe-", "xoxo-", "xoxp-", "xoxr-", "xoxs-", "xapp-"}, body: "A-Za-z0-9-", min: 8},
+	{name: "slack-config-token", triggers: []string{"xoxe."}, body: "A-Za-z0-9.-", min: 20},
+	{name: "slack-webhook-url", triggers: []string{"hooks.slack.com/"}, end: webhookPathEnd},
+	{name: "sourcegraph-access-token", triggers: []string{"sgp_"}, body: "A-Za-z0-9_", min: 40},
+	{name: "stripe-key", triggers: []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"}, body: alnum, min: 16},
+	{name: "tailscale-key", triggers: []string{"tskey-"}, body: b64url, min: 30},
+	{name: "twilio-api-key", triggers: []string{"SK"}, body: hexDigits, min: 32, max: 32, mixed: true},
+	{name: "twitter-bearer-token", triggers: []string{"AAAAAAAAAAAAAAAAAAAAA"}, body: "A-Za-z0-9%", min: 30},
+	{name: "typeform-api-token", triggers: []string{"tfp_"}, body: "A-Za-z0-9_=.-", min: 40},
+	{name: "vault-token", triggers: []string{"hvs.", "hvb.", "hvr."}, body: b64url, min: 20},
+	{name: "vault-legacy-token", triggers: []string{"s."}, body: alnum, min: 24, max: 24, mixed: true},
+	{name: "yandex-token", triggers: []string{"t1."}, body: "A-Za-z0-9_=.-", min: 60},
+	{name: "yandex-api-key", triggers: []string{"AQVN"}, body: b64url, min: 35, max: 38},
+	{name: "yandex-aws-access-token", triggers: []string{"YC"}, body: b64url, min: 38, max: 38, mixed: true},
+}
+
+// A trigger is one trigger string of a rule, indexed by its anchor: the
+// byte of it least likely to stop a scan of prose. at is the anchor's
+// offset in text.
+type trigger struct {
+	text         string
+	at           int
+	rule         *tokenFormat
+	body, before *[256]bool
+	bodyID       int
+}
+
+// anchored holds the triggers anchored on one byte: those whose anchor is
+// their first byte, checked wherever the byte starts a word, those that
+// follow a run of their own (infix), grouped by the byte after the anchor,
+// and the others
+// grouped by the byte just before the anchor, so that a '_' inside an
+// ordinary identifier is compared with the few triggers that could end
+// there instead of all sixty.
+type anchored struct {
+	first []trigger
+	// infix triggers, by the byte after the anchor
+	next   [256]uint8
+	byNext [][]trigger
+	prev   [256]uint8 // index+1 into byPrev, or 0
+	byPrev [][]trigger
+}
+
+// triggersByAnchor is the multi-pattern index over every trigger string of
+// tokenFormats, derived at init: a byte of the text is looked at only if
+// some trigger is anchored on it.
+var triggersByAnchor = indexTriggers()
+
+func indexTriggers() (index [256]*anchored) {
+	for i := range tokenFormats {
+		r := &tokenFormats[i]
+		for _, text := range r.triggers {
+			at := anchorOf(text)
+			// The prefilter must decide on a trigger from the bytes within
+			// its reach of the anchor (see rescan).
+			if at+1 > scanBehind || len(text)-at > scanAhead {
+				panic("sanitize: trigger " + text + " is beyond the prefilter's reach")
+			}
+			t := trigger{text: text, at: at, rule: r, before: alphabetSet(r.before)}
+			if r.body != "" {
+				t.bodyID = alphabet(r.body)
+				t.body = alphabets[t.bodyID]
+			}
+			a := index[text[at]]
+			if a == nil {
+				a = new(anchored)
+				index[text[at]] = a
+			}
+			if r.before != "" {
+				n := text[at+1]
+				if a.next[n] == 0 {
+					a.byNext = append(a.byNext, nil)
+					a.next[n] = uint8(len(a.byNext))
+				}
+				a.byNext[a.next[n]-1] = append(a.byNext[a.next[n]-1], t)
+				continue
+			}
+			if at == 0 {
+				a.first = append(a.first, t)
+				continue
+			}
+			p := text[at-1]
+			if a.prev[p] == 0 {
+				a.byPrev = append(a.byPrev, nil)
+				a.prev[p] = uint8(len(a.byPrev))
+			}
+			a.byPrev[a.prev[p]-1] = append(a.byPrev[a.prev[p]-1], t)
+		}
+	}
+	return index
+}
+
+// neighbours holds, for each anchor byte, the bytes that may stand just
+// before it (prev) and just after it (next) where some trigger is anchored
+// on it, as bit sets: the prefilter rejects almost every anchor byte of
+// prose ("codes. ", "....") with a few loads and no call. A byte that
+// anchors nothing has empty sets.
+type neighbours struct{ prev, next [256][4]uint64 }
+
+var anchorNeighbours = func() (n neighbours) {
+	add := func(b *[4]uint64, ok func(c byte) bool) {
+		for c := range 256 {
+			if ok(byte(c)) {
+				b[c>>6] |= 1 << (c & 63)
+			}
+		}
+	}
+	for c, a := range triggersByAnchor {
+		if a == nil {
+			continue
+		}
+		for _, list := range [][][]trigger{{a.first}, a.byPrev, a.byNext} {
+			for _, ts := range list {
+				for _, t := range ts {
+					switch {
+					case t.at > 0:
+						add(&n.prev[c], func(b byte) bool { return b == t.text[t.at-1] })
+					case t.before != nil:
+						add(&n.prev[c], func(b byte) bool { return t.before[b] })
+					default:
+						add(&n.prev[c], func(b byte) bool { return !isAlnum(b) })
+					}
+					switch {
+					case t.at+1 < len(t.text):
+						add(&n.next[c], func(b byte) bool { return b == t.text[t.at+1] })
+					case t.body != nil:
+						add(&n.next[c], func(b byte) bool { return t.body[b] })
+					default:
+						add(&n.next[c], func(byte) bool { return true })
+					}
+				}
+			}
+		}
+	}
+	return n
+}()
+
+// mayTrigger reports whether a trigger could be anchored at s[i]; the
+// start and the end of the text count as spaces.
+func mayTrigger(s string, i int) bool {
+	c := s[i]
+	p, nx := byte(' '), byte(' ')
+	if i > 0 {
+		p = s[i-1]
+	}
+	if i+1 < len(s) {
+		nx = s[i+1]
+	}
+	return anchorNeighbours.prev[c][p>>6]&(1<<(p&63)) != 0 && anchorNeighbours.next[c][nx>>6]&(1<<(nx&63)) != 0
+}
+
+// alphabets holds every body alphabet of the table, so that runs can
+// remember one run per alphabet.
+var (
+	alphabets     []*[256]bool
+	alphabetSpecs = map[string]int{}
+)
+
+const maxAlphabets = 40
+
+// alphabet returns the id of the byte set a spec such as "A-Za-z0-9_-"
+// names; a '-' between two bytes is a range, elsewhere itself.
+func alphabet(spec string) int {
+	if id, ok := alphabetSpecs[spec]; ok {
+		return id
+	}
+	t := new([256]bool)
+	for i := 0; i < len(spec); i++ {
+		if i+2 < len(spec) && spec[i+1] == '-' {
+			for c := int(spec[i]); c <= int(spec[i+2]); c++ {
+				t[c] = true
+			}
+			i += 2
+			continue
+		}
+		t[spec[i]] = true
+	}
+	if len(alphabets) == maxAlphabets {
+		panic("sanitize: more than maxAlphabets token alphabets")
+	}
+	alphabets = append(alphabets, t)
+	alphabetSpecs[spec] = len(alphabets) - 1
+	return len(alphabets) - 1
+}
+
+func alphabetSet(spec string) *[256]bool {
+	if spec == "" {
+		return nil
+	}
+	return alphabets[alphabet(spec)]
+}
+
+// runs remembers, for each alphabet, the last run of its bytes that was
+// measured: from any position inside a run its end is the same, so
+// triggers repeated inside one long run ("sk-sk-sk-...") cost one pass over
+// it, not one pass each, and a text of any shape is read in linear time.
+type runs struct {
+	from, end, lastDigit, lastLetter [maxAlphabets]int
+}
+
+// run returns the end of the run of alphabet id's bytes starting at s[p],
+// and whether the run holds a digit and a letter from p on.
+func (rc *runs) run(s string, id, p int) (end int, digit, letter bool) {
+	if rc.from[id] <= p && p < rc.end[id] {
+		return rc.end[id], rc.lastDigit[id] >= p, rc.lastLetter[id] >= p
+	}
+	set := alphabets[id]
+	e, ld, ll := p, -1, -1
+	for e < len(s) && set[s[e]] {
+		if isDigit(s[e]) {
+			ld = e
+		} else if isLetter(s[e]) {
+			ll = e
+		}
+		e++
+	}
+	spend(e - p)
+	rc.from[id], rc.end[id], rc.lastDigit[id], rc.lastLetter[id] = p, e, ld, ll
+	return e, ld >= p, ll >= p
+}
+
+// anchorOf picks the anchor of a trigger: punctuation first, which prose
+// rarely holds inside a word; then a capital letter inside the trigger
+// (prose capitalises only the first letter of a word); then the first
+// byte, which counts only where a word starts. Lower-case letters and
+// digits inside a trigger are never anchors: prose is made of them.
+func anchorOf(text string) int {
+	best, bestScore := 0, 1<<30
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		score := 9
+		switch {
+		case c == '_' || c == '~':
+			score = 0
+		case c == '-':
+			score = 1
+		case c == '.':
+			score = 2
+		case 'A' <= c && c <= 'Z' && i > 0:
+			score = 3
+		case 'A' <= c && c <= 'Z':
+			score = 4
+		case i == 0:
+			score = 5
+		}
+		if score < bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return best
+}
+
+// candidates calls f with each trigger anchored at s[i] that could match
+// there, given the byte before the anchor.
+func candidates(s string, i int, f func(t *trigger) bool) bool {
+	a := triggersByAnchor[s[i]]
+	if a == nil {
+		return false
+	}
+	if i+1 < len(s) {
+		if b := a.next[s[i+1]]; b != 0 {
+			for k := range a.byNext[b-1] {
+				if f(&a.byNext[b-1][k]) {
+					return true
+				}
+			}
+		}
+	}
+	if wordStart(s, i) {
+		for k := range a.first {
+			if f(&a.first[k]) {
+				return true
+			}
+		}
+	}
+	if i > 0 {
+		if b := a.prev[s[i-1]]; b != 0 {
+			for k := range a.byPrev[b-1] {
+				if f(&a.byPrev[b-1][k]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// triggerAt reports whether a trigger anchored at s[i] is present there;
+// the prefilter calls it at every anchor byte, so it reads only the
+// trigger itself and calls nothing it need not.
+func triggerAt(s string, i int) bool {
+	a := triggersByAnchor[s[i]]
+	if i+1 < len(s) {
+		if b := a.next[s[i+1]]; b != 0 {
+			for k := range a.byNext[b-1] {
+				if triggerIs(s, i, &a.byNext[b-1][k]) {
+					return true
+				}
+			}
+		}
+	}
+	if len(a.first) > 0 && wordStart(s, i) {
+		for k := range a.first {
+			if triggerIs(s, i, &a.first[k]) {
+				return true
+			}
+		}
+	}
+	if i > 0 {
+		if b := a.prev[s[i-1]]; b != 0 {
+			for k := range a.byPrev[b-1] {
+				if t := &a.byPrev[b-1][k]; triggerIs(s, i, t) && wordStart(s, i-t.at) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// triggerIs reports whether t's text lies at s with its anchor at s[i].
+func triggerIs(s string, i int, t *trigger) bool {
+	p := i - t.at
+	return p >= 0 && len(s)-p >= len(t.text) && s[p:p+len(t.text)] == t.text
+}
+
+// redactTokens replaces every token of tokenFormats.
+func redactTokens(s string) string {
+	var rc runs
+	e := edit{s: s}
+	for i := 0; i < len(s); i++ {
+		if triggersByAnchor[s[i]] == nil {
+			continue
+		}
+		start, end := tokenAt(s, i, &rc)
+		// A token found from its anchor may start before the end of the
+		// last span: only the rest of it is new.
+		start = max(start, e.last)
+		if end <= start {
+			continue
+		}
+		e.replace(start, end, Redacted)
+		i = end - 1
+	}
+	return e.result()
+}
+
+// tokenAt returns the longest token whose trigger is anchored at s[i].
+func tokenAt(s string, i int, rc *runs) (int, int) {
+	start, end := 0, 0
+	candidates(s, i, func(t *trigger) bool {
+		p := i - t.at
+		if p < 0 || !strings.HasPrefix(s[p:], t.text) {
+			return false
+		}
+		ts := p
+		if t.before != nil {
+			for ts > 0 && t.before[s[ts-1]] {
+				ts--
+			}
+			if t.rule.lead != "" && (!strings.HasPrefix(s[ts:p], t.rule.lead) || !wordStart(s, ts)) {
+				return false
+			}
+		} else if !wordStart(s, p) {
+			return false
+		}
+		if e := t.bodyEnd(s, p+len(t.text), rc); e > end {
+			start, end = ts, e
+		}
+		return false
+	})
+	return start, end
+}
+
+// bodyEnd returns the end of the token's body starting at s[p], or 0.
+func (t *trigger) bodyEnd(s string, p int, rc *runs) int {
+	r := t.rule
+	if r.end != nil {
+		return r.end(s, p, rc)
+	}
+	e, digit, letter := rc.run(s, t.bodyID, p)
+	n := e - p
+	if n < r.min || r.max > 0 && n > r.max || r.mixed && !(digit && letter) {
+		return 0
+	}
+	return e
+}
+
+// webhookPathEnd takes the path of a webhook URL, which is itself the
+// credential.
+func webhookPathEnd(s string, p int, rc *runs) int {
+	if e, _, _ := rc.run(s, webhookAlphabet, p); e > p {
+		return e
+	}
+	return 0
+}
+
+var (
+	webhookAlphabet = alphabet("A-Za-z0-9_/-")
+	jwtAlphabet     = alphabet(b64url)
+)
+
+// jwtEnd accepts a header and a payload, both base64url JSON objects (which
+// begin "ey"), and an optional signature, which unsigned tokens lack. p is
+// just after the header's "ey".
+func jwtEnd(s string, p int, rc *runs) int {
+	e, _, _ := rc.run(s, jwtAlphabet, p)
+	if e-p < 3 || e >= len(s) || s[e] != '.' || !strings.HasPrefix(s[e+1:], "ey") {
+		return 0
+	}
+	q := e + 3
+	if e, _, _ = rc.run(s, jwtAlphabet, q); e-q < 3 {
+		return 0
+	}
+	if e+1 < len(s) && s[e] == '.' {
+		if sig, _, _ := rc.run(s, jwtAlphabet, e+1); sig > e+1 {
+			return sig
+		}
+	}
+	return e
+}
