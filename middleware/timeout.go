@@ -91,9 +91,10 @@ func (st *state) disarm() {
 		st.flags.Or(fFinished)
 		st.mu.Unlock()
 	}
-	if st.flags.Load()&fTimedOut == 0 {
+	if st.flags.Load()&(fTimedOut|fReplaced|fHijacked) == 0 {
 		// The timer can no longer write: the handler's headers, including
-		// trailers set after the body, are the response's.
+		// trailers set after the body, are those of its own response. (A
+		// response the timer or the guard wrote instead keeps its own.)
 		st.commitHeaders()
 	}
 	st.releaseShadow()
