@@ -48,7 +48,7 @@ func (st *state) Done() <-chan struct{} {
 }
 
 // Err agrees with Done, and reports the passed deadline even when no one has
-// asked for the channel.
+// asked for the channel, from the moment the timer fires.
 func (st *state) Err() error {
 	if st.timeout == 0 {
 		return st.Context.Err()
@@ -59,7 +59,7 @@ func (st *state) Err() error {
 	if err := st.Context.Err(); err != nil {
 		return err
 	}
-	if !time.Now().Before(st.deadline) {
+	if st.flags.Load()&fExpired != 0 {
 		return context.DeadlineExceeded
 	}
 	return nil

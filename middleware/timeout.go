@@ -50,6 +50,7 @@ var timerPool = sync.Pool{New: func() any {
 
 func (dt *deadlineTimer) fire() {
 	if st := dt.st.Load(); st != nil {
+		st.flags.Or(fExpired)
 		st.expire()
 	}
 }
@@ -58,7 +59,7 @@ func (dt *deadlineTimer) fire() {
 // has seen the state's Done channel yet.
 func (st *state) arm(d time.Duration) {
 	st.timeout = d
-	st.deadline = time.Now().Add(d)
+	st.deadline = st.Now().Add(d)
 	st.hasBody = st.req.ContentLength != 0
 	dt := timerPool.Get().(*deadlineTimer)
 	dt.st.Store(st)
@@ -103,11 +104,15 @@ func (st *state) disarm() {
 	}
 }
 
+// deadlinePassed reports whether the handler can have seen the deadline
+// pass: through the Done channel of the real deadline context, or through
+// Err, which reports it once the timer fired. The timer is the clock here,
+// so no other reading of it is needed.
 func (st *state) deadlinePassed() bool {
 	if c := st.dctx.Load(); c != nil && errors.Is(c.ctx.Err(), context.DeadlineExceeded) {
 		return true
 	}
-	return !time.Now().Before(st.deadline)
+	return st.flags.Load()&fExpired != 0
 }
 
 func (st *state) expire() {
