@@ -131,6 +131,10 @@ func (st *state) expire() {
 		// left unread). Full duplex would not do: the handler would stay
 		// blocked for as long as the client trickles.
 		_ = http.NewResponseController(st.w).SetReadDeadline(time.Now())
+		// The deadline stays on the connection: when the handler had read
+		// the whole body, net/http would keep it alive and the next request
+		// on it would start with its context cancelled. It must close.
+		st.w.Header().Set("Connection", "close")
 	}
 	p := timeoutProblem(st.req).
 		WithLogAttrs(slog.Duration("timeout", st.timeout), slog.String("written_by", "faultline.timeout"))

@@ -1,17 +1,54 @@
-// Package ratelimit limits request rates with github.com/go-chi/httprate and
-// answers a refused request with a rate_limited problem that tells the
-// client exactly when to come back.
+// Package ratelimit limits request rates and answers a refused request
+// with a rate_limited problem (429) that tells the client exactly when to
+// come back: retry_after_ms, Retry-After and the X-RateLimit-* headers.
 //
-// One instance counts in process with httprate's own limiter. Several
-// instances share limits through Redis (WithRedis) with one atomic script
-// per request and no process-wide lock; while Redis is unreachable they
-// either count in process (FailOpen) or refuse with 503 unavailable
-// (FailClosed), and return to Redis by themselves when it answers again.
+// LimitBy is the one-policy middleware; New takes several policies. Both
+// work on chi, http.ServeMux or any router:
 //
-// Keys are httprate.KeyFunc values: ByIP, ByRoutePattern, ByHeader and Join
-// build them, and any httprate key function works too. A key function that
-// yields an empty key fails the request (500 internal, logged) instead of
-// silently putting every client into one shared bucket.
+//	mux.Handle("GET /v1/orders", ratelimit.LimitBy(100, time.Minute, ratelimit.ByIP)(orders))
+//
+// # Counting
+//
+// Counts follow httprate's sliding window: the previous window counts in
+// proportion to how much of it the sliding window still covers. One
+// instance counts in process, in memory bounded by WithMaxKeys. Several
+// instances share limits through Redis (WithRedis, a single server or a
+// Redis Cluster) with one atomic script per request; instances that use the
+// same policy name and Redis share one bucket per key, and admit exactly
+// the limit between them.
+//
+// While Redis is unreachable (each call is bounded by WithRedisTimeout),
+// instances either count in process (FailOpen, the default) or refuse with
+// 503 unavailable (FailClosed), and return to Redis by themselves when it
+// answers again. In FailOpen the switch does not hand out a fresh limit:
+// the in-process count of each key starts from what Redis last returned to
+// this instance, and on the way back Redis takes over what was admitted
+// locally. The bound: in any window, an instance admits at most the limit
+// for a key, counting what Redis admitted before the switch; N instances
+// that all lost Redis admit at most N times the limit together, since none
+// sees what the others admit meanwhile. On a Cluster the same holds while a
+// replica takes over a failed master (a few seconds with a short
+// cluster-node-timeout), and what the failed master had not yet replicated
+// can be admitted again once. Health is tracked per Limiter, so while one
+// master is down every key of the Limiter is counted in process.
+//
+// # Keys
+//
+// Keys are httprate.KeyFunc values: ByIP (the connection's address, or the
+// one chi's ClientIPFrom* resolved), ByIPBehindProxies (the client a
+// trusted reverse proxy names in X-Forwarded-For), ByRoutePattern, ByHeader
+// and Join build them, and any httprate key function works too. A key the
+// client could have supplied but did not (ByHeader) is its own 400; a key
+// the server cannot compute is a configuration error: 500 internal with
+// action none and retryable false, the reason in the log, never a shared
+// bucket for every client.
+//
+// # Logs and metrics
+//
+// Redis outages and recoveries are logged once per transition, through the
+// problem writer's logger like every problem; RedisLogger routes go-redis's
+// own log lines there too. WithObserver reports every decision and every
+// transition, for metrics and traces.
 package ratelimit
 
 import (

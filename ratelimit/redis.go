@@ -33,6 +33,19 @@ type redisCounter struct {
 	limitArg, windowArg, ttlArg any
 	health                      *health
 	local                       *memoryCounter // nil when failing closed
+	// reload asks a Cluster client to refresh its slot map; nil for other
+	// clients.
+	reload func(context.Context)
+}
+
+// clusterMap is a client that routes by a cached map of the cluster's
+// slots (go-redis's ClusterClient). After a failover it keeps sending a
+// slot's commands to the dead master until it reloads the map, which it does
+// on a MOVED reply but not when the dead master refuses connections; so a
+// failed call asks for a reload (go-redis runs at most one at a time), and
+// the next probe finds the promoted replica.
+type clusterMap interface {
+	ReloadState(context.Context)
 }
 
 // ignoresDeadlines reports a go-redis client that would not honour the
@@ -67,6 +80,9 @@ func newRedisCounter(cfg config, h *health, p Policy) *redisCounter {
 	if cfg.failure == FailOpen {
 		c.local = newMemoryCounter(p.Limit, p.Window, cfg.maxKeys)
 	}
+	if m, ok := cfg.redis.(clusterMap); ok {
+		c.reload = m.ReloadState
+	}
 	return c
 }
 
@@ -77,6 +93,9 @@ func (c *redisCounter) take(ctx context.Context, key string) (result, error) {
 	}
 	res, err := c.shared(ctx, key, started)
 	if err != nil {
+		if c.reload != nil {
+			c.reload(ctx)
+		}
 		c.health.failed(ctx, started, err)
 		return c.fallback(ctx, key, err)
 	}

@@ -47,6 +47,13 @@ type instance struct {
 
 func newInstance(t *testing.T, addr string, policies []ratelimit.Policy, opts ...ratelimit.Option) instance {
 	t.Helper()
+	return newInstanceOn(t, newRedisClient(t, addr), policies, opts...)
+}
+
+// newInstanceOn is newInstance with a client of the caller's, such as a
+// Cluster client.
+func newInstanceOn(t *testing.T, client redis.UniversalClient, policies []ratelimit.Policy, opts ...ratelimit.Option) instance {
+	t.Helper()
 	var logs syncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	opts = append([]ratelimit.Option{
@@ -54,7 +61,7 @@ func newInstance(t *testing.T, addr string, policies []ratelimit.Policy, opts ..
 		// detector can exceed a tight timeout, and a timed-out call falls
 		// back to counting in process. Outage tests set their own.
 		ratelimit.WithRedisTimeout(time.Second),
-		ratelimit.WithRedis(newRedisClient(t, addr)),
+		ratelimit.WithRedis(client),
 		ratelimit.WithWriter(problem.NewWriter(problem.WithLogger(logger))),
 	}, opts...)
 	l, err := ratelimit.New(policies, opts...)

@@ -1,19 +1,20 @@
 // Command agent-client calls the showcase the way an automated client (a
-// script, an AI agent) should: it decides what to do next from the
-// problem's code, action, retryable, retry_after_ms and outcome alone, and
-// prints each problem in its one-line CLI form.
+// script, an AI agent) should, using the kit's client package: every
+// decision comes from the problem's code, action, retryable,
+// retry_after_ms and outcome, each problem is printed in its one-line CLI
+// form, and each call ends with its exit code class.
 //
 //	go run ./examples/showcase &
 //	go run ./examples/agent-client -base http://127.0.0.1:8080
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
@@ -21,7 +22,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/client"
 )
 
 func main() {
@@ -65,89 +66,91 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agent-client", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	base := fs.String("base", "http://127.0.0.1:8080", "base URL of the showcase")
-	pol := retryPolicy{}
-	fs.IntVar(&pol.maxAttempts, "max-attempts", 3, "attempts per call, the first included")
-	fs.DurationVar(&pol.backoff, "backoff", 200*time.Millisecond, "first backoff when the server names no retry time")
-	fs.DurationVar(&pol.maxBackoff, "max-backoff", 2*time.Second, "longest backoff")
-	fs.DurationVar(&pol.maxWait, "max-wait", 15*time.Second, "longest retry_after_ms the client agrees to wait")
+	var pol client.Policy
+	fs.IntVar(&pol.MaxAttempts, "max-attempts", 3, "attempts per call, the first included")
+	fs.DurationVar(&pol.BaseDelay, "backoff", 200*time.Millisecond, "first backoff, above the server's retry_after_ms")
+	fs.DurationVar(&pol.MaxDelay, "max-backoff", 2*time.Second, "longest backoff")
+	fs.DurationVar(&pol.MaxElapsed, "deadline", 15*time.Second, "total time one call may take, retries included")
 	limitedCalls := fs.Int("limited-calls", 4, "calls to /v1/limited (the showcase allows 3 per window)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if pol.maxAttempts < 1 || pol.backoff <= 0 || pol.maxBackoff <= 0 {
-		return errors.New("-max-attempts, -backoff and -max-backoff must be positive")
+	if pol.MaxAttempts < 1 || pol.BaseDelay <= 0 || pol.MaxDelay <= 0 || pol.MaxElapsed <= 0 {
+		return errors.New("-max-attempts, -backoff, -max-backoff and -deadline must be positive")
 	}
-	client := &http.Client{Timeout: 30 * time.Second}
+	transport := &http.Transport{}
+	defer transport.CloseIdleConnections()
 	for _, c := range script(*limitedCalls) {
-		if err := perform(ctx, client, strings.TrimSuffix(*base, "/"), c, pol, stdout); err != nil {
+		if err := perform(ctx, transport, pol, strings.TrimSuffix(*base, "/"), c, stdout); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// perform makes one call, with retries as the problems direct. Only a
-// transport failure or a cancelled ctx is an error: every problem is an
-// answer the client handles.
-func perform(ctx context.Context, client *http.Client, base string, c call, pol retryPolicy, out io.Writer) error {
-	for attempt := 1; ; attempt++ {
-		status, body, err := send(ctx, client, base, c)
-		if err != nil {
-			return err
-		}
-		label := fmt.Sprintf("%s %s", c.method, c.path)
-		if c.idempotencyKey != "" {
-			label += " (Idempotency-Key)"
-		}
-		if status < 400 {
-			fmt.Fprintf(out, "%s [%d] ok %d\n", label, attempt, status)
-			return nil
-		}
-		p, err := problem.Parse(body)
-		if err != nil {
-			// Not from a faultline server (a proxy's HTML page, say): without
-			// the machine members there is nothing safe to decide.
-			fmt.Fprintf(out, "%s [%d] status %d without a problem document: stop\n", label, attempt, status)
-			return nil
-		}
-		d := decide(p, attempt, c.idempotencyKey != "", pol)
-		fmt.Fprintf(out, "%s [%d] %s\n", label, attempt, p.CLILine())
-		if d.verdict != verdictRetry {
-			fmt.Fprintf(out, "  -> %s: %s (correlation_id %s)\n", d.verdict, d.why, p.CorrelationID)
-			return nil
-		}
-		fmt.Fprintf(out, "  -> retry in %s\n", d.wait)
-		t := time.NewTimer(d.wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
+// perform makes one call; the client package retries as the problems
+// direct and the observer prints each attempt. Only a cancelled ctx is an
+// error: every other outcome is an answer the agent reports.
+func perform(ctx context.Context, base http.RoundTripper, pol client.Policy, url string, c call, out io.Writer) error {
+	label := c.method + " " + c.path
+	if c.idempotencyKey != "" {
+		label += " (Idempotency-Key)"
 	}
-}
-
-func send(ctx context.Context, client *http.Client, base string, c call) (int, []byte, error) {
+	rt := client.NewTransport(base,
+		client.WithPolicy(pol),
+		client.WithLogger(slog.New(slog.DiscardHandler)),
+		client.WithObserver(printer(label, out)))
 	var body io.Reader
 	if c.body != "" {
-		body = bytes.NewReader([]byte(c.body))
+		body = strings.NewReader(c.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, c.method, base+c.path, body)
+	req, err := http.NewRequestWithContext(ctx, c.method, url+c.path, body)
 	if err != nil {
-		return 0, nil, err
+		return err
 	}
-	req.Header.Set("Accept", "application/problem+json, application/json")
+	req.Header.Set("Accept", "application/problem+json")
 	if c.body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.idempotencyKey != "" {
-		req.Header.Set("Idempotency-Key", c.idempotencyKey)
+		req.Header.Set(client.IdempotencyKeyHeader, c.idempotencyKey)
 	}
-	res, err := client.Do(req)
+	res, err := rt.RoundTrip(req)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err == nil {
+		err = client.ReadError(res)
+		res.Body.Close()
+	}
 	if err != nil {
-		return 0, nil, err
+		fmt.Fprintf(out, "  exit code %d\n", client.ExitCode(c.method, err))
 	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	return res.StatusCode, b, err
+	return nil
+}
+
+// printer reports each attempt on one line, the CLI form of its problem,
+// and what the client does next.
+func printer(label string, out io.Writer) client.Observer {
+	return client.Observer{
+		Attempt: func(a client.AttemptReport) {
+			switch {
+			case a.Err != nil:
+				fmt.Fprintf(out, "%s [%d] %s\n", label, a.Attempt, client.Line(a.Err))
+			case a.Problem == nil:
+				fmt.Fprintf(out, "%s [%d] ok %d\n", label, a.Attempt, a.Status)
+				return
+			default:
+				fmt.Fprintf(out, "%s [%d] %s\n", label, a.Attempt, client.Line(a.Problem))
+			}
+			if a.Decision.Verdict == client.Retry {
+				fmt.Fprintf(out, "  -> retry in %s\n", a.Decision.Delay.Round(time.Millisecond))
+			}
+		},
+		Operation: func(o client.OperationReport) {
+			if o.Status >= 400 || o.Err != nil {
+				fmt.Fprintf(out, "  -> %s: %s\n", o.Decision.Verdict, o.Decision.Reason)
+			}
+		},
+	}
 }

@@ -13,48 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/faultline-go/faultline/problem"
 )
-
-func TestDecide(t *testing.T) {
-	pol := retryPolicy{maxAttempts: 3, backoff: 100 * time.Millisecond, maxBackoff: 150 * time.Millisecond, maxWait: 5 * time.Second}
-	retry := func() *problem.Problem { return problem.New(problem.Internal) }
-	for _, tc := range []struct {
-		name    string
-		p       *problem.Problem
-		attempt int
-		sentKey bool
-		verdict verdict
-		wait    time.Duration
-	}{
-		{"refusal", problem.New(problem.PolicyDenied), 1, false, verdictStop, 0},
-		{"fix the request", problem.New(problem.ValidationFailed), 1, false, verdictReport, 0},
-		{"reauthenticate", problem.New(problem.Unauthorized), 1, false, verdictEscalate, 0},
-		{"approve", problem.New(problem.ApprovalRequired), 1, false, verdictEscalate, 0},
-		{"first backoff", retry(), 1, false, verdictRetry, 100 * time.Millisecond},
-		{"backoff is capped", retry(), 2, false, verdictRetry, 150 * time.Millisecond},
-		{"attempts run out", retry(), 3, false, verdictStop, 0},
-		{"retry_after_ms wins over backoff", problem.New(problem.RateLimited).WithRetryAfter(1200 * time.Millisecond), 1, false, verdictRetry, 1200 * time.Millisecond},
-		{"retry_after_ms over budget", problem.New(problem.RateLimited).WithRetryAfter(time.Minute), 1, false, verdictStop, 0},
-		{"timed-out read", problem.New(problem.Timeout).WithOutcome(problem.OutcomeNotCommitted), 1, false, verdictRetry, 100 * time.Millisecond},
-		{"unknown outcome without key", problem.New(problem.Timeout).WithOutcome(problem.OutcomeUnknown), 1, false, verdictStop, 0},
-		{"unknown outcome with key", problem.New(problem.Timeout).WithOutcome(problem.OutcomeUnknown), 1, true, verdictRetry, 100 * time.Millisecond},
-		{"unknown action", &problem.Problem{Code: "future", Action: "teleport", Retryable: true}, 1, false, verdictStop, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			d := decide(tc.p, tc.attempt, tc.sentKey, pol)
-			if d.verdict != tc.verdict || d.wait != tc.wait {
-				t.Errorf("got %s wait %s (%s), want %s wait %s", d.verdict, d.wait, d.why, tc.verdict, tc.wait)
-			}
-		})
-	}
-	notRetryable := problem.New(problem.Internal)
-	notRetryable.Retryable = false
-	if d := decide(notRetryable, 1, false, pol); d.verdict != verdictStop {
-		t.Errorf("retryable false must stop, got %s", d.verdict)
-	}
-}
 
 // TestAgainstShowcase builds the real showcase, starts it on a free loopback
 // port and runs the whole script against it.
@@ -63,7 +22,7 @@ func TestAgainstShowcase(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	args := []string{"-base", base, "-backoff", "20ms", "-max-backoff", "40ms", "-max-wait", "5s"}
+	args := []string{"-base", base, "-backoff", "20ms", "-max-backoff", "40ms", "-deadline", "5s"}
 	if err := run(ctx, args, &out, io.Discard); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
@@ -72,15 +31,15 @@ func TestAgainstShowcase(t *testing.T) {
 	for _, want := range []string{
 		`(?m)^GET /healthz \[1\] ok 200$`,
 		`(?m)^POST /v1/orders \[1\] ok 201$`,
-		`(?m)^POST /v1/orders \[1\] validation_failed: .+\n  -> report: `,
-		`(?m)^GET /v1/orders/ord_404 \[1\] not_found: .+\n  -> report: `,
-		`(?m)^DELETE /v1/orders/ord_1 \[1\] policy_denied: .+\n  -> stop: policy_denied is a refusal`,
-		`(?m)^GET /v1/upstream \[1\] upstream_error: .+\n  -> retry in 20ms\n` +
-			`GET /v1/upstream \[2\] upstream_error: .+\n  -> retry in 40ms\n` +
-			`GET /v1/upstream \[3\] upstream_error: .+\n  -> stop: gave up after 3 attempts`,
-		`(?m)^GET /v1/slow \[3\] timeout: .+\n  -> stop: gave up after 3 attempts`,
-		`(?m)^POST /v1/slow \[1\] timeout: .+\n  -> stop: the write may have been applied and carried no Idempotency-Key`,
-		`(?m)^POST /v1/slow \(Idempotency-Key\) \[3\] timeout: .+\n  -> stop: gave up after 3 attempts`,
+		`(?m)^POST /v1/orders \[1\] validation_failed: .+\n  -> fix_request: .+\n  exit code 2$`,
+		`(?m)^GET /v1/orders/ord_404 \[1\] not_found: .+\n  -> fix_request: .+\n  exit code 2$`,
+		`(?m)^DELETE /v1/orders/ord_1 \[1\] policy_denied: .+\n  -> stop: the server refuses: do not work around it\n  exit code 4$`,
+		`(?m)^GET /v1/upstream \[1\] upstream_error: .+\n  -> retry in \S+\n` +
+			`GET /v1/upstream \[2\] upstream_error: .+\n  -> retry in \S+\n` +
+			`GET /v1/upstream \[3\] upstream_error: .+\n  -> stop: attempts exhausted\n  exit code 6$`,
+		`(?m)^GET /v1/slow \[3\] timeout: .+\n  -> stop: attempts exhausted\n  exit code 5$`,
+		`(?m)^POST /v1/slow \[1\] timeout: .+\n  -> verify: .+\n  exit code 7$`,
+		`(?m)^POST /v1/slow \(Idempotency-Key\) \[3\] timeout: .+\n  -> stop: attempts exhausted\n  exit code 7$`,
 		`(?m)^GET /v1/limited \[1\] rate_limited: .+\n  -> retry in \d.*\nGET /v1/limited \[2\] ok 200$`,
 	} {
 		if !regexp.MustCompile(want).MatchString(got) {

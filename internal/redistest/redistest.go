@@ -10,11 +10,14 @@ package redistest
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -40,6 +43,9 @@ type Server struct {
 	bin  string
 	dir  string
 	port int
+	// extra holds more redis-server arguments; a function of the port, for
+	// settings that name it.
+	extra func(port int) []string
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -50,14 +56,25 @@ type Server struct {
 // test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := Binary()
-	if bin == "" {
+	return start(t, require(t, "redis-server", Binary()), nil)
+}
+
+// require returns path, or ends the test when it is empty: skipped
+// locally, failed when CI is set.
+func require(t testing.TB, name, path string) string {
+	t.Helper()
+	if path == "" {
 		if os.Getenv("CI") != "" {
-			t.Fatal("redistest: redis-server not found (set REDIS_SERVER or install it); CI is set, so this fails instead of skipping")
+			t.Fatalf("redistest: %s not found (install it, or set REDIS_SERVER / REDIS_CLI); CI is set, so this fails instead of skipping", name)
 		}
-		t.Skip("redistest: redis-server not found; install it or set REDIS_SERVER to run this test")
+		t.Skipf("redistest: %s not found; install it (Debian: redis-server, redis-tools) to run this test", name)
 	}
-	s := &Server{t: t, bin: bin, dir: t.TempDir()}
+	return path
+}
+
+func start(t testing.TB, bin string, extra func(port int) []string) *Server {
+	t.Helper()
+	s := &Server{t: t, bin: bin, dir: t.TempDir(), extra: extra}
 	var err error
 	// Another process may take the free port between our probe and the
 	// server's bind; a few attempts make that race irrelevant.
@@ -72,6 +89,35 @@ func Start(t testing.TB) *Server {
 	}
 	t.Fatalf("redistest: %v", err)
 	return nil
+}
+
+// StartProcess starts a redis-server for code that has no testing.TB, such
+// as a TestMain serving Example functions. It returns "" and no error when
+// redis-server is not installed and CI is not set; the caller stops the
+// server with stop.
+func StartProcess() (addr string, stop func(), err error) {
+	bin := Binary()
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			return "", nil, errors.New("redistest: redis-server not found and CI is set")
+		}
+		return "", nil, nil
+	}
+	dir, err := os.MkdirTemp("", "redistest")
+	if err != nil {
+		return "", nil, err
+	}
+	s := &Server{bin: bin, dir: dir}
+	for range 5 {
+		if s.port, err = freePort(); err != nil {
+			continue
+		}
+		if err = s.start(); err == nil {
+			return s.Addr(), func() { s.Close(); _ = os.RemoveAll(dir) }, nil
+		}
+	}
+	_ = os.RemoveAll(dir)
+	return "", nil, err
 }
 
 // Addr returns host:port, for redis.Options.Addr.
@@ -141,6 +187,9 @@ func (s *Server) startLocked() error {
 		"--daemonize", "no",
 		"--loglevel", "warning",
 	)
+	if s.extra != nil {
+		cmd.Args = append(cmd.Args, s.extra(s.port)...)
+	}
 	out, err := os.Create(s.dir + "/redis-" + strconv.Itoa(s.port) + ".log")
 	if err != nil {
 		return err
@@ -160,7 +209,7 @@ func (s *Server) startLocked() error {
 			return fmt.Errorf("redis-server on port %d exited: %v\n%s", s.port, err, log)
 		default:
 		}
-		if ping(s.Addr()) == nil {
+		if reply, err := Do(s.Addr(), "PING"); err == nil && reply == "PONG" {
 			s.cmd = cmd
 			s.exited = exited
 			return nil
@@ -181,26 +230,51 @@ func (s *Server) stop() {
 	s.cmd, s.exited = nil, nil
 }
 
-// ping speaks just enough RESP to know the server is serving, so this
+// Do sends one command to addr and returns the reply as text: a status,
+// an integer or a bulk string (a Redis error reply is returned as an
+// error). It speaks just enough RESP for tests to steer servers, so this
 // package needs no Redis client.
-func ping(addr string) error {
+func Do(addr string, args ...string) (string, error) {
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
-		return err
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	var b []byte
+	b = fmt.Appendf(b, "*%d\r\n", len(args))
+	for _, a := range args {
+		b = fmt.Appendf(b, "$%d\r\n%s\r\n", len(a), a)
 	}
-	line, err := bufio.NewReader(c).ReadString('\n')
+	if _, err := c.Write(b); err != nil {
+		return "", err
+	}
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
 	if err != nil {
-		return err
+		return "", err
 	}
-	if line != "+PONG\r\n" {
-		return fmt.Errorf("PING answered %q", line)
+	line = strings.TrimSuffix(line, "\r\n")
+	if line == "" {
+		return "", errors.New("empty reply")
 	}
-	return nil
+	switch line[0] {
+	case '+', ':':
+		return line[1:], nil
+	case '-':
+		return "", errors.New(line[1:])
+	case '$':
+		n, err := strconv.Atoi(line[1:])
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("bulk reply %q", line)
+		}
+		buf := make([]byte, n+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return "", err
+		}
+		return string(buf[:n]), nil
+	}
+	return "", fmt.Errorf("unsupported reply %q", line)
 }
 
 func freePort() (int, error) {

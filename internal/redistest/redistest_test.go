@@ -59,3 +59,39 @@ func TestPauseStallsReplies(t *testing.T) {
 		t.Fatalf("after Resume: %q, %v", buf[:n], err)
 	}
 }
+
+func TestClusterServesEverySlotAndFailsOver(t *testing.T) {
+	start := time.Now()
+	c := redistest.StartCluster(t, 3, 1)
+	t.Logf("cluster of %d nodes up in %v", len(c.Addrs()), time.Since(start))
+	// The master of k's slot is the node that does not redirect a write.
+	var master string
+	for _, addr := range c.Addrs() {
+		if _, err := redistest.Do(addr, "SET", "k", "v"); err == nil {
+			master = addr
+			break
+		}
+	}
+	if master == "" {
+		t.Fatal("no node accepted a write of k")
+	}
+	c.Node(master).Kill()
+	start = time.Now()
+	if err := c.WaitHealthy(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("failover done %v after the kill", time.Since(start))
+	for _, addr := range c.Addrs() {
+		if addr == master {
+			continue
+		}
+		// Nodes that do not own the slot answer MOVED, an error.
+		if v, err := redistest.Do(addr, "GET", "k"); err == nil {
+			if v != "v" {
+				t.Errorf("the promoted replica lost k: %q", v)
+			}
+			return
+		}
+	}
+	t.Error("no node serves k after the failover")
+}

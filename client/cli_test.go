@@ -1,0 +1,79 @@
+package client_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+	"testing"
+
+	"github.com/faultline-go/faultline/client"
+	"github.com/faultline-go/faultline/problem"
+)
+
+// TestExitCodeEveryRegisteredCode pins the exit code of each code of the
+// default registry, read and write, so a change of the table is a change
+// of this test.
+func TestExitCodeEveryRegisteredCode(t *testing.T) {
+	want := map[string]int{
+		"bad_request": 2, "invalid_json": 2, "validation_failed": 2, "unsupported_media_type": 2,
+		"not_acceptable": 2, "unauthorized": 3, "forbidden": 3, "policy_denied": 4, "not_found": 2,
+		"method_not_allowed": 2, "gone": 4, "conflict": 2, "precondition_failed": 2, "locked": 4,
+		"request_too_large": 2, "rate_limited": 5, "approval_required": 4, "egress_blocked": 4,
+		"client_closed_request": 5, "internal": 1, "not_implemented": 4, "upstream_error": 6,
+		"unavailable": 5, "timeout": 5, "upstream_timeout": 6, "response_too_large": 2,
+		"upstream_request_failed": 6, "cache_consistency_unavailable": 5, "audit_unavailable": 5,
+	}
+	for _, c := range problem.DefaultRegistry().Kinds() {
+		got := client.ExitCode("GET", problem.New(c))
+		if w, ok := want[c.Name]; !ok {
+			// A code added since: its class follows from its members.
+			t.Logf("%s: exit code %d (not pinned here)", c.Name, got)
+		} else if got != w {
+			t.Errorf("%s: exit code %d, want %d", c.Name, got, w)
+		}
+		unknown := problem.New(c).WithOutcome(problem.OutcomeUnknown)
+		if got := client.ExitCode("POST", unknown); got != client.ExitUnknownOutcome {
+			t.Errorf("%s with outcome unknown on POST: exit code %d", c.Name, got)
+		}
+	}
+}
+
+func TestExitCodeErrors(t *testing.T) {
+	dial := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	for _, tc := range []struct {
+		method string
+		err    error
+		want   int
+	}{
+		{"GET", nil, client.ExitOK},
+		{"POST", dial, client.ExitTemporary},
+		{"POST", io.ErrUnexpectedEOF, client.ExitUnknownOutcome},
+		{"GET", io.ErrUnexpectedEOF, client.ExitTemporary},
+		{"GET", errors.New("context canceled"), client.ExitTemporary},
+		{"GET", fmt.Errorf("call: %w", problem.New(problem.Forbidden)), client.ExitAuth},
+		{"GET", &client.ResponseError{Problem: &problem.Problem{Status: 502}}, client.ExitTemporary},
+		{"GET", &client.ResponseError{Problem: &problem.Problem{Status: 404}}, client.ExitUsage},
+	} {
+		if got := client.ExitCode(tc.method, tc.err); got != tc.want {
+			t.Errorf("%s %v: %d, want %d", tc.method, tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestLine(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{problem.New(problem.NotFound), "not_found: No resource exists at this address."},
+		{&client.ResponseError{Problem: &problem.Problem{Status: 502, Title: "Bad Gateway"}}, "http_502: Bad Gateway"},
+		{errors.New("dial tcp: refused\nsecond line\u2028third"), "error: dial tcp: refused second line third"},
+	} {
+		if got := client.Line(tc.err); got != tc.want {
+			t.Errorf("Line(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}

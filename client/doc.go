@@ -1,0 +1,30 @@
+// Package client is the contract's other half: a Go client that decides
+// what to do after a failure from the problem's machine members (code,
+// action, retryable, retry_after_ms, outcome), never from its prose, and
+// never replays a write that may already have taken effect.
+//
+// It has four parts, each usable alone:
+//
+//   - ReadError reads a failed *http.Response into a *ResponseError that
+//     errors.As turns into a *problem.Problem: application/problem+json,
+//     application/problem+xml, and the plain JSON error bodies of other
+//     servers ({"error": "..."} and friends), with the Retry-After header
+//     (seconds or HTTP-date) and the correlation ID header. The body is read
+//     up to a limit and within a timeout; a huge, malformed or stalled body
+//     is a clear error, never a hang.
+//   - Policy.Decide is one pure function from a failed attempt to a
+//     Decision: retry after a delay, verify, reauthenticate, fix the
+//     request, wait for approval, or stop.
+//   - Transport is an http.RoundTripper applying those decisions: it adds
+//     an Idempotency-Key to writes when asked, replays bodies through
+//     GetBody, honours the request's context, and reports attempts and
+//     operations to an Observer and to log/slog.
+//   - Line and ExitCode are the command-line surface: a one-line
+//     "code: message" and an exit code from a fixed table.
+//
+// The rule that matters most: a write (POST, PATCH: a method that is not
+// idempotent) whose outcome is unknown or committed is never replayed
+// without an Idempotency-Key. A transport error after the request may have
+// been written counts as an unknown outcome. The verdict is then Verify:
+// find out whether the write took effect before doing anything else.
+package client

@@ -1,0 +1,291 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// DefaultBodyLimit is how much of an error response Reader reads when its
+// Limit is zero. Problem documents are small; a body larger than this is not
+// one a client should buffer to find out what to do.
+const DefaultBodyLimit = 64 << 10
+
+// DefaultReadTimeout bounds reading an error body when Reader's Timeout is
+// zero, so a server that sends headers and then stalls cannot hang the
+// client even when the request's context has no deadline.
+const DefaultReadTimeout = 10 * time.Second
+
+// Errors a ResponseError wraps when its problem was built from the status
+// line and headers instead of the body.
+var (
+	// ErrBodyTooLarge: the body exceeded the reader's limit.
+	ErrBodyTooLarge = errors.New("client: error body exceeds the limit")
+	// ErrMalformedBody: the body claimed a JSON or XML media type but is
+	// not a document of it.
+	ErrMalformedBody = errors.New("client: malformed error body")
+	// ErrNoProblemBody: the body is of another media type (an HTML page
+	// from a proxy, plain text, nothing at all).
+	ErrNoProblemBody = errors.New("client: no problem document in the error body")
+	// ErrBodyRead: reading the body failed or took longer than the
+	// reader's timeout.
+	ErrBodyRead = errors.New("client: reading the error body failed")
+)
+
+// ResponseError is an error response read as a problem. errors.As finds
+// the *problem.Problem in it; errors.Is finds the Err* value saying why the
+// body did not yield one, if it did not.
+type ResponseError struct {
+	// Problem is never nil. Its Status is the status the response carried
+	// (RFC 9457 §3.1.2: the HTTP status wins over the member), its
+	// CorrelationID comes from the body or else the correlation header, and
+	// its RetryAfter from retry_after_ms or else the Retry-After header.
+	// Built from the status line alone, it has type about:blank, the status
+	// text as title and no code.
+	Problem *problem.Problem
+	// Err is nil when the body was a problem document or a plain JSON error
+	// body; otherwise it wraps ErrBodyTooLarge, ErrMalformedBody,
+	// ErrNoProblemBody or ErrBodyRead.
+	Err error
+}
+
+// Error is the CLI line, followed by why the body was not used, if it was
+// not.
+func (e *ResponseError) Error() string {
+	if e.Err == nil {
+		return Line(e.Problem)
+	}
+	return Line(e.Problem) + " (" + e.Err.Error() + ")"
+}
+
+// Unwrap returns the problem and, when set, Err.
+func (e *ResponseError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Problem}
+	}
+	return []error{e.Problem, e.Err}
+}
+
+// Reader reads error responses. The zero value is ready to use.
+type Reader struct {
+	// Limit is the most bytes of body read; zero means DefaultBodyLimit.
+	Limit int64
+	// Timeout bounds reading the body; zero means DefaultReadTimeout.
+	Timeout time.Duration
+	// CorrelationHeader names the response header holding the correlation
+	// ID when the body has none; empty means X-Request-Id.
+	CorrelationHeader string
+	// CodeHeader names the response header holding the code when the body
+	// is not a problem; empty means X-Error-Code.
+	CodeHeader string
+	// Now is the clock a Retry-After HTTP-date is measured against when the
+	// response has no Date header; nil means time.Now.
+	Now func() time.Time
+}
+
+var defaultReader Reader
+
+// ReadError is Reader{}.ReadError.
+func ReadError(res *http.Response) error { return defaultReader.ReadError(res) }
+
+// ReadError returns nil for a response below 400. For any other it reads
+// the body (up to the limit, within the timeout) and returns a
+// *ResponseError. The body stays readable: what was read is put back in
+// front of what was not, and the caller still closes it.
+func (rd Reader) ReadError(res *http.Response) error {
+	if res.StatusCode < 400 {
+		return nil
+	}
+	if fb, ok := res.Body.(*failureBody); ok {
+		return fb.err
+	}
+	return rd.read(res)
+}
+
+// read buffers up to the limit, builds the ResponseError and gives the
+// response a body that replays what was read.
+func (rd Reader) read(res *http.Response) *ResponseError {
+	buf, complete, readErr := rd.readBody(res)
+	e := rd.build(res, buf, complete, readErr)
+	res.Body = &failureBody{Reader: io.MultiReader(bytes.NewReader(buf), res.Body), orig: res.Body, err: e}
+	return e
+}
+
+// failureBody is the body of an error response after it was read: the
+// buffered bytes, then whatever the limit left unread. It keeps the
+// ResponseError so reading it again costs nothing.
+type failureBody struct {
+	io.Reader
+	orig io.ReadCloser
+	err  *ResponseError
+}
+
+func (b *failureBody) Close() error { return b.orig.Close() }
+
+func (rd Reader) readBody(res *http.Response) (buf []byte, complete bool, err error) {
+	if res.Body == nil || res.Body == http.NoBody {
+		res.Body = http.NoBody
+		return nil, true, nil
+	}
+	limit := rd.Limit
+	if limit <= 0 {
+		limit = DefaultBodyLimit
+	}
+	timeout := rd.Timeout
+	if timeout <= 0 {
+		timeout = DefaultReadTimeout
+	}
+	// Closing the body is the one way to unblock a read from a stalled
+	// server that every ReadCloser honours.
+	body := res.Body
+	stalled := time.AfterFunc(timeout, func() { body.Close() })
+	buf, err = io.ReadAll(io.LimitReader(body, limit+1))
+	if !stalled.Stop() {
+		return buf, false, fmt.Errorf("%w: no complete body within %s", ErrBodyRead, timeout)
+	}
+	if err != nil {
+		return buf, false, fmt.Errorf("%w: %v", ErrBodyRead, err)
+	}
+	if int64(len(buf)) > limit {
+		return buf, false, fmt.Errorf("%w (%d bytes)", ErrBodyTooLarge, limit)
+	}
+	return buf, true, nil
+}
+
+func (rd Reader) build(res *http.Response, body []byte, complete bool, readErr error) *ResponseError {
+	var p *problem.Problem
+	err := readErr
+	if complete {
+		p, err = parseBody(res.Header.Get("Content-Type"), body, res.StatusCode)
+	}
+	if p == nil {
+		p = statusProblem(res.StatusCode, headerToken(res.Header.Get(cmpOr(rd.CodeHeader, "X-Error-Code"))))
+	}
+	p.Status = res.StatusCode
+	if p.CorrelationID == "" {
+		p.CorrelationID = res.Header.Get(cmpOr(rd.CorrelationHeader, "X-Request-Id"))
+	}
+	if p.RetryAfter <= 0 {
+		p.RetryAfter = retryAfter(res.Header, rd.Now)
+	}
+	return &ResponseError{Problem: p, Err: err}
+}
+
+func cmpOr(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+// parseBody reads a problem from a body of the given media type. A nil
+// problem with a nil error means the media type carries no problem.
+func parseBody(contentType string, body []byte, status int) (*problem.Problem, error) {
+	media, _, _ := mime.ParseMediaType(contentType)
+	switch {
+	case media == "application/problem+xml":
+		return parseXML(body, status)
+	case media == "application/problem+json":
+		p, err := problem.Parse(body)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMalformedBody, err)
+		}
+		return p, nil
+	case media == "application/json" || strings.HasSuffix(media, "+json"):
+		return parseJSON(body, status)
+	}
+	return nil, fmt.Errorf("%w (%s)", ErrNoProblemBody, describeMedia(media, len(body)))
+}
+
+func describeMedia(media string, n int) string {
+	if n == 0 {
+		return "empty body"
+	}
+	if media == "" {
+		return "body without a media type"
+	}
+	return headerToken(media) + " body"
+}
+
+// statusProblem is the problem a response says by its status line alone.
+func statusProblem(status int, code string) *problem.Problem {
+	doc := map[string]any{"type": "about:blank", "status": status}
+	if text := http.StatusText(status); text != "" {
+		doc["title"] = text
+	}
+	if code != "" {
+		doc["code"] = code
+	}
+	return mustParse(doc)
+}
+
+// mustParse builds a Problem from members this package assembled, through
+// problem.Parse, so every Problem the client returns is one the problem
+// package itself read.
+func mustParse(doc map[string]any) *problem.Problem {
+	p, err := parseDoc(doc)
+	if err != nil {
+		panic("client: problem.Parse refused a document this package built: " + err.Error())
+	}
+	return p
+}
+
+// parseDoc reads members gathered from another form (XML, a plain JSON
+// error body, a status line) with problem.Parse. The values are strings,
+// integers, booleans and lists of string maps, which always marshal.
+func parseDoc(doc map[string]any) (*problem.Problem, error) {
+	b, _ := json.Marshal(doc)
+	return problem.Parse(b)
+}
+
+// headerToken keeps a header value only if it is a plain token (a code, a
+// media type), so a hostile header cannot smuggle text into a CLI line.
+func headerToken(s string) string {
+	if len(s) == 0 || len(s) > 64 {
+		return ""
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' || c == '/' || c == '+') {
+			return ""
+		}
+	}
+	return s
+}
+
+// retryAfter reads the Retry-After header, delay-seconds or an HTTP-date
+// (RFC 9110 §10.2.3). A date is measured against the response's own Date
+// header when it has one, so the two clocks' skew does not matter.
+func retryAfter(h http.Header, now func() time.Time) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseUint(v, 10, 32); err == nil {
+		return time.Duration(secs) * time.Second
+	}
+	at, err := http.ParseTime(v)
+	if err != nil {
+		return 0
+	}
+	ref, err := http.ParseTime(h.Get("Date"))
+	if err != nil {
+		if now == nil {
+			now = time.Now
+		}
+		ref = now()
+	}
+	if d := at.Sub(ref); d > 0 {
+		return d
+	}
+	return 0
+}

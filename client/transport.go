@@ -1,0 +1,186 @@
+package client
+
+import (
+	"context"
+	cryptorand "crypto/rand"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"time"
+)
+
+// IdempotencyKeyHeader is the request header that makes a write safe to
+// replay: a server applies one key at most once.
+const IdempotencyKeyHeader = "Idempotency-Key"
+
+// Transport is an http.RoundTripper that retries an operation as Policy
+// decides from each failure. A caller sees one response (the last attempt's,
+// its body readable whatever was read to decide) or one error, as with any
+// RoundTripper; ReadError turns a failed response into its problem.
+//
+// An operation is one call of RoundTrip; its attempts are the requests sent
+// for it. Both are reported to the Observer and logged, so a retry storm
+// shows as attempts, not as demand.
+type Transport struct {
+	base     http.RoundTripper
+	policy   Policy
+	keys     bool
+	reader   Reader
+	observer Observer
+	logger   *slog.Logger
+	now      func() time.Time
+	sleep    func(context.Context, time.Duration) error
+	jitter   func() float64
+}
+
+// Option configures a Transport.
+type Option func(*Transport)
+
+// WithPolicy sets the retry bounds.
+func WithPolicy(p Policy) Option { return func(t *Transport) { t.policy = p } }
+
+// WithIdempotencyKeys makes the Transport give every write (a request whose
+// method is not idempotent) that has no Idempotency-Key a new random one,
+// kept across the operation's attempts, so a write whose outcome is unknown
+// can be replayed. Only enable it against servers that honour the header:
+// a server that ignores it applies each replay.
+func WithIdempotencyKeys() Option { return func(t *Transport) { t.keys = true } }
+
+// WithReader sets how failed responses are read (body limit, read timeout,
+// header names).
+func WithReader(r Reader) Option { return func(t *Transport) { t.reader = r } }
+
+// WithObserver sets the hooks told about each attempt and each operation.
+func WithObserver(o Observer) Option { return func(t *Transport) { t.observer = o } }
+
+// WithLogger sets where attempts and operations are logged; the default is
+// slog.Default() at the time of the request. Failed attempts are logged at
+// Info, operations at Debug when they succeeded first time and Info
+// otherwise.
+func WithLogger(l *slog.Logger) Option { return func(t *Transport) { t.logger = l } }
+
+// WithClock sets the clock elapsed time is measured with (tests).
+func WithClock(now func() time.Time) Option { return func(t *Transport) { t.now = now } }
+
+// WithSleep sets how the Transport waits between attempts; it must return
+// early with ctx's error when ctx ends (tests).
+func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+	return func(t *Transport) { t.sleep = sleep }
+}
+
+// WithJitter sets the source of Attempt.Jitter, numbers in [0, 1); the
+// default is math/rand/v2's Float64.
+func WithJitter(f func() float64) Option { return func(t *Transport) { t.jitter = f } }
+
+// NewTransport returns a Transport sending through base, or through
+// http.DefaultTransport when base is nil.
+func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
+	t := &Transport{base: base, now: time.Now, sleep: sleepContext, jitter: rand.Float64}
+	if t.base == nil {
+		t.base = http.DefaultTransport
+	}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+// RoundTrip runs one operation. It never modifies req: a generated
+// Idempotency-Key goes on a copy. A body is replayed through req.GetBody;
+// a request with a body and no GetBody is sent once, whatever the verdict.
+// When req's context ends during a wait, RoundTrip returns its error.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	op := operation{t: t, req: req, start: t.now()}
+	out := req
+	hasKey := req.Header.Get(IdempotencyKeyHeader) != ""
+	if !hasKey && t.keys && !idempotent(req.Method) {
+		key := cryptorand.Text()
+		op.id = key
+		out = withHeader(req, IdempotencyKeyHeader, key)
+		hasKey = true
+	}
+	for n := 1; ; n++ {
+		res, err := t.base.RoundTrip(out)
+		if err == nil && res.StatusCode < 400 {
+			op.succeeded(n, res)
+			return res, nil
+		}
+		a := Attempt{Method: req.Method, Err: err, Number: n, Elapsed: t.now().Sub(op.start), IdempotencyKey: hasKey, Jitter: t.jitter()}
+		if err == nil {
+			a.Problem = t.reader.read(res).Problem
+		}
+		d := t.policy.Decide(a)
+		if d.Verdict == Retry && !replayable(req) {
+			d = Decision{Verdict: Stop, Reason: reasonBody}
+		}
+		op.attempt(a, res, d)
+		if d.Verdict != Retry {
+			op.ended(n, res, err, d)
+			return res, err
+		}
+		if res != nil {
+			discard(res.Body)
+		}
+		if err := t.sleep(req.Context(), d.Delay); err != nil {
+			op.ended(n, nil, err, Decision{Verdict: Stop, Reason: reasonCanceled})
+			return nil, err
+		}
+		if out, err = rewind(req, out); err != nil {
+			op.ended(n, nil, err, Decision{Verdict: Stop, Reason: reasonBody})
+			return nil, err
+		}
+	}
+}
+
+const reasonBody = "the request body cannot be replayed (no GetBody)"
+
+func replayable(req *http.Request) bool {
+	return req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+}
+
+// rewind returns the request for the next attempt: prev itself without a
+// body, else a copy of prev with a fresh body from GetBody.
+func rewind(orig, prev *http.Request) (*http.Request, error) {
+	if orig.Body == nil || orig.Body == http.NoBody {
+		return prev, nil
+	}
+	body, err := orig.GetBody()
+	if err != nil {
+		return nil, err
+	}
+	next := *prev
+	next.Body = body
+	return &next, nil
+}
+
+func withHeader(req *http.Request, name, value string) *http.Request {
+	out := *req
+	out.Header = req.Header.Clone()
+	if out.Header == nil {
+		out.Header = http.Header{}
+	}
+	out.Header.Set(name, value)
+	return &out
+}
+
+// discard reads a little of a body the caller will never see, so its
+// connection can be reused, and closes it.
+func discard(body io.ReadCloser) {
+	_, _ = io.CopyN(io.Discard, body, 4<<10)
+	_ = body.Close()
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}

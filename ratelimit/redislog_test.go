@@ -1,0 +1,51 @@
+package ratelimit_test
+
+import (
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-chi/httprate"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/faultline-go/faultline/internal/redistest"
+	"github.com/faultline-go/faultline/ratelimit"
+)
+
+// TestRedisLogLinesAreRecords kills Redis under a limiter, which makes
+// go-redis log its failed dials: with RedisLogger installed they are JSON
+// records of the service's log, not plain text lines.
+func TestRedisLogLinesAreRecords(t *testing.T) {
+	var logs syncBuffer
+	redis.SetLogger(ratelimit.RedisLogger{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	t.Cleanup(func() { redis.SetLogger(discardRedisLog{}) })
+
+	rs := redistest.Start(t)
+	in := newInstance(t, rs.Addr(), []ratelimit.Policy{{Limit: 100, Window: time.Hour, Key: httprate.Key("k")}},
+		ratelimit.WithRedisTimeout(testTimeout), ratelimit.WithProbeInterval(10*time.Millisecond))
+	get(t, in.url, nil)
+	rs.Kill()
+	deadline := time.Now().Add(3 * time.Second)
+	for !strings.Contains(logs.String(), "dial") && time.Now().Before(deadline) {
+		get(t, in.url, nil)
+		time.Sleep(20 * time.Millisecond)
+	}
+	out := strings.TrimSpace(logs.String())
+	if out == "" {
+		t.Fatal("go-redis logged nothing")
+	}
+	for _, line := range strings.Split(out, "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not a JSON record: %q", line)
+		}
+		if rec["msg"] != "redis client" || rec["level"] != "WARN" || rec["redis_log"] == "" {
+			t.Errorf("record %v", rec)
+		}
+	}
+	if !strings.Contains(out, "failed to dial") {
+		t.Errorf("the dial failure is missing:\n%s", out)
+	}
+}
