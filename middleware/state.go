@@ -86,8 +86,12 @@ type state struct {
 	// fire: the timer writes the problem with the real map, and the handler
 	// must never touch that one concurrently.
 	shadow http.Header
-	// pooled is the shadow map to recycle, even after commit dropped it.
+	// pooled is the shadow map to recycle (not the throwaway one a handler
+	// gets after a timeout).
 	pooled http.Header
+	// committed is the shadow's size when it was last committed: once the
+	// response has started, only new keys (trailers) need committing again.
+	committed int
 
 	limit int64
 	body  limitedBody
@@ -200,6 +204,7 @@ func (st *state) commitHeaders() {
 	for k, v := range st.shadow {
 		h[k] = v
 	}
+	st.committed = len(st.shadow)
 }
 
 // WriteHeader is where the guard decides: the status and the headers are

@@ -92,7 +92,7 @@ func (st *state) disarm() {
 		st.flags.Or(fFinished)
 		st.mu.Unlock()
 	}
-	if st.flags.Load()&(fTimedOut|fReplaced|fHijacked) == 0 {
+	if f := st.flags.Load(); f&(fTimedOut|fReplaced|fHijacked) == 0 && (f&fStarted == 0 || len(st.shadow) != st.committed) {
 		// The timer can no longer write: the handler's headers, including
 		// trailers set after the body, are those of its own response. (A
 		// response the timer or the guard wrote instead keeps its own.)
