@@ -21,7 +21,7 @@ func (st *state) deadlineCtx() context.Context {
 	if c := st.dctx.Load(); c != nil {
 		return c.ctx
 	}
-	ctx, cancel := context.WithDeadline(st.Context, st.deadline)
+	ctx, cancel := context.WithDeadline(st.Context, st.deadline())
 	c := &deadlineCtx{ctx, cancel}
 	if !st.dctx.CompareAndSwap(nil, c) {
 		cancel()
@@ -30,13 +30,16 @@ func (st *state) deadlineCtx() context.Context {
 	return ctx
 }
 
+// deadline is when the timeout passes.
+func (st *state) deadline() time.Time { return st.now.Add(st.timeout) }
+
 // Deadline reports the earlier of the parent's deadline and the timeout's.
 func (st *state) Deadline() (time.Time, bool) {
 	d, ok := st.Context.Deadline()
-	if st.timeout == 0 || ok && d.Before(st.deadline) {
+	if st.timeout == 0 || ok && d.Before(st.deadline()) {
 		return d, ok
 	}
-	return st.deadline, true
+	return st.deadline(), true
 }
 
 // Done is the parent's channel unless a timeout applies.

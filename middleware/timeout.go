@@ -59,8 +59,10 @@ func (dt *deadlineTimer) fire() {
 // has seen the state's Done channel yet.
 func (st *state) arm(d time.Duration) {
 	st.timeout = d
-	st.deadline = st.Now().Add(d)
-	st.hasBody = st.req.ContentLength != 0
+	st.Now()
+	if st.req.ContentLength != 0 {
+		st.flags.Or(fHasBody)
+	}
 	dt := timerPool.Get().(*deadlineTimer)
 	dt.st.Store(st)
 	st.timer = dt
@@ -92,7 +94,7 @@ func (st *state) disarm() {
 		st.flags.Or(fFinished)
 		st.mu.Unlock()
 	}
-	if f := st.flags.Load(); f&(fTimedOut|fReplaced|fHijacked) == 0 && (f&fStarted == 0 || len(st.shadow) != st.committed) {
+	if f := st.flags.Load(); f&(fTimedOut|fReplaced|fHijacked) == 0 && (f&fStarted == 0 || int32(len(st.shadow)) != st.committed) {
 		// The timer can no longer write: the handler's headers, including
 		// trailers set after the body, are those of its own response. (A
 		// response the timer or the guard wrote instead keeps its own.)
@@ -122,7 +124,7 @@ func (st *state) expire() {
 		return
 	}
 	st.flags.Or(fTimedOut | fStarted)
-	if st.hasBody {
+	if st.flags.Load()&fHasBody != 0 {
 		// A handler blocked reading a slowly uploaded body holds the body's
 		// lock, and net/http's first write of a response waits on that lock
 		// to discard the unread rest: the problem would go out only when the
