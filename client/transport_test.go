@@ -102,7 +102,7 @@ func (s *slowWrite) handle(_ http.ResponseWriter, r *http.Request) error {
 
 func TestTransportNeverReplaysTimedOutWriteWithoutKey(t *testing.T) {
 	var s slowWrite
-	srv := kitServer(t, s.handle, middleware.WithTimeout(20*time.Millisecond))
+	srv := kitServer(t, s.handle, middleware.WithRequestTimeout(20*time.Millisecond))
 	var rec recorder
 	res := post(t, newClient(&rec), srv.URL, `{"sku":"KB101"}`)
 	if n := s.executions.Load(); n != 1 {
@@ -133,7 +133,7 @@ func TestTransportReplaysTimedOutWriteWithKey(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s slowWrite
-			srv := kitServer(t, s.handle, middleware.WithTimeout(20*time.Millisecond))
+			srv := kitServer(t, s.handle, middleware.WithRequestTimeout(20*time.Millisecond))
 			var rec recorder
 			// The timeout's Retry-After (a second) is recorded, not slept.
 			var slept []time.Duration
@@ -172,7 +172,7 @@ func TestTransportReplaysTimedOutWriteWithKey(t *testing.T) {
 
 func TestTransportDoesNotModifyTheRequest(t *testing.T) {
 	var s slowWrite
-	srv := kitServer(t, s.handle, middleware.WithTimeout(10*time.Millisecond))
+	srv := kitServer(t, s.handle, middleware.WithRequestTimeout(10*time.Millisecond))
 	req, _ := http.NewRequest("POST", srv.URL, strings.NewReader("{}"))
 	res, err := client.NewTransport(nil, client.WithIdempotencyKeys(), client.WithPolicy(fastPolicy), client.WithLogger(quiet)).RoundTrip(req)
 	if err != nil {

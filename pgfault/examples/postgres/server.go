@@ -29,7 +29,7 @@ func newRouter(pool *pgxpool.Pool, logger *slog.Logger, cfg config) http.Handler
 	)
 	s := &server{pool: pool, cfg: cfg}
 	r := chi.NewRouter()
-	r.Use(middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(64<<10), middleware.WithTimeout(15*time.Second)))
+	r.Use(middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(64<<10), middleware.WithRequestTimeout(15*time.Second)))
 	r.NotFound(middleware.NotFound())
 	r.MethodNotAllowed(middleware.MethodNotAllowed())
 	r.Method(http.MethodPost, "/items", wr.Handler(s.createItem))
