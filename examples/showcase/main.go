@@ -46,6 +46,8 @@ type config struct {
 	slow        time.Duration
 	limit       int
 	limitWindow time.Duration
+	// insecureDev shows hidden details and error chains in responses.
+	insecureDev bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -58,6 +60,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.slow, "slow", 30*time.Second, "how long /v1/slow works")
 	fs.IntVar(&cfg.limit, "limit", 3, "requests per window on /v1/limited")
 	fs.DurationVar(&cfg.limitWindow, "limit-window", 10*time.Second, "window of the /v1/limited limit")
+	fs.BoolVar(&cfg.insecureDev, "insecure-dev", false, "development mode: responses carry hidden details and error chains (refused when FAULTLINE_ENV=production)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -77,12 +80,16 @@ func newLogger(w io.Writer) *slog.Logger {
 	return slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(w, nil))))
 }
 
-func newWriter(logger *slog.Logger) *problem.Writer {
-	return problem.NewWriter(
+func newWriter(logger *slog.Logger, cfg config) *problem.Writer {
+	opts := []problem.Option{
 		problem.WithLogger(logger),
 		problem.WithLegacy(problem.Legacy{Until: legacyUntil}),
 		problem.WithMappers(upstreamMapper),
-	)
+	}
+	if cfg.insecureDev {
+		opts = append(opts, problem.WithInsecureDevelopmentMode())
+	}
+	return problem.NewWriter(opts...)
 }
 
 // run serves until ctx is done. It prints the listening address and the
@@ -108,7 +115,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fmt.Fprintf(stdout, "faultline showcase listening on %s\n\n", base)
 	printCurls(stdout, base, cfg)
 
-	wr := serve.WithWriter(newWriter(logger))
+	wr := serve.WithWriter(newWriter(logger, cfg))
 	logger.Info("listening", slog.String("addr", ln.Addr().String()))
 	return serve.Run(ctx, serve.NewServer(srv.handler, wr), ln, wr, serve.WithShutdownBudget(5*time.Second))
 }
