@@ -39,10 +39,10 @@ type benchOrder struct {
 const (
 	valid = iota
 	invalid
-	mistyped
+	wrongTypes
 )
 
-var kindNames = [...]string{valid: "valid", invalid: "invalid", mistyped: "mistyped"}
+var kindNames = [...]string{valid: "valid", invalid: "invalid", wrongTypes: "wrongTypes"}
 
 func benchPayload(kind int) []byte {
 	var b strings.Builder
@@ -50,7 +50,7 @@ func benchPayload(kind int) []byte {
 	switch kind {
 	case invalid:
 		email, qty = "not-an-email", "0"
-	case mistyped:
+	case wrongTypes:
 		qty = `"2"`
 	}
 	fmt.Fprintf(&b, `{"id":"0193b1c2-7d3e-7c4a-9f00-1234567890ab","email":%q,"name":"Jane Doe",`, email)
