@@ -196,6 +196,10 @@ func parseBody(contentType string, body []byte, status int) (*problem.Problem, e
 		return p, nil
 	case media == "application/json" || strings.HasSuffix(media, "+json"):
 		return parseJSON(body, status)
+	case media == "text/plain":
+		if p, ok := parseText(body, status); ok {
+			return p, nil
+		}
 	}
 	return nil, fmt.Errorf("%w (%s)", ErrNoProblemBody, describeMedia(media, len(body)))
 }
