@@ -53,3 +53,16 @@ func BenchmarkMapper(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTrackSuccess is what tracking costs a statement that succeeds:
+// it only takes note.
+func BenchmarkTrackSuccess(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		op := pgfault.Track(ctx, "SELECT * FROM accounts WHERE id = $1")
+		if err := op.Err(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -66,9 +66,14 @@ func (s sent) String() string {
 	return "unknown"
 }
 
-// evidence is what the error chain tells, gathered in one walk.
+// evidence is what the error chain tells, gathered in one walk, and what
+// the tracked statement says.
 type evidence struct {
-	op          *Error
+	op *Error
+	// access is the Op's hint, else its statement's verb; unknown without
+	// an Op. multi marks a string of several statements.
+	access      Access
+	multi       bool
 	pg          *pgconn.PgError
 	connect     bool
 	parseConfig bool
@@ -132,30 +137,26 @@ func (ev *evidence) driver(err error) bool {
 		ev.noRows || ev.rolledBack || ev.hasSafe || ev.deadline && pgconn.Timeout(err)
 }
 
-// bare reports whether the annotated error is the context's error itself,
-// as pgxpool returns it when acquiring a connection was cut short, and as
-// pgconn returns it for a cancellation it noticed while waiting.
-func (ev *evidence) bare() bool {
-	return ev.op != nil && (ev.op.Err == context.Canceled || ev.op.Err == context.DeadlineExceeded)
-}
-
 func (m *mapper) mapError(err error) (*problem.Problem, bool) {
 	var ev evidence
 	ev.walk(err)
 	if !ev.driver(err) {
 		return nil, false
 	}
-	p, s := m.decide(&ev, err)
+	if ev.op != nil {
+		ev.access, ev.multi = classify(ev.op.op.sql)
+		if h := ev.op.op.hint; h != AccessUnknown {
+			ev.access = h
+		}
+	}
+	p, s := m.decide(&ev)
 	return p.WithLogAttrs(ev.attrs(m.pool, s)), true
 }
 
 // decide chooses the problem and says whether the statement was sent. The
 // order matters: what the server said beats what the client saw.
-func (m *mapper) decide(ev *evidence, err error) (*problem.Problem, sent) {
-	access := AccessUnknown
-	if ev.op != nil {
-		access = ev.op.op.access
-	}
+func (m *mapper) decide(ev *evidence) (*problem.Problem, sent) {
+	access := ev.access
 	switch {
 	case ev.parseConfig:
 		return problem.New(problem.Internal).WithOutcome(problem.OutcomeNotStarted), sentNo
@@ -174,6 +175,10 @@ func (m *mapper) decide(ev *evidence, err error) (*problem.Problem, sent) {
 			return p.WithOutcome(problem.OutcomeNotStarted), sentNo
 		case r.dropped:
 			return droppedOutcome(p, access), sentYes
+		case r.outcome == problem.OutcomeNotCommitted && ev.multi && access != Read:
+			// The error is about one statement of several; one before it
+			// may have been a COMMIT.
+			return p.WithOutcome(problem.OutcomeUnknown), sentYes
 		}
 		return p.WithOutcome(r.outcome), sentYes
 	case ev.noRows:
@@ -193,7 +198,7 @@ func (m *mapper) decide(ev *evidence, err error) (*problem.Problem, sent) {
 			WithRetryAfter(m.retryAfter()).
 			WithOutcome(problem.OutcomeNotStarted), sentNo
 	case ev.canceled || ev.deadline:
-		return m.contextDone(ev, access, err)
+		return m.contextDone(ev, access)
 	case ev.hasSafe:
 		// pgconn says the statement may have been sent, and no answer
 		// came: the connection broke under it.
@@ -205,7 +210,7 @@ func (m *mapper) decide(ev *evidence, err error) (*problem.Problem, sent) {
 }
 
 // contextDone maps a cancelled or expired context by when it struck.
-func (m *mapper) contextDone(ev *evidence, access Access, err error) (*problem.Problem, sent) {
+func (m *mapper) contextDone(ev *evidence, access Access) (*problem.Problem, sent) {
 	code := problem.ClientClosedRequest
 	if ev.deadline {
 		code = problem.Timeout
@@ -214,7 +219,7 @@ func (m *mapper) contextDone(ev *evidence, access Access, err error) (*problem.P
 	case ev.op != nil && ev.op.op.doneBefore:
 		// Done before the statement was even tried.
 		return problem.New(code).WithOutcome(problem.OutcomeNotStarted), sentNo
-	case ev.deadline && ev.bare():
+	case ev.deadline && ev.op != nil && ev.op.Err == context.DeadlineExceeded:
 		// pgconn reports a deadline it hit while talking to the server as
 		// its own timeout error; a bare deadline comes from waiting for a
 		// pooled connection, so nothing was sent: the pool is exhausted.
@@ -274,7 +279,7 @@ func (ev *evidence) attrs(pool *pgxpool.Pool, s sent) slog.Attr {
 	if op := ev.op; op != nil {
 		a = append(a,
 			slog.Any("query", (*fingerprint)(op)),
-			slog.String("access", op.op.access.String()),
+			slog.String("access", ev.access.String()),
 			slog.Duration("elapsed", op.elapsed))
 	}
 	a = append(a, slog.String("sent", s.String()))

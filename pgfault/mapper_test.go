@@ -1,13 +1,20 @@
 package pgfault_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/faultline-go/faultline/pgfault"
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -66,5 +73,48 @@ func TestConnectErrorJoined(t *testing.T) {
 func TestOpErrNil(t *testing.T) {
 	if err := pgfault.Track(context.Background(), "SELECT 1").Err(nil); err != nil {
 		t.Fatalf("Err(nil) = %v", err)
+	}
+}
+
+// TestHostileDriverText: whatever the server's message and object names
+// hold (credentials, line breaks that would forge log records, markup),
+// the response is the rule's text and the log record is one sanitized
+// line.
+func TestHostileDriverText(t *testing.T) {
+	var logs bytes.Buffer
+	w := problem.NewWriter(
+		problem.WithLogger(slog.New(sanitize.NewLogHandler(slog.NewJSONHandler(&logs, nil)))),
+		problem.WithMappers(pgfault.Mapper()),
+	)
+	pg := &pgconn.PgError{
+		Severity: "ERROR", Code: "23505",
+		Message:        "duplicate key postgres://admin:hunter2@db.internal:5432/prod\r\n{\"level\":\"ERROR\",\"msg\":\"forged\"}",
+		TableName:      "users\n<script>alert(1)</script>",
+		ConstraintName: strings.Repeat("c", 10<<10),
+	}
+	q := "INSERT INTO users (password) VALUES ('hunter2')"
+	err := pgfault.Track(context.Background(), q).Err(pg)
+	rec := httptest.NewRecorder()
+	_ = w.WriteError(rec, httptest.NewRequest(http.MethodPost, "/users", nil), err)
+	body := rec.Body.String()
+	for _, s := range []string{"hunter2", "db.internal", "users\\n", "script", "ccc", "forged", "INSERT"} {
+		if strings.Contains(body, s) {
+			t.Errorf("body contains %q: %s", s, body)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("%d log lines, want one record:\n%s", len(lines), logs.String())
+	}
+	if strings.Contains(lines[0], "hunter2") {
+		t.Errorf("log keeps the password: %s", lines[0])
+	}
+	var record map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &record); err != nil {
+		t.Fatal(err)
+	}
+	db := record["db"].(map[string]any)
+	if db["query"] != "INSERT INTO users (password) VALUES (?)" || db["sqlstate"] != "23505" {
+		t.Errorf("evidence %v", db)
 	}
 }

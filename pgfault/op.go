@@ -46,19 +46,17 @@ func WithAccess(ctx context.Context, a Access) context.Context {
 // context was already done before anything was sent.
 type Op struct {
 	sql        string
-	access     Access
+	hint       Access
 	start      time.Time
 	doneBefore bool
 }
 
 // Track starts an Op for sql under ctx. The access is the one marked with
-// WithAccess, else the one the statement's verb implies.
+// WithAccess, else the one the statement's verb implies. Track only takes
+// note: the statement is read only if it fails.
 func Track(ctx context.Context, sql string) Op {
-	a, _ := ctx.Value(accessKey{}).(Access)
-	if a == AccessUnknown {
-		a = verbAccess(sql)
-	}
-	return Op{sql: sql, access: a, start: time.Now(), doneBefore: ctx.Err() != nil}
+	hint, _ := ctx.Value(accessKey{}).(Access)
+	return Op{sql: sql, hint: hint, start: time.Now(), doneBefore: ctx.Err() != nil}
 }
 
 // Err returns nil for nil, else err annotated with the Op.
@@ -80,9 +78,3 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 
 func (e *Error) Unwrap() error { return e.Err }
-
-// Access reports whether the statement was a read or a write.
-func (e *Error) Access() Access { return e.op.access }
-
-// Elapsed is the time from Track to Err.
-func (e *Error) Elapsed() time.Duration { return e.elapsed }

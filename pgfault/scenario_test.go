@@ -313,6 +313,24 @@ func TestScenarios(t *testing.T) {
 				_, err = tx.Exec(ctx, q)
 				return op.Err(err), h.count(t, 7)
 			}},
+		{name: "statement_timeout after an inner COMMIT", status: 503, code: "timeout", retryable: false, outcome: "unknown", sqlstate: "57014", sent: "yes", wantRows: 1,
+			run: func(t *testing.T, h *harness) (error, int) {
+				c, err := h.pool.Acquire(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Release()
+				if _, err := c.Exec(ctx, "SET statement_timeout = '200ms'"); err != nil {
+					t.Fatal(err)
+				}
+				defer c.Exec(ctx, "RESET statement_timeout")
+				// The server cancels the string's last statement; the
+				// insert before it has committed. not_committed would lie.
+				q := "BEGIN; INSERT INTO inventory_items VALUES (16, 'x', 1); COMMIT; SELECT pg_sleep(2)"
+				op := pgfault.Track(ctx, q)
+				_, err = c.Exec(ctx, q)
+				return op.Err(err), h.count(t, 16)
+			}},
 		{name: "cancel before execution", status: 499, code: "client_closed_request", retryable: true, outcome: "not_started", sent: "no", wantRows: 0,
 			run: func(t *testing.T, h *harness) (error, int) {
 				cctx, cancel := context.WithCancel(ctx)

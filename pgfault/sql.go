@@ -218,13 +218,15 @@ func Fingerprint(sql string) string {
 	return b.String()
 }
 
-// verbAccess classifies a statement by its words: a read only when every
-// statement in it starts with SELECT, VALUES, TABLE, SHOW or WITH and none
-// has a word that modifies data (INSERT, UPDATE, DELETE, MERGE, or INTO as
-// in SELECT INTO; UPDATE only when not a row lock). Anything else, including what it cannot parse, is a
-// write: misreading a read as a write only costs a retry, the reverse can
-// invite a client to apply a mutation twice.
-func verbAccess(sql string) Access {
+// classify tells a read from a write by the statement's words: a read only
+// when every statement in it starts with SELECT, VALUES, TABLE, SHOW or
+// WITH and none has a word that modifies data (INSERT, UPDATE, DELETE,
+// MERGE, or INTO as in SELECT INTO; UPDATE only when not a row lock).
+// Anything else, including what it cannot parse, is a write: misreading a
+// read as a write only costs a retry, the reverse can invite a client to
+// apply a mutation twice. multi reports more than one statement.
+func classify(sql string) (a Access, multi bool) {
+	a = Read
 	start, seen := true, false
 	prev := ""
 	for i := 0; i < len(sql); {
@@ -234,40 +236,39 @@ func verbAccess(sql string) Access {
 		switch kind {
 		case tokSpace:
 			continue
-		case tokWord:
 		case tokOther:
 			if tok == ";" {
 				start = true
-			} else if start && tok != "(" {
-				return Write
+				continue
 			}
-			continue
-		default:
-			if start {
-				return Write
+			if tok == "(" && start {
+				continue
 			}
-			continue
 		}
 		if start {
+			multi = multi || seen
 			start, seen = false, true
-			if !oneOf(tok, "SELECT", "VALUES", "TABLE", "SHOW", "WITH") {
-				return Write
+			if kind != tokWord || !oneOf(tok, "SELECT", "VALUES", "TABLE", "SHOW", "WITH") {
+				a = Write
 			}
 			prev = tok
+			continue
+		}
+		if kind != tokWord {
 			continue
 		}
 		// FOR UPDATE and FOR NO KEY UPDATE lock rows without changing
 		// them; a lost session releases the locks.
 		lock := oneOf(prev, "FOR", "KEY")
 		if oneOf(tok, "INSERT", "DELETE", "MERGE", "INTO") || !lock && oneOf(tok, "UPDATE") {
-			return Write
+			a = Write
 		}
 		prev = tok
 	}
 	if !seen {
-		return Write
+		a = Write
 	}
-	return Read
+	return a, multi
 }
 
 func oneOf(word string, upper ...string) bool {

@@ -33,35 +33,38 @@ func TestFingerprintBounded(t *testing.T) {
 	}
 }
 
-func TestVerbAccess(t *testing.T) {
+func TestClassify(t *testing.T) {
 	cases := []struct {
-		sql  string
-		want Access
+		sql   string
+		want  Access
+		multi bool
 	}{
-		{"SELECT 1", Read},
-		{"  (select * from t) union (select * from u)", Read},
-		{"/* hi */ WITH x AS (SELECT 1) SELECT * FROM x", Read},
-		{"VALUES (1), (2)", Read},
-		{"TABLE t", Read},
-		{"show work_mem", Read},
-		{"SELECT id FROM t FOR UPDATE", Read},
-		{"SELECT id FROM t FOR NO KEY UPDATE SKIP LOCKED", Read},
-		{"SELECT 'DELETE FROM t'", Read},
-		{"WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d", Write},
-		{"SELECT * INTO backup FROM t", Write},
-		{"SELECT 1; DELETE FROM t", Write},
-		{"INSERT INTO t VALUES (1)", Write},
-		{"update t set a = 1", Write},
-		{"BEGIN; INSERT INTO t VALUES (1); COMMIT", Write},
-		{"COMMIT", Write},
-		{"CALL proc()", Write},
-		{"", Write},
-		{"-- only a comment", Write},
-		{"'literal first'", Write},
+		{"SELECT 1", Read, false},
+		{"  (select * from t) union (select * from u)", Read, false},
+		{"/* hi */ WITH x AS (SELECT 1) SELECT * FROM x", Read, false},
+		{"VALUES (1), (2)", Read, false},
+		{"TABLE t", Read, false},
+		{"show work_mem", Read, false},
+		{"SELECT id FROM t FOR UPDATE", Read, false},
+		{"SELECT id FROM t FOR NO KEY UPDATE SKIP LOCKED", Read, false},
+		{"SELECT 'DELETE FROM t'", Read, false},
+		{"WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d", Write, false},
+		{"SELECT * INTO backup FROM t", Write, false},
+		{"SELECT 1; DELETE FROM t", Write, true},
+		{"SELECT 1; SELECT 2;", Read, true},
+		{"SELECT 1;;  ; ", Read, false},
+		{"INSERT INTO t VALUES (1)", Write, false},
+		{"update t set a = 1", Write, false},
+		{"BEGIN; INSERT INTO t VALUES (1); COMMIT", Write, true},
+		{"COMMIT", Write, false},
+		{"CALL proc()", Write, false},
+		{"", Write, false},
+		{"-- only a comment", Write, false},
+		{"'literal first'", Write, false},
 	}
 	for _, c := range cases {
-		if got := verbAccess(c.sql); got != c.want {
-			t.Errorf("verbAccess(%q) = %v, want %v", c.sql, got, c.want)
+		if got, multi := classify(c.sql); got != c.want || multi != c.multi {
+			t.Errorf("classify(%q) = %v, %v; want %v, %v", c.sql, got, multi, c.want, c.multi)
 		}
 	}
 }
@@ -94,6 +97,6 @@ func FuzzFingerprint(f *testing.F) {
 		if !strings.HasSuffix(fp, "...") && Fingerprint(fp) != fp {
 			t.Fatalf("not stable: %q -> %q -> %q", sql, fp, Fingerprint(fp))
 		}
-		_ = verbAccess(sql)
+		_, _ = classify(sql)
 	})
 }

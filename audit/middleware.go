@@ -1,0 +1,174 @@
+package audit
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/problemhook"
+	"github.com/faultline-go/faultline/problem"
+	"github.com/go-chi/chi/v5"
+)
+
+// Option configures Middleware.
+type Option func(*config)
+
+type config struct {
+	strict     bool
+	principal  func(*http.Request) string
+	timeout    time.Duration
+	retryAfter time.Duration
+	codeHeader string
+}
+
+// Strict makes the middleware write an attempt event before the handler
+// and reject the request with audit_unavailable when the sink refuses it.
+func Strict() Option { return func(c *config) { c.strict = true } }
+
+// WithPrincipal names who made the request (a user id, a client id), for
+// the events; it runs after the handler, so authentication middleware has
+// had its turn.
+func WithPrincipal(f func(*http.Request) string) Option { return func(c *config) { c.principal = f } }
+
+// WithSinkTimeout bounds each write to the sink (default 500ms): in strict
+// mode a sink slower than this rejects the request rather than stalling it.
+func WithSinkTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// WithRetryAfter is the retry hint of an audit_unavailable rejection
+// (default 2s).
+func WithRetryAfter(d time.Duration) Option { return func(c *config) { c.retryAfter = d } }
+
+// Middleware records denied and failed requests to sink; see the package
+// documentation for strict mode.
+func Middleware(sink Sink, opts ...Option) func(http.Handler) http.Handler {
+	c := config{timeout: 500 * time.Millisecond, retryAfter: 2 * time.Second, codeHeader: problem.DefaultCodeHeader}
+	for _, o := range opts {
+		o(&c)
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if c.strict {
+				ev := c.event(r, KindAttempt)
+				ctx, cancel := context.WithTimeout(r.Context(), c.timeout)
+				err := sink.Write(ctx, ev)
+				cancel()
+				if err != nil {
+					problem.Write(w, r, problem.New(problem.AuditUnavailable).
+						WithOutcome(problem.OutcomeNotStarted).
+						WithRetryAfter(c.retryAfter).
+						Wrap(err))
+					return
+				}
+			}
+			rec := &recorder{ResponseWriter: w, codeHeader: c.codeHeader}
+			next.ServeHTTP(rec, r)
+			if rec.status < 400 {
+				return
+			}
+			ev := c.event(r, KindFailure)
+			ev.Status, ev.Code = rec.status, rec.code
+			if c.principal != nil {
+				ev.Principal = c.principal(r)
+			}
+			// The request may be over or cancelled; the event still has to
+			// be written.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), c.timeout)
+			defer cancel()
+			if err := sink.Write(ctx, ev); err != nil {
+				logLost(r, ev, err)
+			}
+		})
+	}
+}
+
+func (c *config) event(r *http.Request, kind string) Event {
+	return Event{
+		Time:          time.Now().UTC(),
+		Kind:          kind,
+		CorrelationID: correlation.ID(r.Context()),
+		Method:        r.Method,
+		Route:         route(r),
+	}
+}
+
+// route prefers the matched pattern (bounded, no identifiers) to the path.
+func route(r *http.Request) string {
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		if p := rc.RoutePattern(); p != "" {
+			return p
+		}
+	}
+	if r.Pattern != "" {
+		return r.Pattern
+	}
+	return r.URL.EscapedPath()
+}
+
+// logLost writes an event the sink refused to the log, whole, so an
+// operator can replay it into the audit store.
+func logLost(r *http.Request, ev Event, err error) {
+	problem.FromContext(r.Context()).Logger().LogAttrs(r.Context(), slog.LevelError, "audit event not recorded",
+		slog.String("kind", ev.Kind),
+		slog.Time("event_time", ev.Time),
+		slog.String("correlation_id", ev.CorrelationID),
+		slog.String("method", ev.Method),
+		slog.String("route", ev.Route),
+		slog.Int("status", ev.Status),
+		slog.String("code", ev.Code),
+		slog.String("principal", ev.Principal),
+		slog.String("error", err.Error()),
+	)
+}
+
+// recorder notes the status and the problem code of the response.
+type recorder struct {
+	http.ResponseWriter
+	codeHeader string
+	status     int
+	code       string
+}
+
+func (w *recorder) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+		w.code = w.Header().Get(w.codeHeader)
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *recorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *recorder) Flush() {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController and the kit's writer reach the
+// response writers below.
+func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// MarkProblem and ResponseStarted pass the kit's own interfaces through, so
+// a problem a handler writes below the audit middleware stays a problem.
+func (w *recorder) MarkProblem() {
+	if m, ok := w.ResponseWriter.(problemhook.ProblemMarker); ok {
+		m.MarkProblem()
+	}
+}
+
+func (w *recorder) ResponseStarted() bool {
+	if s, ok := w.ResponseWriter.(problemhook.ResponseStarter); ok {
+		return s.ResponseStarted()
+	}
+	return w.status != 0
+}

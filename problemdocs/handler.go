@@ -1,0 +1,131 @@
+package problemdocs
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// Option configures [Handler] and the OpenAPI renderers.
+type Option func(*config)
+
+type config struct {
+	writer *problem.Writer
+}
+
+// WithWriter documents the codes of wr's registry, with type URIs under
+// wr's base URI. Without it, problem.Default().
+func WithWriter(wr *problem.Writer) Option { return func(c *config) { c.writer = wr } }
+
+func newConfig(opts []Option) config {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.writer == nil {
+		c.writer = problem.Default()
+	}
+	return c
+}
+
+// Handler serves the catalog: the last segment of the path names a code
+// (GET /problems/rate_limited), a path ending in a slash is the index. Each
+// is HTML, or JSON when the Accept header prefers application/json. An
+// unknown code is a not_found problem, another method a
+// method_not_allowed problem.
+func Handler(opts ...Option) http.Handler {
+	c := newConfig(opts)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			c.writer.Write(w, r, problem.New(problem.MethodNotAllowed))
+			return
+		}
+		name := r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
+		asJSON := prefersJSON(r.Header.Get("Accept"))
+		w.Header().Set("Vary", "Accept")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		if name == "" {
+			serveIndex(w, c.writer, asJSON)
+			return
+		}
+		code, ok := c.writer.Registry().Lookup(name)
+		if !ok {
+			c.writer.Write(w, r, problem.New(problem.NotFound).WithDetail("No problem type of this name is documented here."))
+			return
+		}
+		e := newEntry(c.writer, code)
+		if asJSON {
+			writeJSON(w, e)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_ = pageTemplate.Execute(w, e)
+	})
+}
+
+func serveIndex(w http.ResponseWriter, wr *problem.Writer, asJSON bool) {
+	all := entries(wr)
+	if asJSON {
+		writeJSON(w, struct {
+			Codes []entry `json:"codes"`
+		}{all})
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_ = indexTemplate.Execute(w, all)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	body, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		http.Error(w, "catalog cannot be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// prefersJSON reports whether Accept ranks a JSON type above HTML. A
+// browser sends text/html first; an agent or curl -H 'Accept:
+// application/json' gets the JSON.
+func prefersJSON(accept string) bool {
+	best, bestQ := "", -1.0
+	for part := range strings.SplitSeq(accept, ",") {
+		media, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		media = strings.ToLower(strings.TrimSpace(media))
+		q := 1.0
+		for p := range strings.SplitSeq(params, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(k, "q") {
+				q = parseQ(v)
+			}
+		}
+		if q > bestQ && (media == "text/html" || strings.HasSuffix(media, "json")) {
+			best, bestQ = media, q
+		}
+	}
+	return strings.HasSuffix(best, "json") && bestQ > 0
+}
+
+func parseQ(s string) float64 {
+	q, div, seenDot := 0.0, 1.0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '.' && !seenDot:
+			seenDot = true
+		case c >= '0' && c <= '9':
+			if seenDot {
+				div *= 10
+				q += float64(c-'0') / div
+			} else {
+				q = q*10 + float64(c-'0')
+			}
+		default:
+			return 0
+		}
+	}
+	return min(q, 1)
+}

@@ -1,0 +1,164 @@
+package problemdocs_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/problemdocs"
+)
+
+func serve(t *testing.T, wr *problem.Writer) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/problems/", problemdocs.Handler(problemdocs.WithWriter(wr)))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func get(t *testing.T, url, accept string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+func TestEveryCodeHasAPageAndJSON(t *testing.T) {
+	srv := serve(t, problem.NewWriter(problem.WithBaseURI("https://api.example.com/problems/")))
+	for _, c := range problem.DefaultRegistry().Kinds() {
+		resp, body := get(t, srv.URL+"/problems/"+c.Name, "text/html,application/xhtml+xml,*/*;q=0.8")
+		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+			t.Fatalf("%s: %d %s", c.Name, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		for _, want := range []string{`<code id="code">` + c.Name + `</code>`, `<code id="action">` + string(c.Action) + `</code>`, "https://api.example.com/problems/" + c.Name} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s page lacks %q", c.Name, want)
+			}
+		}
+
+		resp, body = get(t, srv.URL+"/problems/"+c.Name, "application/json")
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("%s json: %d %s", c.Name, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		var doc struct {
+			Code, Type, Action, Cause, Title string
+			Status                           int
+			Retryable                        bool
+			Reaction                         string `json:"client_reaction"`
+			Example                          map[string]any
+		}
+		if err := json.Unmarshal([]byte(body), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Code != c.Name || doc.Status != c.Status || doc.Action != string(c.Action) || doc.Retryable != c.Retryable ||
+			doc.Type != "https://api.example.com/problems/"+c.Name || doc.Reaction == "" {
+			t.Errorf("%s json: %+v", c.Name, doc)
+		}
+		if doc.Example["code"] != c.Name || doc.Example["type"] != doc.Type || doc.Example["status"] != float64(c.Status) {
+			t.Errorf("%s example: %v", c.Name, doc.Example)
+		}
+	}
+}
+
+func TestIndexLinksResolve(t *testing.T) {
+	srv := serve(t, problem.NewWriter())
+	resp, body := get(t, srv.URL+"/problems/", "")
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("index: %d", resp.StatusCode)
+	}
+	links := 0
+	for rest := body; ; {
+		i := strings.Index(rest, `<a href="`)
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len(`<a href="`):]
+		href := rest[:strings.IndexByte(rest, '"')]
+		if r, _ := get(t, srv.URL+"/problems/"+href, ""); r.StatusCode != 200 {
+			t.Errorf("link %q: %d", href, r.StatusCode)
+		}
+		links++
+	}
+	if links != len(problem.DefaultRegistry().Kinds()) {
+		t.Fatalf("index links %d codes, registry has %d", links, len(problem.DefaultRegistry().Kinds()))
+	}
+	resp, body = get(t, srv.URL+"/problems/", "application/json")
+	var idx struct{ Codes []struct{ Code string } }
+	if err := json.Unmarshal([]byte(body), &idx); err != nil || len(idx.Codes) != links {
+		t.Fatalf("json index: %v %d", err, len(idx.Codes))
+	}
+}
+
+func TestUnknownCodeAndWrongMethodAreProblems(t *testing.T) {
+	srv := serve(t, problem.NewWriter())
+	resp, body := get(t, srv.URL+"/problems/no_such_code%3Cscript%3E", "")
+	if resp.StatusCode != 404 || resp.Header.Get("Content-Type") != "application/problem+json" || !strings.Contains(body, `"code":"not_found"`) {
+		t.Fatalf("unknown code: %d %s", resp.StatusCode, body)
+	}
+	if strings.Contains(body, "<script>") {
+		t.Fatalf("echoes markup: %s", body)
+	}
+	resp, err := http.Post(srv.URL+"/problems/internal", "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD" {
+		t.Fatalf("POST: %d Allow=%q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	resp, err = http.Head(srv.URL + "/problems/internal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.ContentLength > 0 {
+		t.Fatalf("HEAD: %d length %d", resp.StatusCode, resp.ContentLength)
+	}
+}
+
+func TestPagesEscapeRegisteredText(t *testing.T) {
+	reg := problem.NewRegistry()
+	reg.MustRegister(problem.Kind{Name: "odd_code", Status: 409, Title: `Odd <b>title</b>`, Action: problem.ActionFixRequest,
+		Cause: problem.CauseRequest, Meaning: `<script>alert(1)</script>`})
+	srv := serve(t, problem.NewWriter(problem.WithRegistry(reg)))
+	_, body := get(t, srv.URL+"/problems/odd_code", "text/html")
+	if strings.Contains(body, "<script>alert") || strings.Contains(body, "<b>title") {
+		t.Fatalf("unescaped markup in page:\n%s", body)
+	}
+	if !strings.Contains(body, "&lt;script&gt;") {
+		t.Fatalf("meaning missing:\n%s", body)
+	}
+}
+
+func TestDeprecatedCodesSayWhatReplacesThem(t *testing.T) {
+	reg := problem.NewRegistry()
+	reg.MustRegister(problem.Kind{Name: "old_thing", Status: 409, Title: "Old thing", Action: problem.ActionFixRequest,
+		Cause: problem.CauseRequest, Deprecated: problem.Deprecation{Since: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Successor: "conflict"}})
+	srv := serve(t, problem.NewWriter(problem.WithRegistry(reg)))
+	_, page := get(t, srv.URL+"/problems/old_thing", "text/html")
+	if !strings.Contains(page, `id="deprecated"`) || !strings.Contains(page, `<a href="conflict">`) || !strings.Contains(page, "2026-06-01") {
+		t.Fatalf("page does not announce the deprecation:\n%s", page)
+	}
+	_, index := get(t, srv.URL+"/problems/", "text/html")
+	if !strings.Contains(index, "deprecated since 2026-06-01") {
+		t.Fatalf("index does not show the deprecation")
+	}
+	_, js := get(t, srv.URL+"/problems/old_thing", "application/json")
+	if !strings.Contains(js, `"deprecated": {`) || !strings.Contains(js, `"successor": "conflict"`) {
+		t.Fatalf("json: %s", js)
+	}
+}

@@ -1,0 +1,160 @@
+package problemdocs
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// The closed sets of the contract, in the order DESIGN.md gives them.
+var (
+	actions = []string{"retry", "verify", "fix_request", "reauthenticate", "configure", "approve", "unlock", "none"}
+	causes  = []string{"request", "auth", "policy", "config", "internal", "upstream", "environment"}
+	outcome = []string{"not_started", "not_committed", "committed", "unknown"}
+)
+
+// JSONSchemaID is the $id of the schema JSONSchema returns.
+const JSONSchemaID = "https://faultline.dev/schemas/problem.json"
+
+// problemSchema is the problem document as the kit renders it, in JSON
+// Schema 2020-12 (the dialect of OpenAPI 3.1). Extension members are
+// allowed, as RFC 9457 §3.2 requires consumers to ignore unknown members.
+func problemSchema(codes []problem.Kind) map[string]any {
+	names := make([]string, len(codes))
+	for i, c := range codes {
+		names[i] = c.Name
+	}
+	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+	enum := func(desc string, values []string) map[string]any {
+		return map[string]any{"type": "string", "enum": values, "description": desc}
+	}
+	return map[string]any{
+		"type":        "object",
+		"description": "An RFC 9457 problem document with faultline's members.",
+		"required":    []string{"type", "title", "status", "code", "action", "cause", "retryable"},
+		"properties": map[string]any{
+			"type":     map[string]any{"type": "string", "format": "uri-reference", "description": "Identifies the problem type; dereferenced, it documents it. about:blank for a bare status no code claims."},
+			"title":    str("Fixed per type; never varies with the occurrence."),
+			"status":   map[string]any{"type": "integer", "minimum": 400, "maximum": 599, "description": "The HTTP status actually sent."},
+			"detail":   str("Public, sanitized text about this occurrence."),
+			"instance": map[string]any{"type": "string", "format": "uri-reference", "description": "The escaped request path."},
+			"code":     enum("The stable machine-readable code: branch on it.", names),
+			"action":   enum("What the client does next.", actions),
+			"cause":    enum("Whose problem it is.", causes),
+			"retryable": map[string]any{"type": "boolean",
+				"description": "Whether sending the same request again may succeed. Never false with action retry."},
+			"retry_after_ms": map[string]any{"type": "integer", "minimum": 0,
+				"description": "The earliest retry, in milliseconds; the Retry-After header carries the same in seconds."},
+			"outcome":        enum("What became of an operation that may have side effects.", outcome),
+			"correlation_id": str("Ties the response to the server's log records; quote it when reporting."),
+			"errors": map[string]any{
+				"type":        "array",
+				"description": "Every field error of a validation_failed problem, at once.",
+				"items":       map[string]any{"$ref": "#/components/schemas/FieldError"},
+			},
+			"error":   str("Legacy member, during the transition window only: equals code."),
+			"message": str("Legacy member, during the transition window only: the detail, or the title."),
+		},
+	}
+}
+
+func fieldErrorSchema() map[string]any {
+	return map[string]any{
+		"type":     "object",
+		"required": []string{"detail"},
+		"properties": map[string]any{
+			"detail":  map[string]any{"type": "string"},
+			"pointer": map[string]any{"type": "string", "description": "A JSON Pointer (RFC 6901) to the field in the request body; empty for the root."},
+			"code":    map[string]any{"type": "string", "description": "The rule the field broke."},
+		},
+	}
+}
+
+// ResponseName is the component name of the reusable response for a status,
+// as Components returns it, for $ref from an operation's responses.
+func ResponseName(status int) string { return "Problem" + strconv.Itoa(status) }
+
+// Components returns OpenAPI 3.1 components: the schemas Problem and
+// FieldError, and a response per status the registry's codes use, each
+// with an example document per code. Merge them into an existing spec's
+// components (see the package example) and refer to a response as
+// {"$ref": "#/components/responses/Problem429"}.
+func Components(opts ...Option) map[string]any {
+	c := newConfig(opts)
+	codes := c.writer.Registry().Kinds()
+	byStatus := map[int][]entry{}
+	for _, code := range codes {
+		byStatus[code.Status] = append(byStatus[code.Status], newEntry(c.writer, code))
+	}
+	statuses := make([]int, 0, len(byStatus))
+	for s := range byStatus {
+		statuses = append(statuses, s)
+	}
+	slices.Sort(statuses)
+
+	responses := map[string]any{}
+	for _, status := range statuses {
+		es := byStatus[status]
+		names := make([]string, len(es))
+		examples := map[string]any{}
+		for i, e := range es {
+			names[i] = "`" + e.Code + "`"
+			examples[e.Code] = map[string]any{"summary": e.Title, "description": e.Reaction, "value": e.Example}
+		}
+		headers := map[string]any{
+			"X-Request-Id": map[string]any{"description": "The correlation ID, also in the body.", "schema": map[string]any{"type": "string"}},
+		}
+		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+			headers["Retry-After"] = map[string]any{"description": "Seconds to wait; agrees with retry_after_ms.", "schema": map[string]any{"type": "integer"}}
+		}
+		responses[ResponseName(status)] = map[string]any{
+			"description": http.StatusText(status) + ": " + strings.Join(names, ", "),
+			"headers":     headers,
+			"content": map[string]any{
+				"application/problem+json": map[string]any{
+					"schema":   map[string]any{"$ref": "#/components/schemas/Problem"},
+					"examples": examples,
+				},
+			},
+		}
+	}
+	return map[string]any{
+		"schemas": map[string]any{
+			"Problem":    problemSchema(codes),
+			"FieldError": fieldErrorSchema(),
+		},
+		"responses": responses,
+	}
+}
+
+// OpenAPI returns a complete OpenAPI 3.1 document holding Components and no
+// paths, for tools that take a document rather than a fragment.
+func OpenAPI(opts ...Option) ([]byte, error) {
+	doc := map[string]any{
+		"openapi": "3.1.0",
+		"info": map[string]any{
+			"title":       "faultline problem catalog",
+			"version":     "1",
+			"description": "Every failure of the API as an RFC 9457 problem document.",
+		},
+		"paths":      map[string]any{},
+		"components": Components(opts...),
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}
+
+// JSONSchema returns the problem document as a standalone JSON Schema
+// (2020-12), for validating bodies without an OpenAPI toolchain.
+func JSONSchema(opts ...Option) ([]byte, error) {
+	c := newConfig(opts)
+	s := problemSchema(c.writer.Registry().Kinds())
+	s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	s["$id"] = JSONSchemaID
+	s["properties"].(map[string]any)["errors"].(map[string]any)["items"] = map[string]any{"$ref": "#/$defs/FieldError"}
+	s["$defs"] = map[string]any{"FieldError": fieldErrorSchema()}
+	return json.MarshalIndent(s, "", "  ")
+}
