@@ -107,6 +107,30 @@ func BenchmarkLog(b *testing.B) {
 	})
 }
 
+// worstUnits are the repetitions that cost the most per byte, in either
+// tier, among hostileUnits (see TestLinearWork).
+var worstUnits = []string{"token=", "Cookie: ", "passwd:", "password='", `\"password\":\"`, "sk-", "test_", "eyJ-", "a.ey", "Key (", "::", "://a@", "<token>a"}
+
+// BenchmarkWorst runs each tier over 64 KiB of one hostile repetition (the
+// public tier reads its first MaxPublicLen bytes).
+func BenchmarkWorst(b *testing.B) {
+	for _, u := range worstUnits {
+		s := strings.Repeat(u, (64<<10)/len(u))
+		b.Run("Public/"+u, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				sink = Public(s)
+			}
+		})
+		b.Run("Log/"+u, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				sink = Log(s)
+			}
+		})
+	}
+}
+
 // TestBenchInputs keeps the benchmark honest: the clean input must be clean
 // and the secret input must lose its secret, in both implementations.
 func TestBenchInputs(t *testing.T) {

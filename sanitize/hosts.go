@@ -45,6 +45,7 @@ func redactHosts(s string) string {
 		for start > e.last && isHostByte(s[start-1]) {
 			start--
 		}
+		spend(i - start)
 		for start < i && (s[start] == '.' || s[start] == '-') {
 			start++
 		}
@@ -55,6 +56,7 @@ func redactHosts(s string) string {
 		for end < len(s) && isHostByte(s[end]) {
 			end++
 		}
+		spend(end - i)
 		for s[end-1] == '.' || s[end-1] == '-' {
 			end--
 		}

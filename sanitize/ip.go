@@ -71,6 +71,13 @@ func ipv4At(s string, i int) int {
 	return withPort(s, p)
 }
 
+// The longest textual IPv6 address ("ffff:...:255.255.255.255") and a
+// generous interface name.
+const (
+	maxIPv6Len = 45
+	maxZoneLen = 16
+)
+
 func ipv6At(s string, i int) int {
 	end, colons := i, 0
 	for end < len(s) && (isHex(s[end]) || s[end] == ':' || s[end] == '.') {
@@ -79,6 +86,7 @@ func ipv6At(s string, i int) int {
 		}
 		end++
 	}
+	spend(end - i)
 	if colons < 2 {
 		return 0
 	}
@@ -87,7 +95,7 @@ func ipv6At(s string, i int) int {
 		for z < len(s) && (isWordByte(s[z]) || s[z] == '-') {
 			z++
 		}
-		if z > end+1 && validIPv6(s[i:z]) {
+		if z > end+1 && z-i <= maxIPv6Len+maxZoneLen && validIPv6(s[i:z]) {
 			return z
 		}
 	}
@@ -100,7 +108,9 @@ func ipv6At(s string, i int) int {
 		if e < len(s) && isWordByte(s[e]) {
 			return 0
 		}
-		if validIPv6(s[i:e]) {
+		// A longer run is no address, and parsing each shorter prefix of
+		// a long run of colons would cost time quadratic in its length.
+		if e-i <= maxIPv6Len && validIPv6(s[i:e]) {
 			return e
 		}
 	}
@@ -108,6 +118,7 @@ func ipv6At(s string, i int) int {
 }
 
 func validIPv6(s string) bool {
+	spend(len(s))
 	a, err := netip.ParseAddr(s)
 	return err == nil && a.Is6()
 }

@@ -9,8 +9,8 @@ import "strings"
 
 var (
 	secretKeys = []string{"password", "passwd", "passphrase", "pass", "pwd", "secret", "token",
-		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature"}
-	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client"}
+		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature", "sig"}
+	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account"}
 	// Header keys take the rest of the line as their value.
 	lineKeys = []string{"authorization", "cookie"}
 )
@@ -46,7 +46,7 @@ var mayEndKey = func() (t [256]bool) {
 	for c := range 256 {
 		t[c] = len(keysByLast[c]) > 0
 	}
-	for _, c := range []byte(" \t\"'\\yYgGrR") {
+	for _, c := range []byte(" \t\"'\\yYgGrR]") {
 		t[c] = true
 	}
 	return t
@@ -84,6 +84,11 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
 		j--
 	}
+	// An array element named by its key: $config['secret'] = ...
+	if j > 1 && s[j-1] == ']' && (s[j-2] == '\'' || s[j-2] == '"') {
+		j--
+	}
+	spend(q - j)
 	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
 		j--
 	}
@@ -186,11 +191,13 @@ func valueStart(s string, q int) int {
 		for p < len(s) && isSpace(s[p]) {
 			p++
 		}
+		spend(p - q)
 		return p
 	}
 	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
 		p++
 	}
+	spend(p - q)
 	return p
 }
 
@@ -212,6 +219,7 @@ func valueEnd(s string, p int, line bool) int {
 	case '"', '\'':
 		quote := s[p]
 		e := p + 1
+		defer func() { spend(e - p) }()
 		for e < len(s) {
 			c := s[e]
 			if c == quote {
@@ -232,6 +240,7 @@ func valueEnd(s string, p int, line bool) int {
 		return lineEnd(s, p)
 	}
 	e := p
+	defer func() { spend(e - p) }()
 	for e < len(s) {
 		c := s[e]
 		if c == '\\' {
@@ -303,7 +312,7 @@ func redactKeyValues(s string) string {
 			continue
 		}
 		vs, ve := valueAt(s, q, line)
-		if ve <= vs {
+		if ve <= vs || s[q] == ':' && !line && validationWords[strings.ToLower(s[vs:ve])] {
 			continue
 		}
 		cs, ce := valueCore(s, vs, ve)
@@ -318,11 +327,22 @@ func redactKeyValues(s string) string {
 	return e.result()
 }
 
+// validationWords start the messages of validators ("password: field
+// required", "token: must not be empty"): after "key:" such a word is the
+// start of prose, not a secret.
+var validationWords = map[string]bool{
+	"required": true, "missing": true, "invalid": true, "empty": true, "must": true, "should": true,
+	"cannot": true, "field": true, "is": true, "not": true, "expected": true, "too": true,
+	"unknown": true, "unset": true, "none": true, "null": true, "nil": true, "redacted": true,
+}
+
 // indexFrom returns the index of the first c in s at or after i, or len(s).
 func indexFrom(s string, i int, c byte) int {
 	if k := strings.IndexByte(s[i:], c); k >= 0 {
+		spend(k + 1)
 		return i + k
 	}
+	spend(len(s) - i)
 	return len(s)
 }
 
@@ -339,6 +359,7 @@ func valueIsKey(s string, vs int) bool {
 	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
 		p++
 	}
+	spend(p - vs)
 	if p >= len(s) || s[p] != ':' && s[p] != '=' {
 		return false
 	}

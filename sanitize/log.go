@@ -38,6 +38,7 @@ func logPass(s string, f flags) string {
 // escapeAt returns the index of the first rune that must be escaped, or -1.
 // ASCII bytes are checked without decoding: prose is mostly ASCII.
 func escapeAt(s string) int {
+	spend(len(s))
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			if c < 0x20 || c == 0x7f {
@@ -73,6 +74,7 @@ func escapeControls(s string) string {
 }
 
 func escapeFrom(s string, i int) string {
+	spend(len(s))
 	b := make([]byte, 0, len(s)+16)
 	b = append(b, s[:i]...)
 	for _, r := range s[i:] {

@@ -90,9 +90,11 @@ func uncPathAt(s string, i int) bool {
 // pathEnd extends a path to the first byte that cannot be part of it in
 // running text, leaving a sentence's final period outside.
 func pathEnd(s string, i int) int {
+	from := i
 	for i < len(s) && !isPathStop(s[i]) {
 		i++
 	}
+	spend(i - from)
 	for i > 0 && s[i-1] == '.' {
 		i--
 	}

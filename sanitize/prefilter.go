@@ -8,25 +8,26 @@ import "strings"
 type flags uint32
 
 const (
-	fCtrl      flags = 1 << iota // C0 control byte or DEL
-	fNonASCII                    // needs UTF-8 validation (and rune checks in the log tier)
-	fStack                       // Go panic or stack trace marker
-	fPEM                         // -----BEGIN
-	fToken                       // AWS, GitHub, JWT or Slack token prefix
-	fScheme                      // Bearer, Basic or Digest
-	fAssign                      // a secret key or header name before ':' or '='
-	fSchemeSep                   // "://"
-	fAt                          // '@'
-	fURL                         // fSchemeSep and fAt: possible userinfo
-	fDSN                         // @tcp( and friends
-	fSQL                         // a driver message that quotes row values
-	fIP                          // digit.digit or a colon in hex context
-	fHost                        // .internal, .local, ...
-	fPath                        // a path under a well-known root, a drive or UNC path
+	fCtrl       flags = 1 << iota // C0 control byte or DEL
+	fNonASCII                     // needs UTF-8 validation (and rune checks in the log tier)
+	fStack                        // Go panic or stack trace marker
+	fPEM                          // -----BEGIN
+	fToken                        // AWS, GitHub, JWT or Slack token prefix
+	fScheme                       // Bearer, Basic or Digest
+	fAssign                       // a secret key or header name before ':' or '='
+	fSchemeSep                    // "://"
+	fAt                           // '@'
+	fURL                          // fSchemeSep and fAt: possible userinfo
+	fDSN                          // @tcp( and friends
+	fSQL                          // a driver message that quotes row values
+	fIP                           // digit.digit or a colon in hex context
+	fHost                         // .internal, .local, ...
+	fPath                         // a path under a well-known root, a drive or UNC path
+	fUserOption                   // "-u " or "--user": curl's user:password
 )
 
 const (
-	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN
+	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption
 	locatorFlags = fIP | fHost | fPath
 	publicFlags  = secretFlags | fStack | fSQL | locatorFlags
 )
@@ -53,10 +54,10 @@ var byteClass = func() (t [256]uint8) {
 	for c := 0x80; c < 0x100; c++ {
 		t[c] = clsHigh
 	}
-	for _, c := range []byte("-.:=@/\\[('>,") {
+	for _, c := range []byte("-.:=@/\\[('>,\"") {
 		t[c] = clsPunct
 	}
-	for _, c := range []byte("BDFKbd") {
+	for _, c := range []byte("ABCDEFIKNOSTUYbd") {
 		t[c] = clsWord
 	}
 	for c, a := range triggersByAnchor {
@@ -131,6 +132,7 @@ func rescan(s string, f flags, t string) flags {
 // scanRange returns the flags of the triggers at s[lo:hi], read in the
 // context of the whole of s.
 func scanRange(s string, lo, hi int) flags {
+	spend(hi - lo)
 	var f flags
 	// Boring bytes are skipped four at a time; a group of four that holds
 	// something is then read byte by byte, without testing it again.
@@ -184,12 +186,18 @@ func scanPunct(s string, i int) flags {
 		if strings.HasPrefix(s[i:], "-----BEGIN") {
 			f |= fPEM
 		}
+		if userOptionAt(s, i) > 0 {
+			f |= fUserOption
+		}
 	case '.':
 		if i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
 			f |= fIP
 		}
-		if strings.HasPrefix(s[i:], ".go:") && i+4 < len(s) && isDigit(s[i+4]) {
+		if i+1 < len(s) && sourceLocationAt(s, i) {
 			f |= fStack
+		}
+		if wordBefore(s, i, "driver") && strings.HasPrefix(s[i:], ".Value") {
+			f |= fSQL
 		}
 		if internalSuffixAt(s, i+1) > 0 {
 			f |= fHost
@@ -208,7 +216,26 @@ func scanPunct(s string, i int) flags {
 		if i > 0 && drivePathAt(s, i-1) {
 			f |= fPath
 		}
-	case '=', ',', '>':
+		if wordBefore(s, i, "pq") || wordBefore(s, i, "sql") || wordBefore(s, i, "mssql") {
+			f |= fSQL
+		}
+		if wordBefore(s, i, "Caused by") || wordBefore(s, i, "stack backtrace") ||
+			wordBefore(s, i, "node") && strings.HasPrefix(s[i:], ":internal/") {
+			f |= fStack
+		}
+	case '"':
+		if i > 1 && s[i-1] == ' ' && (wordBefore(s, i-1, "relation") || wordBefore(s, i-1, "column") ||
+			wordBefore(s, i-1, "constraint") || wordBefore(s, i-1, "near")) {
+			f |= fSQL
+		}
+	case ',':
+		if _, _, ok := keyBefore(s, i); ok {
+			f |= fAssign
+		}
+		if strings.HasPrefix(s[i:], ", in ") && pythonLineBefore(s, i) {
+			f |= fStack
+		}
+	case '=', '>':
 		if _, _, ok := keyBefore(s, i); ok {
 			f |= fAssign
 		}
@@ -233,7 +260,8 @@ func scanPunct(s string, i int) flags {
 			f |= fIP
 		}
 	case '(':
-		if wordBefore(s, i, "panic") {
+		if wordBefore(s, i, "panic") || wordBefore(s, i, "Traceback ") ||
+			strings.HasPrefix(s[i:], "(Native Method)") || strings.HasPrefix(s[i:], "(Unknown Source)") {
 			f |= fStack
 		}
 	case '\'':
@@ -242,6 +270,39 @@ func scanPunct(s string, i int) flags {
 		}
 	}
 	return f
+}
+
+// sourceExtensions are the source files whose "name.ext:line" marks a
+// stack frame (Go, Java, Kotlin, Scala, JavaScript, TypeScript, Rust, Ruby,
+// PHP), by the byte after the dot.
+var sourceExtensions = func() (t [256][]string) {
+	for _, ext := range []string{".go:", ".java:", ".kt:", ".scala:", ".js:", ".mjs:", ".cjs:", ".jsx:", ".ts:", ".tsx:", ".rs:", ".rb:", ".php:"} {
+		t[ext[1]] = append(t[ext[1]], ext)
+	}
+	return t
+}()
+
+// sourceLocationAt reports whether the '.' at s[i] starts the extension of
+// a source location in a stack frame: "main.go:12", "Order.java:42",
+// "server.js:10:5", "main.rs:3:9", `app.py", line 142`, "Program.cs:line 7".
+func sourceLocationAt(s string, i int) bool {
+	t := s[i:]
+	for _, ext := range sourceExtensions[s[i+1]] {
+		if strings.HasPrefix(t, ext) && len(t) > len(ext) && isDigit(t[len(ext)]) {
+			return true
+		}
+	}
+	return strings.HasPrefix(t, `.py", line `) || strings.HasPrefix(t, ".cs:line ")
+}
+
+// pythonLineBefore reports whether the ", in " at s[i] follows "line N",
+// as in a Python traceback's frame line.
+func pythonLineBefore(s string, i int) bool {
+	d := i
+	for d > 0 && isDigit(s[d-1]) {
+		d--
+	}
+	return d < i && d >= 5 && s[d-5:d] == "line "
 }
 
 // wordBefore reports whether w ends just before s[i] and starts a word.
@@ -263,20 +324,30 @@ func scanWord(s string, i int) flags {
 		if hasPrefixFold(t, "digest") {
 			return fScheme
 		}
-		if strings.HasPrefix(t, "Duplicate entry '") {
-			return fSQL
-		}
-	case 'f':
-		if strings.HasPrefix(t, "Failing row contains (") {
-			return fSQL
-		}
-	case 'k':
-		if strings.HasPrefix(t, "Key (") {
-			return fSQL
+	}
+	// Database statements and driver messages: upper-case words (and
+	// "duplicate key", which starts a word), confirmed by databaseMessage.
+	if sqlPrefixes[s[i]] != nil {
+		for _, p := range sqlPrefixes[s[i]] {
+			if strings.HasPrefix(t, p) {
+				return fSQL
+			}
 		}
 	}
 	return 0
 }
+
+// sqlPrefixes are the words that open a database statement or a driver
+// message, by first byte.
+var sqlPrefixes = func() (t [256][]string) {
+	for _, p := range []string{"SELECT ", "SQLSTATE", "INSERT INTO", "UPDATE ", "UNIQUE constraint", "DELETE FROM",
+		"DROP TABLE", "Duplicate entry", "duplicate key", "CREATE TABLE", "CONSTRAINT", "CHECK constraint",
+		"Cannot ", "ALTER TABLE", "TRUNCATE", "NOT NULL constraint", "FOREIGN KEY", "Failing row",
+		"Key (", "ORA-", "You have an error in", "Error 1"} {
+		t[p[0]] = append(t[p[0]], p)
+	}
+	return t
+}()
 
 // goroutineHeaderBefore reports whether the '[' at s[i] ends the start of a
 // Go traceback header: "goroutine", a space, digits and a space.

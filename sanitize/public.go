@@ -5,9 +5,10 @@ import (
 	"unicode/utf8"
 )
 
-// Public returns s made safe to show a client: secrets, SQL row values,
-// IP addresses, internal host names and file system paths are replaced with
-// Redacted, and anything resembling a Go stack trace becomes GenericDetail.
+// Public returns s made safe to show a client: secrets, IP addresses,
+// internal host names and file system paths are replaced with Redacted, and
+// anything resembling a stack trace (Go, Python, Java, Node, Rust, ...), a
+// database statement or a database driver message becomes GenericDetail.
 // It is applied to every string that leaves in a problem, so the common case,
 // clean text, returns s itself without allocating.
 func Public(s string) string {
@@ -22,17 +23,13 @@ func Public(s string) string {
 }
 
 func publicPass(s string, f flags) string {
-	if f&fStack != 0 {
+	if f&fStack != 0 || f&fSQL != 0 && databaseMessage(s) {
 		return GenericDetail
 	}
-	// Row values go before the other secrets, since a secret rule could take
-	// a marker such as "Key" for the value of a preceding "password=". Only
-	// a private key spans lines, so it must go even earlier.
+	// Only a private key spans lines, so it goes before the rules that
+	// read to the end of one.
 	if f&fPEM != 0 {
 		s = pemRule.redact(s)
-	}
-	if f&fSQL != 0 {
-		s = redactSQL(s)
 	}
 	s = redactSecrets(s, f&^fPEM)
 	if f&locatorFlags != 0 {
@@ -41,90 +38,48 @@ func publicPass(s string, f flags) string {
 	return s
 }
 
-// redactSQL removes the row values that database drivers quote in their
-// messages; the surrounding words (constraint, key, line) stay.
-func redactSQL(s string) string {
-	s = redactAfter(s, "Key (", sqlKeyValue)
-	s = redactAfter(s, "Failing row contains (", failingRowValue)
-	s = redactAfter(s, "Duplicate entry '", duplicateEntryValue)
-	return redactAfter(s, "near '", nearValue)
+// databaseMarkers occur only in database statements and in the messages
+// of database drivers (PostgreSQL, MySQL, SQL Server, SQLite, Oracle,
+// database/sql): such a message names tables, columns, constraints and row
+// values, and no part of it is meant for a client.
+var databaseMarkers = []string{
+	"SQLSTATE", "duplicate key", `relation "`, `column "`, `constraint "`, `at or near "`, "Duplicate entry '", "Key (", "Failing row contains (",
+	"You have an error in your SQL syntax", "syntax error at or near", "sql: Scan error",
+	"converting driver.Value", "Cannot insert duplicate key", "Cannot insert the value NULL",
+	"UNIQUE constraint failed", "NOT NULL constraint failed", "FOREIGN KEY constraint failed",
+	"CHECK constraint failed", "a foreign key constraint fails", "pq: ", "mssql: ", "ORA-0", "ORA-1", "ORA-2",
+	"INSERT INTO ", "DELETE FROM ", "CREATE TABLE ", "ALTER TABLE ", "DROP TABLE ", "TRUNCATE TABLE ",
+	"Error 1062", "Error 1064", "Error 1452", "Error 1048", "Error 1406",
 }
 
-var (
-	failingRowValue     = lastOnLine(")")
-	duplicateEntryValue = lastOnLine("' for key")
-	nearTail            = lastOnLine("' at line ")
-)
-
-// nearValue requires "near" to start a word, as the prefilter does: there is
-// no MySQL message in "linear 'x'".
-func nearValue(s string, start int) (int, int) {
-	if !wordStart(s, start-len("near '")) {
-		return 0, 0
-	}
-	return nearTail(s, start)
-}
-
-// redactAfter replaces, for every occurrence of marker, the value span that
-// span finds after it (span returns an empty span to skip).
-func redactAfter(s, marker string, span func(s string, start int) (int, int)) string {
-	e := edit{s: s}
-	for i := 0; ; {
-		j := strings.Index(s[i:], marker)
-		if j < 0 {
-			break
-		}
-		i += j + len(marker)
-		vs, ve := span(s, i)
-		if ve <= vs {
-			continue
-		}
-		e.replace(vs, ve, Redacted)
-		i = ve
-	}
-	return e.result()
-}
-
-// sqlKeyValue finds the value in PostgreSQL's "Key (col)=(value) already
-// exists". The value may itself contain parentheses, so its end is the last
-// known message tail on the line, else the balancing parenthesis, else the
-// end of the line.
-func sqlKeyValue(s string, start int) (int, int) {
-	eol := lineEnd(s, start)
-	cols := strings.Index(s[start:eol], ")=(")
-	if cols < 0 {
-		return 0, 0
-	}
-	v := start + cols + len(")=(")
-	line := s[v:eol]
-	for _, tail := range []string{") already exists", ") is not present", ") is still referenced", ") conflicts with"} {
-		if k := strings.LastIndex(line, tail); k >= 0 {
-			return v, v + k
+// databaseMessage reports whether s holds a database statement or a
+// driver message. Statements need their second keyword too ("SELECT ...
+// FROM", "UPDATE ... SET"), so prose that starts with "Select" passes.
+func databaseMessage(s string) bool {
+	spend(len(s) * (len(databaseMarkers) + 2))
+	for _, m := range databaseMarkers {
+		if strings.Contains(s, m) {
+			return true
 		}
 	}
-	depth := 1
-	for k := 0; k < len(line); k++ {
-		switch line[k] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				return v, v + k
+	if i := strings.Index(s, "SELECT "); i >= 0 && strings.Contains(s[i:], " FROM ") {
+		return true
+	}
+	if i := strings.Index(s, "UPDATE "); i >= 0 && strings.Contains(s[i:], " SET ") {
+		return true
+	}
+	// MySQL quotes the statement from the error on: "near '...' at line 1".
+	if end := strings.LastIndex(s, "' at line "); end >= 0 {
+		for i := 0; ; {
+			k := strings.Index(s[i:end], "near '")
+			if k < 0 {
+				break
 			}
+			if wordStart(s, i+k) {
+				return true
+			}
+			i += k + 1
 		}
 	}
-	return v, eol
-}
-
-// lastOnLine ends a quoted value at the last occurrence of tail on its line,
-// because the value may contain the quote character itself.
-func lastOnLine(tail string) func(s string, start int) (int, int) {
-	return func(s string, start int) (int, int) {
-		eol := lineEnd(s, start)
-		if k := strings.LastIndex(s[start:eol], tail); k >= 0 {
-			return start, start + k
-		}
-		return start, eol
-	}
+	return false
 }

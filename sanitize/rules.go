@@ -33,7 +33,7 @@ type tokenFormat struct {
 	lead string
 	// end, when set, replaces body: it returns the end of the token whose
 	// trigger ends at p, or 0 (JWTs and webhook paths have structure).
-	end func(s string, p int) int
+	end func(s string, p int, rc *runs) int
 }
 
 const (
@@ -55,13 +55,17 @@ var tokenFormats = []tokenFormat{
 	{name: "artifactory-api-key", triggers: []string{"AKCp"}, body: alnum, min: 60},
 	{name: "artifactory-reference-token", triggers: []string{"cmVmd"}, body: alnum, min: 50},
 	{name: "authress-service-client-access-key", triggers: []string{"sc_", "ext_", "scauth_", "authress_"}, body: "a-zA-Z0-9._=+/-", min: 60, mixed: true},
+	{name: "bcrypt-hash", triggers: []string{"$2a$", "$2b$", "$2y$"}, body: "A-Za-z0-9./$", min: 50},
+	{name: "argon2-hash", triggers: []string{"$argon2id$", "$argon2i$", "$argon2d$"}, body: "A-Za-z0-9+/=,$", min: 30},
 	{name: "beamer-api-token", triggers: []string{"b_"}, body: "a-z0-9=_-", min: 44, max: 44, mixed: true},
 	{name: "clojars-api-token", triggers: []string{"CLOJARS_"}, body: alnum, min: 30},
 	{name: "cloudflare-origin-ca-key", triggers: []string{"v1.0-"}, body: hexDigits + "-", min: 40},
 	{name: "databricks-api-token", triggers: []string{"dapi"}, body: "a-z0-9-", min: 32, mixed: true},
 	{name: "defined-networking-api-token", triggers: []string{"dnkey-"}, body: "A-Za-z0-9=_-", min: 20},
 	{name: "digitalocean-token", triggers: []string{"dop_v1_", "doo_v1_", "dor_v1_"}, body: hexDigits, min: 40},
-	{name: "doppler-api-token", triggers: []string{"dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."}, body: alnum, min: 40},
+	{name: "doppler-api-token", triggers: []string{"dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."}, body: "A-Za-z0-9._-", min: 40},
+	{name: "discord-webhook-url", triggers: []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"}, end: webhookPathEnd},
+	{name: "docker-pat", triggers: []string{"dckr_pat_"}, body: b64url, min: 20},
 	{name: "dropbox-api-token", triggers: []string{"sl."}, body: "A-Za-z0-9=_-", min: 130},
 	{name: "duffel-api-token", triggers: []string{"duffel_test_", "duffel_live_"}, body: "A-Za-z0-9_=-", min: 30},
 	{name: "dynatrace-api-token", triggers: []string{"dt0c01."}, body: "A-Za-z0-9.", min: 60},
@@ -124,6 +128,7 @@ var tokenFormats = []tokenFormat{
 	{name: "slack-webhook-url", triggers: []string{"hooks.slack.com/"}, end: webhookPathEnd},
 	{name: "sourcegraph-access-token", triggers: []string{"sgp_"}, body: "A-Za-z0-9_", min: 40},
 	{name: "stripe-key", triggers: []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"}, body: alnum, min: 16},
+	{name: "tailscale-key", triggers: []string{"tskey-"}, body: b64url, min: 30},
 	{name: "twilio-api-key", triggers: []string{"SK"}, body: hexDigits, min: 32, max: 32, mixed: true},
 	{name: "twitter-bearer-token", triggers: []string{"AAAAAAAAAAAAAAAAAAAAA"}, body: "A-Za-z0-9%", min: 30},
 	{name: "typeform-api-token", triggers: []string{"tfp_"}, body: "A-Za-z0-9_=.-", min: 40},
@@ -142,6 +147,7 @@ type trigger struct {
 	at           int
 	rule         *tokenFormat
 	body, before *[256]bool
+	bodyID       int
 }
 
 // anchored holds the triggers anchored on one byte: those whose anchor is
@@ -166,28 +172,6 @@ type anchored struct {
 var triggersByAnchor = indexTriggers()
 
 func indexTriggers() (index [256]*anchored) {
-	sets := map[string]*[256]bool{}
-	set := func(spec string) *[256]bool {
-		if spec == "" {
-			return nil
-		}
-		if t, ok := sets[spec]; ok {
-			return t
-		}
-		t := new([256]bool)
-		for i := 0; i < len(spec); i++ {
-			if i+2 < len(spec) && spec[i+1] == '-' {
-				for c := int(spec[i]); c <= int(spec[i+2]); c++ {
-					t[c] = true
-				}
-				i += 2
-				continue
-			}
-			t[spec[i]] = true
-		}
-		sets[spec] = t
-		return t
-	}
 	for i := range tokenFormats {
 		r := &tokenFormats[i]
 		for _, text := range r.triggers {
@@ -197,7 +181,11 @@ func indexTriggers() (index [256]*anchored) {
 			if at+1 > scanBehind || len(text)-at > scanAhead {
 				panic("sanitize: trigger " + text + " is beyond the prefilter's reach")
 			}
-			t := trigger{text: text, at: at, rule: r, body: set(r.body), before: set(r.before)}
+			t := trigger{text: text, at: at, rule: r, before: alphabetSet(r.before)}
+			if r.body != "" {
+				t.bodyID = alphabet(r.body)
+				t.body = alphabets[t.bodyID]
+			}
 			a := index[text[at]]
 			if a == nil {
 				a = new(anchored)
@@ -284,6 +272,76 @@ func mayTrigger(s string, i int) bool {
 		nx = s[i+1]
 	}
 	return anchorNeighbours.prev[c][p>>6]&(1<<(p&63)) != 0 && anchorNeighbours.next[c][nx>>6]&(1<<(nx&63)) != 0
+}
+
+// alphabets holds every body alphabet of the table, so that runs can
+// remember one run per alphabet.
+var (
+	alphabets     []*[256]bool
+	alphabetSpecs = map[string]int{}
+)
+
+const maxAlphabets = 40
+
+// alphabet returns the id of the byte set a spec such as "A-Za-z0-9_-"
+// names; a '-' between two bytes is a range, elsewhere itself.
+func alphabet(spec string) int {
+	if id, ok := alphabetSpecs[spec]; ok {
+		return id
+	}
+	t := new([256]bool)
+	for i := 0; i < len(spec); i++ {
+		if i+2 < len(spec) && spec[i+1] == '-' {
+			for c := int(spec[i]); c <= int(spec[i+2]); c++ {
+				t[c] = true
+			}
+			i += 2
+			continue
+		}
+		t[spec[i]] = true
+	}
+	if len(alphabets) == maxAlphabets {
+		panic("sanitize: more than maxAlphabets token alphabets")
+	}
+	alphabets = append(alphabets, t)
+	alphabetSpecs[spec] = len(alphabets) - 1
+	return len(alphabets) - 1
+}
+
+func alphabetSet(spec string) *[256]bool {
+	if spec == "" {
+		return nil
+	}
+	return alphabets[alphabet(spec)]
+}
+
+// runs remembers, for each alphabet, the last run of its bytes that was
+// measured: from any position inside a run its end is the same, so
+// triggers repeated inside one long run ("sk-sk-sk-...") cost one pass over
+// it, not one pass each, and a text of any shape is read in linear time.
+type runs struct {
+	from, end, lastDigit, lastLetter [maxAlphabets]int
+}
+
+// run returns the end of the run of alphabet id's bytes starting at s[p],
+// and whether the run holds a digit and a letter from p on.
+func (rc *runs) run(s string, id, p int) (end int, digit, letter bool) {
+	if rc.from[id] <= p && p < rc.end[id] {
+		return rc.end[id], rc.lastDigit[id] >= p, rc.lastLetter[id] >= p
+	}
+	set := alphabets[id]
+	e, ld, ll := p, -1, -1
+	for e < len(s) && set[s[e]] {
+		if isDigit(s[e]) {
+			ld = e
+		} else if isLetter(s[e]) {
+			ll = e
+		}
+		e++
+	}
+	spend(e - p)
+	rc.from[id], rc.end[id], rc.lastDigit[id], rc.lastLetter[id] = p, e, ld, ll
+	return e, ld >= p, ll >= p
 }
 
 // anchorOf picks the anchor of a trigger: punctuation first, which prose
@@ -391,8 +449,29 @@ func triggerIs(s string, i int, t *trigger) bool {
 	return p >= 0 && len(s)-p >= len(t.text) && s[p:p+len(t.text)] == t.text
 }
 
+// redactTokens replaces every token of tokenFormats.
+func redactTokens(s string) string {
+	var rc runs
+	e := edit{s: s}
+	for i := 0; i < len(s); i++ {
+		if triggersByAnchor[s[i]] == nil {
+			continue
+		}
+		start, end := tokenAt(s, i, &rc)
+		// A token found from its anchor may start before the end of the
+		// last span: only the rest of it is new.
+		start = max(start, e.last)
+		if end <= start {
+			continue
+		}
+		e.replace(start, end, Redacted)
+		i = end - 1
+	}
+	return e.result()
+}
+
 // tokenAt returns the longest token whose trigger is anchored at s[i].
-func tokenAt(s string, i int) (int, int) {
+func tokenAt(s string, i int, rc *runs) (int, int) {
 	start, end := 0, 0
 	candidates(s, i, func(t *trigger) bool {
 		p := i - t.at
@@ -410,7 +489,7 @@ func tokenAt(s string, i int) (int, int) {
 		} else if !wordStart(s, p) {
 			return false
 		}
-		if e := t.bodyEnd(s, p+len(t.text)); e > end {
+		if e := t.bodyEnd(s, p+len(t.text), rc); e > end {
 			start, end = ts, e
 		}
 		return false
@@ -419,18 +498,12 @@ func tokenAt(s string, i int) (int, int) {
 }
 
 // bodyEnd returns the end of the token's body starting at s[p], or 0.
-func (t *trigger) bodyEnd(s string, p int) int {
+func (t *trigger) bodyEnd(s string, p int, rc *runs) int {
 	r := t.rule
 	if r.end != nil {
-		return r.end(s, p)
+		return r.end(s, p, rc)
 	}
-	e := p
-	digit, letter := false, false
-	for e < len(s) && t.body[s[e]] {
-		digit = digit || isDigit(s[e])
-		letter = letter || isLetter(s[e])
-		e++
-	}
+	e, digit, letter := rc.run(s, t.bodyID, p)
 	n := e - p
 	if n < r.min || r.max > 0 && n > r.max || r.mixed && !(digit && letter) {
 		return 0
@@ -440,24 +513,32 @@ func (t *trigger) bodyEnd(s string, p int) int {
 
 // webhookPathEnd takes the path of a webhook URL, which is itself the
 // credential.
-func webhookPathEnd(s string, p int) int {
-	return runAtLeast(s, p, 1, isWebhookByte)
+func webhookPathEnd(s string, p int, rc *runs) int {
+	if e, _, _ := rc.run(s, webhookAlphabet, p); e > p {
+		return e
+	}
+	return 0
 }
+
+var (
+	webhookAlphabet = alphabet("A-Za-z0-9_/-")
+	jwtAlphabet     = alphabet(b64url)
+)
 
 // jwtEnd accepts a header and a payload, both base64url JSON objects (which
 // begin "ey"), and an optional signature, which unsigned tokens lack. p is
 // just after the header's "ey".
-func jwtEnd(s string, p int) int {
-	e := runAtLeast(s, p, 3, isBase64URL)
-	if e == 0 || e >= len(s) || s[e] != '.' || !strings.HasPrefix(s[e+1:], "ey") {
+func jwtEnd(s string, p int, rc *runs) int {
+	e, _, _ := rc.run(s, jwtAlphabet, p)
+	if e-p < 3 || e >= len(s) || s[e] != '.' || !strings.HasPrefix(s[e+1:], "ey") {
 		return 0
 	}
-	e = runAtLeast(s, e+3, 3, isBase64URL)
-	if e == 0 {
+	q := e + 3
+	if e, _, _ = rc.run(s, jwtAlphabet, q); e-q < 3 {
 		return 0
 	}
-	if e < len(s) && s[e] == '.' {
-		if sig := runAtLeast(s, e+1, 1, isBase64URL); sig > 0 {
+	if e+1 < len(s) && s[e] == '.' {
+		if sig, _, _ := rc.run(s, jwtAlphabet, e+1); sig > e+1 {
 			return sig
 		}
 	}

@@ -8,8 +8,11 @@ import (
 const (
 	// Redacted replaces every span a tier removes.
 	Redacted = "[redacted]"
-	// GenericDetail replaces the whole public text when it looks like a Go
-	// stack trace: a partial trace would still map the program's insides.
+	// GenericDetail replaces the whole public text when it looks like a
+	// stack trace, a database statement or a database driver message: a
+	// partial trace would still map the program's insides, and what is left
+	// of a driver message once its values are gone still names its tables,
+	// columns and constraints.
 	GenericDetail = "An internal error occurred."
 	// Truncated ends a text that was cut to its tier's limit.
 	Truncated = "…[truncated]"
@@ -38,6 +41,7 @@ func settle(s string, f flags, limit int, pass func(string, flags) string) strin
 		s, f = c, scan(c)
 	}
 	for range 8 {
+		spend(len(s))
 		t := pass(s, f)
 		if t == s {
 			return s

@@ -13,16 +13,19 @@ func redactSecrets(s string, f flags) string {
 		s = pemRule.redact(s)
 	}
 	if f&fURL != 0 {
-		s = userinfoRule.redact(s)
+		s = redactUserinfo(s)
 	}
 	if f&fDSN != 0 {
 		s = redactDSNUserinfo(s)
 	}
 	if f&fToken != 0 {
-		s = tokenRule.redact(s)
+		s = redactTokens(s)
 	}
 	if f&fScheme != 0 {
 		s = schemeRule.redact(s)
+	}
+	if f&fUserOption != 0 {
+		s = userOptionRule.redact(s)
 	}
 	if f&fAssign != 0 {
 		s = redactKeyValues(s)
@@ -45,24 +48,15 @@ func leadRule(lead string, at func(s string, i int) (int, int)) *spanRule {
 	return &spanRule{lead: lead, at: at}
 }
 
-// anchoredRule is asked at every byte some token trigger is anchored on.
-func anchoredRule(at func(s string, i int) (int, int)) *spanRule {
-	r := &spanRule{at: at}
-	for c := range triggersByAnchor {
-		r.starts[c] = triggersByAnchor[c] != nil
-	}
-	return r
-}
-
 func startsRule(starts string, at func(s string, i int) (int, int)) *spanRule {
 	return &spanRule{starts: byteSet(starts), at: at}
 }
 
 var (
-	pemRule      = leadRule("-----BEGIN", pemAt)
-	userinfoRule = leadRule("://", userinfoAt)
-	tokenRule    = anchoredRule(tokenAt)
-	schemeRule   = startsRule("bBdD", schemeCredentialAt)
+	pemRule    = leadRule("-----BEGIN", pemAt)
+	schemeRule = startsRule("bBdD", schemeCredentialAt)
+	// curl -u user:password, --user user:password
+	userOptionRule = startsRule("-", userOptionPasswordAt)
 )
 
 // next returns the first place at or after i where the rule may match, or
@@ -70,13 +64,17 @@ var (
 func (r *spanRule) next(s string, i int) int {
 	if r.lead != "" {
 		if k := strings.Index(s[i:], r.lead); k >= 0 {
+			spend(k + 1)
 			return i + k
 		}
+		spend(len(s) - i)
 		return len(s)
 	}
+	from := i
 	for i < len(s) && !r.starts[s[i]] {
 		i++
 	}
+	spend(i - from)
 	return i
 }
 
@@ -109,8 +107,10 @@ func pemAt(s string, i int) (int, int) {
 	for p := end; ; {
 		k := strings.Index(s[p:], "-----END")
 		if k < 0 {
+			spend(len(s) - p)
 			return i, len(s)
 		}
+		spend(k)
 		p += k + len("-----END")
 		if e := pemLabelEnd(s, p); e >= 0 {
 			return i, e
@@ -139,31 +139,71 @@ func runAtLeast(s string, p, n int, ok func(byte) bool) int {
 	for e < len(s) && ok(s[e]) {
 		e++
 	}
+	spend(e - p)
 	if e-p < n {
 		return 0
 	}
 	return e
 }
 
-// userinfoAt finds the userinfo of a URL. The authority runs to the first
-// '/', '?', '#' or space, and the userinfo to its last '@', so a malformed
-// DSN with '@' inside the password is still covered.
-func userinfoAt(s string, i int) (int, int) {
-	if !strings.HasPrefix(s[i:], "://") {
-		return 0, 0
-	}
-	start := i + 3
-	at := -1
-	for e := start; e < len(s) && !endsAuthority[s[e]]; e++ {
-		if s[e] == '@' {
-			at = e
+// redactUserinfo replaces the userinfo of every URL. The authority runs to
+// the first '/', '?', '#' or space, and the userinfo to its last '@', so a
+// malformed DSN with '@' inside the password is still covered. A password
+// may also hold a raw '/', '?' or '#' ("postgres://app:pa/ss@db/x"): when
+// the authority stops there and holds a "user:", the userinfo runs to the
+// last '@' of the word. That can take a path that holds an '@' with it
+// ("https://u:p@host/@alice"), which loses the host but never a password.
+func redactUserinfo(s string) string {
+	e := edit{s: s}
+	// The end of the current word and its last '@', found once per word:
+	// a word of repeated "://" costs one pass.
+	wordEnd, wordAt := -1, -1
+	for i := 0; ; {
+		k := strings.Index(s[i:], "://")
+		if k < 0 {
+			spend(len(s) - i)
+			break
 		}
+		spend(k + 3)
+		start := i + k + 3
+		i = start
+		if start-3 < e.last {
+			continue
+		}
+		at, end := -1, start
+		for ; end < len(s) && !endsAuthority[s[end]]; end++ {
+			if s[end] == '@' {
+				at = end
+			}
+		}
+		spend(end - start)
+		// The colon of "user:" is before the first '@' if there is one.
+		userEnd := end
+		if at >= 0 {
+			userEnd = strings.IndexByte(s[start:end], '@') + start
+		}
+		if end < len(s) && !endsWord[s[end]] && strings.IndexByte(s[start:userEnd], ':') >= 0 {
+			if start >= wordEnd {
+				wordEnd, wordAt = start, -1
+				for ; wordEnd < len(s) && !endsWord[s[wordEnd]]; wordEnd++ {
+					if s[wordEnd] == '@' {
+						wordAt = wordEnd
+					}
+				}
+				spend(wordEnd - start)
+			}
+			at = max(at, wordAt)
+		}
+		if at <= start {
+			continue
+		}
+		e.replace(start, at, Redacted)
+		i = at
 	}
-	if at <= start {
-		return 0, 0
-	}
-	return start, at
+	return e.result()
 }
+
+var endsWord = byteSet(" \t\n\r\f\v\"'<>`")
 
 var endsAuthority = byteSet(" \t\n\r\f\v/?#")
 
@@ -179,6 +219,7 @@ func redactDSNUserinfo(s string) string {
 		for start > e.last && !isSpace(s[start-1]) && strings.IndexByte("\"'(", s[start-1]) < 0 {
 			start--
 		}
+		spend(i - start)
 		if start == i {
 			continue
 		}
@@ -199,6 +240,43 @@ func dsnProtocol(s string) int {
 		}
 	}
 	return 0
+}
+
+// userOptionAt returns the length of a "-u " or "--user" option (with its
+// space or '=') that starts a word at s[i], or 0.
+func userOptionAt(s string, i int) int {
+	if i > 0 && !isSpace(s[i-1]) {
+		return 0
+	}
+	for _, opt := range []string{"-u ", "--user ", "--user=", "--proxy-user ", "--proxy-user="} {
+		if strings.HasPrefix(s[i:], opt) {
+			return len(opt)
+		}
+	}
+	return 0
+}
+
+// userOptionPasswordAt finds the password of curl's "-u user:password":
+// the user stays, what follows its first ':' up to the next space goes.
+func userOptionPasswordAt(s string, i int) (int, int) {
+	n := userOptionAt(s, i)
+	if n == 0 {
+		return 0, 0
+	}
+	p := i + n
+	for p < len(s) && s[p] == ' ' {
+		p++
+	}
+	end := p
+	for end < len(s) && !endsWord[s[end]] {
+		end++
+	}
+	spend(end - i)
+	colon := strings.IndexByte(s[p:end], ':')
+	if colon < 0 || p+colon+1 >= end {
+		return 0, 0
+	}
+	return p + colon + 1, end
 }
 
 // schemeCredentialAt handles HTTP authorization schemes outside a header
@@ -234,6 +312,15 @@ func schemeCredentialAt(s string, i int) (int, int) {
 	for end < len(s) && isToken68(s[end]) {
 		end++
 	}
+	for end < len(s) && s[end] == '=' {
+		end++
+	}
+	spend(end - start)
+	// A token68 credential ends with its padding; "bearer expires_in=3600"
+	// is a parameter list, not a token.
+	if end < len(s) && isWordByte(s[end]) {
+		return 0, 0
+	}
 	if !looksLikeCredential(s[start:end], scheme == "basic") {
 		return 0, 0
 	}
@@ -241,7 +328,7 @@ func schemeCredentialAt(s string, i int) (int, int) {
 }
 
 func isToken68(c byte) bool {
-	return isWordByte(c) || strings.IndexByte("-.~+/=:", c) >= 0
+	return isWordByte(c) || strings.IndexByte("-.~+/:", c) >= 0
 }
 
 // looksLikeCredential separates opaque credentials from English words: real
@@ -279,6 +366,8 @@ func digestParamsAt(s string, i int) bool {
 // lineEnd finds the end of the logical line starting at i: a real line
 // break, or the escaped one the log tier writes.
 func lineEnd(s string, i int) int {
+	from := i
+	defer func() { spend(i - from) }()
 	for ; i < len(s); i++ {
 		switch s[i] {
 		case '\r', '\n':

@@ -1,0 +1,78 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+)
+
+// hostileUnits are the pieces of text whose repetition once made a tier
+// read the same bytes again for every repetition: key chains, header
+// names, unterminated quotes and brackets, token prefixes inside one long
+// run of token bytes, SQL markers on one line, address fragments.
+var hostileUnits = []string{
+	"token=", "password=", "password= ", "pwd=", "passwd:", "api_key=", "client_secret=",
+	"Cookie: ", "Set-Cookie:", "Authorization: ", "token:", "token = token = ", "token=a ",
+	`"password":"`, "password='", `password="\`, `\"password\":\"`, "password=\\", `token\"`,
+	"<token>", "<token>a", `,"token",`, `"token", "`, "token .= ", "token ?= ", "=>", "=", ":", ",", ">",
+	"://", "://a@", "a@", "@", "a@tcp(", "user:pw@tcp(",
+	"-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "-----BEGIN",
+	"Bearer ", "Basic ", "Digest a=", "bearer a1",
+	"eyJ", "eyJa.", "eyJab.eyJab.", "eyJ-", "a.ey", "ey", "ghp_", "sk-", "sk-ant-", "xoxb-", "test_", "s.", "key-",
+	"EAA", "AKIA", "A3-", "aa.atlasv1.", "x.webhook.office.com/", "hooks.slack.com/", "_", "-", ".", "~",
+	"Key (", "Key (a)=(", "Key (x)=(", "Failing row contains (", "Duplicate entry '", "near '", "' at line ",
+	"1.2.3.4.", "1:", "::", "[::", "[", "a:", "a.internal.", "/etc/", "/home/a", `C:\`, `\\a`,
+	"goroutine 1 [", ".go:1", "panic(", "\n", `\n`, "\u202e", "a", " ", "'", `"`, "%",
+	"SELECT ", "INSERT INTO t VALUES ('", "Traceback (most recent call last):\n", "  File \"", "\tat ",
+	"Caused by: ", "    at ", "thread 'main' panicked at ",
+}
+
+// maxWorkPerByte bounds the work a tier may spend per byte of input. The
+// passes read each byte a few times (scan, a rule or two, the edit, the
+// check that the pass settled); a rule that went back over the rest of the
+// text for each trigger would spend thousands.
+const maxWorkPerByte = 64
+
+func measuredWork(f func(string) string, s string) int {
+	metering, work = true, 0
+	defer func() { metering = false }()
+	f(s)
+	return work
+}
+
+func TestLinearWork(t *testing.T) {
+	for _, u := range hostileUnits {
+		for _, tier := range []struct {
+			name  string
+			f     func(string) string
+			limit int
+		}{{"Public", Public, MaxPublicLen}, {"Log", Log, MaxLogLen}} {
+			s := strings.Repeat(u, tier.limit/len(u))
+			if w := measuredWork(tier.f, s); w > maxWorkPerByte*len(s) {
+				t.Errorf("%s(%q x %d): work %d, %.0f per byte", tier.name, u, len(s)/len(u), w, float64(w)/float64(len(s)))
+			}
+		}
+	}
+}
+
+// FuzzLinear repeats a fuzzed unit to fill each tier's limit and bounds
+// the work spent per byte, so a new rule that rescans cannot slip in.
+func FuzzLinear(f *testing.F) {
+	for _, u := range hostileUnits {
+		f.Add(u)
+	}
+	f.Fuzz(func(t *testing.T, u string) {
+		if u == "" || len(u) > 64 {
+			return
+		}
+		for _, tier := range []struct {
+			name  string
+			f     func(string) string
+			limit int
+		}{{"Public", Public, MaxPublicLen}, {"Log", Log, MaxLogLen}} {
+			s := strings.Repeat(u, tier.limit/len(u))
+			if w := measuredWork(tier.f, s); w > maxWorkPerByte*len(s) {
+				t.Fatalf("%s(%q x %d): work %d, %.0f per byte", tier.name, u, len(s)/len(u), w, float64(w)/float64(len(s)))
+			}
+		}
+	})
+}
