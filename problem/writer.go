@@ -589,12 +589,18 @@ func headerHasToken(values []string, token string) bool {
 // function as the source. The source is the code that called Write or
 // WriteError (log, write, then the exported function: four frames up).
 func (wr *Writer) log(r *http.Request, res *Problem, started bool) {
-	h := wr.Logger().Handler()
-	level := wr.level(res)
 	ctx := context.Background()
 	if r != nil {
 		ctx = r.Context()
 	}
+	wr.logRecord(ctx, r, res, started, 5)
+}
+
+// logRecord builds and handles the record; skip counts the frames between
+// runtime.Callers and the code to name as the record's source.
+func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, started bool, skip int) {
+	h := wr.Logger().Handler()
+	level := wr.level(res)
 	if !h.Enabled(ctx, level) {
 		return
 	}
@@ -603,7 +609,7 @@ func (wr *Writer) log(r *http.Request, res *Problem, started bool) {
 		msg = "problem not written: response already started"
 	}
 	var pcs [1]uintptr
-	runtime.Callers(4, pcs[:])
+	runtime.Callers(skip, pcs[:])
 	rec := slog.NewRecord(time.Now(), level, msg, pcs[0])
 	// The first five fill the record's inline storage; the rest go in one
 	// AddAttrs call so the overflow is allocated once.

@@ -1,0 +1,237 @@
+// Command mcp-server is an MCP tool server over streamable HTTP whose every
+// failure speaks faultline's contract: the official Go SDK serves the
+// protocol, mcpfault renders failures, and the HTTP kit (middleware.Stack,
+// ratelimit) answers transport failures with problems.
+//
+//	go run ./examples/mcp-server   # serves MCP on 127.0.0.1:8090/mcp
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/mcpfault"
+	"github.com/faultline-go/faultline/middleware"
+	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/ratelimit"
+	"github.com/faultline-go/faultline/sanitize"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	logger := slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(os.Stderr, nil))))
+	addr := "127.0.0.1:8090"
+	if v := os.Getenv("ADDR"); v != "" {
+		addr = v
+	}
+	logger.Info("mcp server listening", "addr", "http://"+addr+"/mcp")
+	if err := http.ListenAndServe(addr, newApp(logger).handler); err != nil {
+		logger.Error("server stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+// errInventoryDown stands for a dependency failing with text that must never
+// reach an agent (a DSN with a password and a private address).
+var errInventoryDown = errors.New("inventory unavailable")
+
+type order struct {
+	ID       string `json:"id"`
+	SKU      string `json:"sku"`
+	Quantity int    `json:"quantity"`
+}
+
+// app is the server and its in-memory state, so tests can inspect it.
+type app struct {
+	handler http.Handler
+
+	mu        sync.Mutex
+	orders    map[string]order
+	approvals map[string]string // approval id -> pending, approved, denied
+	searches  atomic.Int64
+	writes    atomic.Int64 // executions of slow_write, to show it is not replayed
+}
+
+const bearerToken = "demo-token"
+
+func newApp(logger *slog.Logger) *app {
+	a := &app{orders: map[string]order{"o1": {ID: "o1", SKU: "BOOK-1", Quantity: 2}}, approvals: map[string]string{}}
+	wr := problem.NewWriter(
+		problem.WithLogger(logger),
+		problem.WithMappers(problem.MapIs(errInventoryDown, func() *problem.Problem {
+			return problem.New(problem.UpstreamError).WithDetail("The inventory service failed.")
+		})),
+	)
+
+	server := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "1.0.0"}, nil)
+	server.AddReceivingMiddleware(mcpfault.Middleware(mcpfault.WithWriter(wr)))
+	a.addTools(server)
+
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+
+	mux := http.NewServeMux()
+	limited := ratelimit.LimitBy(50, time.Second, ratelimit.ByHeader("Authorization"))
+	mux.Handle("/mcp", requireBearer(limited(mcpfault.Handler(mcpHandler))))
+	a.handler = middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(64<<10))(mux)
+	return a
+}
+
+// requireBearer answers a request without the bearer token with a 401
+// problem on the transport, before the MCP session sees it.
+func requireBearer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+bearerToken {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="orders"`)
+			problem.Write(w, r, problem.New(problem.Unauthorized))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+type getOrderIn struct {
+	ID string `json:"id" jsonschema:"the order id"`
+}
+
+type createOrderIn struct {
+	SKU      string `json:"sku" jsonschema:"the stock keeping unit"`
+	Quantity int    `json:"quantity" jsonschema:"how many, at least 1"`
+}
+
+type refundIn struct {
+	OrderID string `json:"order_id"`
+}
+
+type approvalIn struct {
+	ApprovalID string `json:"approval_id"`
+}
+
+type exportIn struct {
+	APIKey string `json:"api_key"`
+}
+
+type empty struct{}
+
+func (a *app) addTools(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: "get_order", Description: "Read one order."},
+		mcpfault.Tool(func(_ context.Context, _ *mcp.CallToolRequest, in getOrderIn) (*mcp.CallToolResult, order, error) {
+			a.mu.Lock()
+			o, ok := a.orders[in.ID]
+			a.mu.Unlock()
+			if !ok {
+				return nil, order{}, problem.New(problem.NotFound).WithDetail("No order has this id.")
+			}
+			return nil, o, nil
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "create_order", Description: "Create an order."},
+		mcpfault.Tool(func(_ context.Context, _ *mcp.CallToolRequest, in createOrderIn) (*mcp.CallToolResult, order, error) {
+			var errs []problem.FieldError
+			if in.SKU == "" {
+				errs = append(errs, problem.FieldError{Pointer: "/sku", Detail: "sku is required", Code: "required"})
+			}
+			if in.Quantity < 1 {
+				errs = append(errs, problem.FieldError{Pointer: "/quantity", Detail: "quantity must be at least 1", Code: "min"})
+			}
+			if len(errs) > 0 {
+				return nil, order{}, problem.New(problem.ValidationFailed).WithErrors(errs...)
+			}
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			o := order{ID: "o" + strconv.Itoa(len(a.orders)+1), SKU: in.SKU, Quantity: in.Quantity}
+			a.orders[o.ID] = o
+			return nil, o, nil
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "delete_all_orders", Description: "Refused by policy."},
+		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			return nil, empty{}, problem.New(problem.PolicyDenied).WithDetail("Bulk deletion is not allowed.")
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "refund", Description: "Refund an order; needs an approval."},
+		mcpfault.Tool(func(_ context.Context, _ *mcp.CallToolRequest, in refundIn) (*mcp.CallToolResult, empty, error) {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			id := "apr-" + strconv.Itoa(len(a.approvals)+1)
+			a.approvals[id] = "pending"
+			return nil, empty{}, &mcpfault.Pending{ApprovalID: id, RetryAfter: time.Second}
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "approval_status", Description: "Poll an approval."},
+		mcpfault.Tool(func(_ context.Context, _ *mcp.CallToolRequest, in approvalIn) (*mcp.CallToolResult, map[string]string, error) {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			state, ok := a.approvals[in.ApprovalID]
+			if !ok {
+				return nil, nil, problem.New(problem.NotFound).WithDetail("No approval has this id.")
+			}
+			return nil, map[string]string{"approval_id": in.ApprovalID, "state": state}, nil
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search orders; at most 2 calls."},
+		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			if a.searches.Add(1) > 2 {
+				return nil, empty{}, problem.New(problem.RateLimited).WithRetryAfter(1500 * time.Millisecond)
+			}
+			return nil, empty{}, nil
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "sync_inventory", Description: "Fails upstream."},
+		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			return nil, empty{}, fmt.Errorf("dial postgres://app:s3cretPW@10.1.2.3:5432/inventory: %w", errInventoryDown)
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "slow_write", Description: "A write that times out with an unknown outcome."},
+		mcpfault.Tool(func(ctx context.Context, _ *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, empty, error) {
+			a.writes.Add(1)
+			ctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+			defer cancel()
+			<-ctx.Done()
+			return nil, empty{}, problem.New(problem.Timeout).WithOutcome(problem.OutcomeUnknown).Wrap(ctx.Err())
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "export_orders", Description: "Needs an API key in the arguments."},
+		mcpfault.Tool(func(_ context.Context, _ *mcp.CallToolRequest, in exportIn) (*mcp.CallToolResult, empty, error) {
+			if !strings.HasPrefix(in.APIKey, "key-") {
+				return nil, empty{}, problem.New(problem.Unauthorized).WithDetail("The api_key argument is missing or invalid.")
+			}
+			return nil, empty{}, nil
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "fetch_url", Description: "Outbound fetches are blocked by policy."},
+		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			return nil, empty{}, problem.New(problem.EgressBlocked)
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "export_everything", Description: "Its result would be too large."},
+		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			return nil, empty{}, problem.New(problem.ResponseTooLarge).WithDetail("The export exceeds 1 MiB; ask for a date range.")
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "ledger_write", Description: "Refused while the audit path is down (strict mode)."},
+		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			return nil, empty{}, problem.New(problem.AuditUnavailable).WithRetryAfter(2 * time.Second)
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "read_replica", Description: "Its source is behind an open circuit breaker."},
+		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			return nil, empty{}, problem.New(problem.Unavailable).WithDetail("The reporting source is unavailable (circuit open).").
+				WithRetryAfter(5 * time.Second).WithOutcome(problem.OutcomeNotStarted)
+		}))
+
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Panics."},
+		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			panic("nil map write at /srv/app/orders.go:42 token=ghp_0123456789abcdefghijABCDEFGHIJ012345")
+		}))
+}

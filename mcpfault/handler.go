@@ -1,0 +1,57 @@
+package mcpfault
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/problemhook"
+)
+
+// Handler carries the correlation ID of each HTTP request into the MCP
+// session served by h (the SDK's streamable HTTP handler), so tool failures
+// and their log records carry the ID of the request that caused them. Mount
+// it behind faultline's middleware.Stack, which assigns the ID and turns
+// transport failures (401, 403, 413, 429, 503) into problems.
+//
+// The SDK answers some JSON-RPC errors with an HTTP error status (400 for
+// invalid params, 404 for an unknown method) and the JSON-RPC error as the
+// body; with [Middleware] that error's data is the problem. Handler tells
+// the kit's Guard that such a response is a problem in its JSON-RPC
+// representation, so it reaches the MCP client as the protocol requires
+// instead of being replaced by a problem+json body it cannot parse.
+func Handler(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := correlation.ID(r.Context()); id != "" {
+			r.Header.Set(correlationHeader, id)
+		} else {
+			r.Header.Del(correlationHeader)
+		}
+		if m, ok := w.(problemhook.ProblemMarker); ok {
+			w = &rpcErrorWriter{ResponseWriter: w, marker: m}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+type rpcErrorWriter struct {
+	http.ResponseWriter
+	marker problemhook.ProblemMarker
+}
+
+func (w *rpcErrorWriter) WriteHeader(status int) {
+	if status >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		w.marker.MarkProblem()
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// Flush keeps the SDK's server-sent events streaming.
+func (w *rpcErrorWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *rpcErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,160 @@
+package mcpfault
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/faultline-go/faultline/problem"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Option configures [Middleware].
+type Option func(*config)
+
+type config struct {
+	writer *problem.Writer
+}
+
+// WithWriter sets the problem Writer whose registry, mappers, logger and
+// legacy window the MCP surface uses. Without it, problem.Default().
+func WithWriter(wr *problem.Writer) Option { return func(c *config) { c.writer = wr } }
+
+// callState is shared between Middleware and the Tool wrapper of one call.
+type callState struct {
+	writer  *problem.Writer
+	reached bool // the tool handler ran: the SDK accepted the arguments
+}
+
+type callKey struct{}
+
+func stateFrom(ctx context.Context) *callState {
+	s, _ := ctx.Value(callKey{}).(*callState)
+	return s
+}
+
+// Middleware renders every failure of the server's methods in faultline's
+// contract; install it with Server.AddReceivingMiddleware. Tool errors from
+// handlers wrapped with [Tool] become tool results carrying the problem;
+// failures of the call itself become JSON-RPC errors whose data is the
+// problem; an approval that is pending becomes a non-error result.
+func Middleware(opts ...Option) mcp.Middleware {
+	c := config{}
+	for _, o := range opts {
+		o(&c)
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			wr := c.writer
+			if wr == nil {
+				wr = problem.Default()
+			}
+			st := &callState{writer: wr}
+			ctx = context.WithValue(ctx, callKey{}, st)
+			res, err := next(ctx, method, req)
+			if err != nil {
+				p := fromProtocolError(wr, err)
+				p = report(ctx, wr, req, p)
+				return nil, rpcError(rpcCodeFor(err, p), p)
+			}
+			tr, ok := res.(*mcp.CallToolResult)
+			if !ok || !tr.IsError {
+				return res, nil
+			}
+			cause := tr.GetError()
+			if cause == nil {
+				// The handler built its own error result on purpose.
+				return res, nil
+			}
+			var pending *Pending
+			if errors.As(cause, &pending) {
+				return pending.result(correlationOf(req)), nil
+			}
+			var p *problem.Problem
+			if st.reached {
+				p = wr.FromError(cause)
+			} else {
+				// The SDK refused the arguments before the handler ran; its
+				// message quotes the schema and the input, so it is logged,
+				// not sent.
+				p = problem.New(problem.ValidationFailed).
+					WithDetail("The arguments do not match the tool's input schema.").
+					Wrap(cause)
+			}
+			p = report(ctx, wr, req, p)
+			if protocolKinds[p.Code] {
+				return nil, rpcError(p.RPCCode(), p)
+			}
+			return toolError(p), nil
+		}
+	}
+}
+
+// fromProtocolError turns an error a method handler returned (the SDK's own
+// JSON-RPC errors included) into a problem; the SDK's message, which can
+// quote the request, is public text only after the public tier.
+func fromProtocolError(wr *problem.Writer, err error) *problem.Problem {
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) {
+		return wr.FromError(err)
+	}
+	switch wire.Code {
+	case jsonrpc.CodeMethodNotFound, mcp.CodeResourceNotFound:
+		return problem.New(problem.NotFound).WithDetail(wire.Message).Wrap(err)
+	case jsonrpc.CodeInvalidParams:
+		return problem.New(problem.BadRequest).WithDetail(wire.Message).Wrap(err)
+	case jsonrpc.CodeInvalidRequest, jsonrpc.CodeParseError:
+		return problem.New(problem.InvalidJSON).Wrap(err)
+	}
+	return wr.FromError(err)
+}
+
+// rpcCodeFor keeps the JSON-RPC code the SDK chose for its own errors (MCP
+// clients branch on them) and otherwise takes the code's.
+func rpcCodeFor(err error, p *problem.Problem) int {
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && wire.Code != 0 {
+		return int(wire.Code)
+	}
+	return p.RPCCode()
+}
+
+func rpcError(code int, p *problem.Problem) *jsonrpc.Error {
+	return &jsonrpc.Error{
+		Code:    int64(code),
+		Message: p.CLILine(),
+		Data:    json.RawMessage(p.AppendJSON(nil)),
+	}
+}
+
+func toolError(p *problem.Problem) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Meta:              mcp.Meta{"status": status(p.Code)},
+		Content:           []mcp.Content{&mcp.TextContent{Text: p.CLILine()}},
+		StructuredContent: json.RawMessage(p.AppendJSON(nil)),
+		IsError:           true,
+	}
+}
+
+// report fills in what the HTTP writer would (type, correlation ID) and logs
+// the failure once, like every problem the kit writes.
+func report(ctx context.Context, wr *problem.Writer, req mcp.Request, p *problem.Problem) *problem.Problem {
+	return wr.Report(ctx, correlationOf(req), p)
+}
+
+// correlationHeader carries the HTTP request's correlation ID into the MCP
+// session: the SDK hands the HTTP headers to every method as RequestExtra.
+// [Handler] always overwrites it, so a client cannot choose it.
+const correlationHeader = "Faultline-Correlation-Id"
+
+func correlationOf(req mcp.Request) string {
+	if req == nil {
+		return ""
+	}
+	extra := req.GetExtra()
+	if extra == nil || extra.Header == nil {
+		return ""
+	}
+	return extra.Header.Get(correlationHeader)
+}

@@ -1,0 +1,29 @@
+package problem
+
+import (
+	"context"
+
+	"github.com/faultline-go/faultline/correlation"
+)
+
+// Report is Write for surfaces other than an HTTP response (an MCP tool
+// result, a JSON-RPC error, a CLI line): it returns the occurrence as Write
+// would send it, with the contract's rules applied as for a request without
+// an Idempotency-Key, and logs it exactly once. The correlation ID is
+// correlationID when set, otherwise the one in ctx. The observer set with
+// WithObserver is not called: it is for HTTP responses.
+func (wr *Writer) Report(ctx context.Context, correlationID string, p *Problem) *Problem {
+	if p == nil {
+		p = New(Internal)
+	}
+	res := wr.resolve(nil, p, nil)
+	if res.CorrelationID == "" {
+		res.CorrelationID = correlationID
+	}
+	if res.CorrelationID == "" && ctx != nil {
+		res.CorrelationID = correlation.ID(ctx)
+	}
+	// logRecord, Report, then the caller: three frames up.
+	wr.logRecord(ctx, nil, &res, false, 3)
+	return &res
+}
