@@ -115,6 +115,11 @@ type Kind struct {
 	Deprecated Deprecation
 }
 
+// Error returns the code, so a Kind is itself an error: a handler may
+// return a Kind as its failure (the writer makes an occurrence of it), and
+// errors.Is(err, k) reports whether err is, or wraps, a problem of kind k.
+func (k Kind) Error() string { return k.Name }
+
 // Deprecation marks a code that still works but should no longer be
 // produced or relied on.
 type Deprecation struct {

@@ -49,7 +49,8 @@ func MapIs(sentinel error, fn func() *Problem) Mapper {
 func FromError(err error) *Problem { return Default().FromError(err) }
 
 // FromError maps any error to a problem: a *Problem in the chain wins, then
-// the writer's mappers in order, then the built-in mappings, then internal.
+// a Kind (a handler may return the code itself), then the writer's mappers
+// in order, then the built-in mappings, then internal.
 // The result always wraps err, so the whole chain reaches the log; its
 // public detail comes only from a Problem, a mapper, or (for the built-in
 // mappings) a PublicDetailer in the chain.
@@ -76,6 +77,11 @@ func (wr *Writer) FromError(err error) *Problem {
 		p.err = err
 		return &p
 	}
+	if c.kind != nil {
+		p := New(*c.kind)
+		p.err = err
+		return p
+	}
 	for _, m := range wr.mappers {
 		if p, ok := m(err); ok {
 			return p.Wrap(err)
@@ -96,6 +102,7 @@ func (wr *Writer) FromError(err error) *Problem {
 // match of each kind, in the order errors.As and errors.Is visit the chain.
 type chainMatch struct {
 	problem   *Problem
+	kind      *Kind
 	public    PublicDetailer
 	maxBytes  *http.MaxBytesError
 	syntax    *json.SyntaxError
@@ -110,16 +117,22 @@ type chainMatch struct {
 // or Is method: such an error may claim a match a type switch cannot see.
 func (c *chainMatch) walk(err error) bool {
 	for err != nil {
-		switch err.(type) {
+		switch e := err.(type) {
+		case *Problem:
+			// Nothing else counts once a problem is found, and a nil one
+			// must not be unwrapped. Its Is method matches only Kinds,
+			// which this walk sees itself.
+			c.problem = cmp.Or(c.problem, e)
+			return true
+		case Kind:
+			if c.kind == nil {
+				c.kind = &e
+			}
+			return true
 		case interface{ As(any) bool }, interface{ Is(error) bool }:
 			return false
 		}
 		switch e := err.(type) {
-		case *Problem:
-			// Nothing else counts once a problem is found, and a nil one
-			// must not be unwrapped.
-			c.problem = cmp.Or(c.problem, e)
-			return true
 		case *http.MaxBytesError:
 			c.maxBytes = cmp.Or(c.maxBytes, e)
 		case *json.SyntaxError:
@@ -154,6 +167,10 @@ func (c *chainMatch) walk(err error) bool {
 func chainMatchAs(err error) chainMatch {
 	var c chainMatch
 	errors.As(err, &c.problem)
+	var k Kind
+	if errors.As(err, &k) {
+		c.kind = &k
+	}
 	errors.As(err, &c.public)
 	errors.As(err, &c.maxBytes)
 	errors.As(err, &c.syntax)

@@ -39,6 +39,8 @@ func FuzzAppendJSON(f *testing.F) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"status":404,"code":"not_found","errors":[{"detail":"x"}],"ext":{"a":[1]}}`))
 	f.Add([]byte(`{"status":1e400}`))
+	f.Add([]byte(`{"status":400,"a\"b":3,"x":1,"x":2,"<y>":{"10.0.0.1":1,"10.0.0.2":2}}`))
+	f.Add([]byte(`{"title":"t","n":{"v":1e999999,"w":-0.0e-5}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p, err := Parse(body)
 		if err != nil {

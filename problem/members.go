@@ -124,15 +124,24 @@ const upperHex = "0123456789ABCDEF"
 // unreserved, sub-delims, ':', '@', '/', '?', '#', or the '%' of a valid
 // percent-encoding.
 func uriAllowed(s string, i int) bool {
-	c := s[i]
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	case c == '%':
-		return i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2])
+	if c := s[i]; c != '%' {
+		return uriPlain[c]
 	}
-	return strings.IndexByte("-._~!$&'()*+,;=:@/?#", c) >= 0
+	return i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2])
 }
+
+var uriPlain = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range []byte("-._~!$&'()*+,;=:@/?#") {
+		t[c] = true
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'

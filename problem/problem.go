@@ -103,9 +103,21 @@ func (p *Problem) Error() string {
 	return p.Code + ": " + sanitize.Public(p.Message())
 }
 
+// Is reports whether target is the Kind p is an occurrence of (same code),
+// so errors.Is(err, problem.NotFound) matches any not_found problem.
+func (p *Problem) Is(target error) bool {
+	k, ok := target.(Kind)
+	return ok && p != nil && k.Name == p.Code
+}
+
 // Unwrap returns the error the problem was built from, for errors.Is/As and
 // for the log.
-func (p *Problem) Unwrap() error { return p.err }
+func (p *Problem) Unwrap() error {
+	if p == nil {
+		return nil
+	}
+	return p.err
+}
 
 // Message is the one-line public text before sanitizing: the detail a
 // client may see, or the title without one.
