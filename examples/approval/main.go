@@ -11,12 +11,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/faultline-go/faultline/approval"
@@ -24,13 +28,21 @@ import (
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/sanitize"
+	"github.com/faultline-go/faultline/serve"
 )
 
 func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	logger := slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(os.Stderr, nil))))
 	addr := "127.0.0.1:8081"
-	logger.Info("approval example listening", "addr", "http://"+addr)
-	if err := http.ListenAndServe(addr, newApp(logger).handler); err != nil {
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		logger.Info("approval example listening", "addr", "http://"+addr)
+		wr := serve.WithWriter(problem.NewWriter(problem.WithLogger(logger)))
+		err = serve.Run(ctx, serve.NewServer(newApp(logger).handler, wr), ln, wr)
+	}
+	if err != nil {
 		logger.Error("server stopped", "err", err)
 		os.Exit(1)
 	}

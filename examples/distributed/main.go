@@ -28,6 +28,7 @@ import (
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
 	"github.com/faultline-go/faultline/sanitize"
+	"github.com/faultline-go/faultline/serve"
 )
 
 func main() {
@@ -79,24 +80,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ropts.ContextTimeoutEnabled = true
 	base := slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(stderr, nil))))
 
-	var (
-		servers []*http.Server
-		clients []*redis.Client
-	)
+	var clients []*redis.Client
 	// Servers drain before the Redis clients close, so a request in flight
 	// still reaches its counter.
-	stopAll := func() {
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		for _, hs := range servers {
-			_ = hs.Shutdown(shutdownCtx)
-		}
+	defer func() {
 		for _, c := range clients {
 			_ = c.Close()
 		}
-	}
+	}()
+	// One instance failing stops the other.
+	ctx, stopAll := context.WithCancel(ctx)
 	defer stopAll()
 	errc := make(chan error, len(cfg.addrs))
+	started := 0
 	for i, addr := range cfg.addrs {
 		name := string(rune('a' + i))
 		logger := base.With(slog.String("instance", name))
@@ -111,20 +107,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "instance %s listening on http://%s\n", name, ln.Addr())
-		hs := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-		servers = append(servers, hs)
-		go func() { errc <- hs.Serve(ln) }()
+		wr := serve.WithWriter(problem.NewWriter(problem.WithLogger(logger)))
+		started++
+		go func() {
+			errc <- serve.Run(ctx, serve.NewServer(h, wr), ln, wr, serve.WithShutdownBudget(5*time.Second))
+		}()
 	}
 	fmt.Fprintf(stdout, "\n# %d requests per %s in total, whichever instance they reach:\n", cfg.limit, cfg.window)
 	fmt.Fprintf(stdout, "for i in $(seq %d); do for a in %s %s; do curl -s -o /dev/null -w \"$a %%{http_code}\\n\" http://$a/v1/quota; done; done\n",
 		cfg.limit, cfg.addrs[0], cfg.addrs[1])
 
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		return nil
+	var first error
+	for range started {
+		if err := <-errc; err != nil && first == nil {
+			first = err
+			stopAll()
+		}
 	}
+	return first
 }
 
 func newInstance(name string, client redis.UniversalClient, logger *slog.Logger, cfg config) (http.Handler, error) {

@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -20,6 +19,7 @@ import (
 	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/sanitize"
+	"github.com/faultline-go/faultline/serve"
 )
 
 // legacyUntil ends the showcase's transition window for the pre-RFC error
@@ -108,26 +108,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fmt.Fprintf(stdout, "faultline showcase listening on %s\n\n", base)
 	printCurls(stdout, base, cfg)
 
-	hs := &http.Server{
-		Handler:           srv.handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	wr := serve.WithWriter(newWriter(logger))
 	logger.Info("listening", slog.String("addr", ln.Addr().String()))
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdownCtx); err != nil {
-		return err
-	}
-	<-errc
-	return nil
+	return serve.Run(ctx, serve.NewServer(srv.handler, wr), ln, wr, serve.WithShutdownBudget(5*time.Second))
 }
 
 func printCurls(w io.Writer, base string, cfg config) {

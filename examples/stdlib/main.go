@@ -27,6 +27,7 @@ import (
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/sanitize"
+	"github.com/faultline-go/faultline/serve"
 )
 
 func main() {
@@ -56,21 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "faultline stdlib example listening on http://%s\n", ln.Addr())
-	hs := &http.Server{Handler: newHandler(logger, *timeout), ReadHeaderTimeout: 5 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdownCtx); err != nil {
-		return err
-	}
-	<-errc
-	return nil
+	wr := serve.WithWriter(problem.NewWriter(problem.WithLogger(logger)))
+	return serve.Run(ctx, serve.NewServer(newHandler(logger, *timeout), wr), ln, wr, serve.WithShutdownBudget(5*time.Second))
 }
 
 type order struct {
