@@ -8,6 +8,9 @@
 // that context carry correlation_id and trace_id, which is how a response
 // seen by a client is matched with the server's log lines.
 //
-// The package depends on the standard library only and knows nothing of
-// problem details or other middlewares.
+// The package depends on the standard library only (and on the kit's
+// internal corrstate, the per-request correlation middleware.Stack keeps
+// inside its own state) and knows nothing of problem details or other
+// middlewares. Rejected inbound IDs are logged to slog.Default(); inside
+// middleware.Stack, to the problem writer's logger.
 package correlation

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/faultline-go/faultline/internal/corrstate"
 )
@@ -70,17 +71,18 @@ func Middleware(opts ...Option) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c := &idContext{Context: r.Context()}
-			a.Accept(&c.req, w, r, defaultLogs{})
+			a.Accept(&c.req, w, r, defaultEnv{})
 			next.ServeHTTP(w, r.WithContext(c))
 		})
 	}
 }
 
-// defaultLogs is slog.Default() at the time of the report, so a later
-// slog.SetDefault still takes effect.
-type defaultLogs struct{}
+// defaultEnv reports to slog.Default() at the time of the report, so a
+// later slog.SetDefault still takes effect, and reads the clock itself.
+type defaultEnv struct{}
 
-func (defaultLogs) Logger() *slog.Logger { return slog.Default() }
+func (defaultEnv) Logger() *slog.Logger { return slog.Default() }
+func (defaultEnv) Now() time.Time       { return time.Now() }
 
 func init() {
 	corrstate.NewAcceptor = func(opts any) corrstate.Acceptor {
@@ -108,13 +110,13 @@ func newAcceptor(opts ...Option) *acceptor {
 }
 
 // Accept fills in v for r exactly as Middleware would, sets the response
-// header on w and logs a rejected inbound ID to logs.Logger(). If r's context already
+// header on w and logs a rejected inbound ID to env.Logger(). If r's context already
 // carries a Request accepted by an outer Middleware or Stack, v takes its
 // ID and trace ID and nothing is logged again. The caller makes v reachable
 // from the context the next handler sees (see corrstate.Request.Value).
 // When v is reachable from r's context already, as when a layer shares an
 // outer one's state, Accept only sets the header.
-func (a *acceptor) Accept(v *corrstate.Request, w http.ResponseWriter, r *http.Request, logs corrstate.Logs) {
+func (a *acceptor) Accept(v *corrstate.Request, w http.ResponseWriter, r *http.Request, env corrstate.Env) {
 	cfg := &a.cfg
 	if outer := corrstate.From(r.Context()); outer != nil && outer.Accepted {
 		if outer == v {
@@ -127,7 +129,7 @@ func (a *acceptor) Accept(v *corrstate.Request, w http.ResponseWriter, r *http.R
 	} else {
 		id, rej := cfg.accept(r.Header)
 		if id == "" {
-			id = cfg.fresh()
+			id = cfg.fresh(env)
 		}
 		*v = corrstate.Request{ID: id, Accepted: true}
 		if tp := r.Header[traceparentHeader]; len(tp) == 1 {
@@ -138,7 +140,7 @@ func (a *acceptor) Accept(v *corrstate.Request, w http.ResponseWriter, r *http.R
 		if rej.reason != "" {
 			// Only a rejection pays for a context, so that the warning
 			// carries the replacement ID like any other record.
-			cfg.report(&idContext{Context: r.Context(), req: *v}, rej, logs.Logger())
+			cfg.report(&idContext{Context: r.Context(), req: *v}, rej, env.Logger())
 		}
 	}
 	v.Hdr[0] = v.ID
@@ -172,13 +174,13 @@ func (cfg *config) accept(h http.Header) (string, rejection) {
 	return id, rejection{}
 }
 
-func (cfg *config) fresh() string {
+func (cfg *config) fresh(env corrstate.Env) string {
 	if cfg.generate != nil {
 		if id := cfg.generate(); Valid(id) {
 			return id
 		}
 	}
-	return NewID()
+	return newIDAt(env.Now())
 }
 
 // logValueMax bounds how much of a rejected value reaches the log: enough to

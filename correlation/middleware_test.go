@@ -85,7 +85,10 @@ type logSink struct{ buf bytes.Buffer }
 
 func (s *logSink) logger() *slog.Logger { return slog.New(slog.NewJSONHandler(&s.buf, nil)) }
 
-type sinkLogs struct{ l *slog.Logger }
+type sinkLogs struct {
+	defaultEnv
+	l *slog.Logger
+}
 
 func (s sinkLogs) Logger() *slog.Logger { return s.l }
 
@@ -576,7 +579,7 @@ func TestAcceptorEmbedded(t *testing.T) {
 	req.Header.Set(DefaultHeader, "req-7f3a9c21")
 	req.Header.Set("Traceparent", specExample)
 	rec := httptest.NewRecorder()
-	newAcceptor().Accept(&e.corr, rec, req, defaultLogs{})
+	newAcceptor().Accept(&e.corr, rec, req, defaultEnv{})
 	if ID(e) != "req-7f3a9c21" || TraceID(e) != "4bf92f3577b34da6a3ce929d0e0e4736" {
 		t.Fatalf("ID %q, TraceID %q", ID(e), TraceID(e))
 	}
@@ -594,9 +597,9 @@ func TestAcceptorAlreadyAccepted(t *testing.T) {
 	req := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(e)
 	req.Header.Set(DefaultHeader, "bad id")
 	rec := httptest.NewRecorder()
-	newAcceptor().Accept(&e.corr, rec, req, sinkLogs{sink.logger()})
+	newAcceptor().Accept(&e.corr, rec, req, sinkLogs{l: sink.logger()})
 	id := ID(e)
-	newAcceptor(WithResponseHeader("X-Correlation-Id")).Accept(&e.corr, rec, req, sinkLogs{sink.logger()})
+	newAcceptor(WithResponseHeader("X-Correlation-Id")).Accept(&e.corr, rec, req, sinkLogs{l: sink.logger()})
 	if ID(e) != id || rec.Header().Get("X-Correlation-Id") != id || rec.Header().Get(DefaultHeader) != id {
 		t.Fatalf("ID %q became %q, headers %v", id, ID(e), rec.Header())
 	}
@@ -613,7 +616,7 @@ func TestAcceptAllocs(t *testing.T) {
 	a := newAcceptor()
 	w := &discardWriter{h: http.Header{}}
 	var v corrstate.Request
-	log := defaultLogs{}
+	log := defaultEnv{}
 	inbound := httptest.NewRequest(http.MethodGet, "/", nil)
 	inbound.Header.Set(DefaultHeader, "0193b1c2-7d3e-7a1b-8c2d-3e4f5a6b7c8d")
 	inbound.Header.Set("Traceparent", specExample)

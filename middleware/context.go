@@ -21,7 +21,7 @@ func (st *state) deadlineCtx() context.Context {
 	if c := st.dctx.Load(); c != nil {
 		return c.ctx
 	}
-	ctx, cancel := context.WithDeadline(st.Context, st.deadline)
+	ctx, cancel := context.WithDeadline(st.Context, st.deadline())
 	c := &deadlineCtx{ctx, cancel}
 	if !st.dctx.CompareAndSwap(nil, c) {
 		cancel()
@@ -30,13 +30,16 @@ func (st *state) deadlineCtx() context.Context {
 	return ctx
 }
 
+// deadline is when the timeout passes.
+func (st *state) deadline() time.Time { return st.now.Add(st.timeout) }
+
 // Deadline reports the earlier of the parent's deadline and the timeout's.
 func (st *state) Deadline() (time.Time, bool) {
 	d, ok := st.Context.Deadline()
-	if st.timeout == 0 || ok && d.Before(st.deadline) {
+	if st.timeout == 0 || ok && d.Before(st.deadline()) {
 		return d, ok
 	}
-	return st.deadline, true
+	return st.deadline(), true
 }
 
 // Done is the parent's channel unless a timeout applies.
@@ -48,7 +51,7 @@ func (st *state) Done() <-chan struct{} {
 }
 
 // Err agrees with Done, and reports the passed deadline even when no one has
-// asked for the channel.
+// asked for the channel, from the moment the timer fires.
 func (st *state) Err() error {
 	if st.timeout == 0 {
 		return st.Context.Err()
@@ -59,7 +62,7 @@ func (st *state) Err() error {
 	if err := st.Context.Err(); err != nil {
 		return err
 	}
-	if !time.Now().Before(st.deadline) {
+	if st.flags.Load()&fExpired != 0 {
 		return context.DeadlineExceeded
 	}
 	return nil

@@ -69,7 +69,7 @@ func (st *state) isProblem() bool {
 func (st *state) replace(code int) {
 	st.flags.Or(fStarted | fReplaced)
 	st.commitHeaders()
-	st.pending = code
+	st.pending = int32(code)
 }
 
 // replacedBodyMax bounds how much of a replaced body reaches the log:
@@ -79,7 +79,7 @@ const replacedBodyMax = 512
 // writeReplacement writes the problem for the pending bare status, quoting
 // body, the start of what the handler meant to send, in its log record.
 func (st *state) writeReplacement(body []byte) {
-	code := st.pending
+	code := int(st.pending)
 	st.pending = 0
 	p := st.guardProblem(code)
 	p = p.WithLogAttrs(slog.Int("handler_status", code), slog.String("written_by", "faultline.guard"))

@@ -40,6 +40,11 @@ const (
 	// fProblem: problem.Writer announced that the response it is starting is
 	// a problem, in whatever representation it negotiated.
 	fProblem
+	// fExpired: the deadline timer fired; Err reports DeadlineExceeded.
+	fExpired
+	// fHasBody: the request came with a body the handler may be reading
+	// when the deadline passes.
+	fHasBody
 )
 
 // state is everything faultline keeps per request in one allocation: it is
@@ -56,32 +61,35 @@ type state struct {
 	req *http.Request       // the request as the handler sees it, for problems written on its behalf
 	cfg *config
 
+	flags atomic.Uint32
 	guard bool
+	// headAsGet: Stack serves HEAD on GET routes, so MethodNotAllowed lists
+	// HEAD wherever GET is allowed.
+	headAsGet bool
 	// pending is the bare error status the guard has decided to replace
 	// but not written yet: the problem goes out with the handler's first
 	// body write (which its log record quotes) or when the handler returns.
 	// Only the handler's goroutine touches it.
-	pending int
-	// headAsGet: Stack serves HEAD on GET routes, so MethodNotAllowed lists
-	// HEAD wherever GET is allowed.
-	headAsGet bool
-	flags     atomic.Uint32
+	pending int32
+	// committed is the shadow's size when it was last committed: once the
+	// response has started, only new keys (trailers) need committing again.
+	committed int32
 	// mu orders the decision to start the response between the handler's
 	// goroutine and the timeout timer's.
 	mu sync.Mutex
 
-	timeout  time.Duration
-	deadline time.Time
-	// hasBody: the request came with a body the handler may be reading
-	// when the deadline passes.
-	hasBody bool
-	timer   *deadlineTimer
-	dctx    atomic.Pointer[deadlineCtx]
+	timeout time.Duration
+	// now is the time the request reached the state, read once for a
+	// generated ID and the deadline (now + timeout) both (see Now).
+	now   time.Time
+	timer *deadlineTimer
+	dctx  atomic.Pointer[deadlineCtx]
 	// shadow is the header map the handler sees while a timeout may still
 	// fire: the timer writes the problem with the real map, and the handler
 	// must never touch that one concurrently.
 	shadow http.Header
-	// pooled is the shadow map to recycle, even after commit dropped it.
+	// pooled is the shadow map to recycle (not the throwaway one a handler
+	// gets after a timeout).
 	pooled http.Header
 
 	limit int64
@@ -121,6 +129,17 @@ func (st *state) writer() *problem.Writer { return st.cfg.problemWriter(st.Conte
 // rejected inbound ID: the problem writer's own logger, so a service
 // configures its logger once.
 func (st *state) Logger() *slog.Logger { return st.writer().Logger() }
+
+// Now is the time the request reached the state. The clock is read at most
+// once per request, and only when something needs it: on virtual machines
+// without a fast clock a read costs more than the rest of the success path's
+// bookkeeping.
+func (st *state) Now() time.Time {
+	if st.now.IsZero() {
+		st.now = time.Now()
+	}
+	return st.now
+}
 
 // Header returns the handler's header map: the real one, except while a
 // timeout may still fire or after it fired, when the timer owns the real
@@ -184,6 +203,7 @@ func (st *state) commitHeaders() {
 	for k, v := range st.shadow {
 		h[k] = v
 	}
+	st.committed = int32(len(st.shadow))
 }
 
 // WriteHeader is where the guard decides: the status and the headers are

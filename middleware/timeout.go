@@ -50,6 +50,7 @@ var timerPool = sync.Pool{New: func() any {
 
 func (dt *deadlineTimer) fire() {
 	if st := dt.st.Load(); st != nil {
+		st.flags.Or(fExpired)
 		st.expire()
 	}
 }
@@ -58,8 +59,10 @@ func (dt *deadlineTimer) fire() {
 // has seen the state's Done channel yet.
 func (st *state) arm(d time.Duration) {
 	st.timeout = d
-	st.deadline = time.Now().Add(d)
-	st.hasBody = st.req.ContentLength != 0
+	st.Now()
+	if st.req.ContentLength != 0 {
+		st.flags.Or(fHasBody)
+	}
 	dt := timerPool.Get().(*deadlineTimer)
 	dt.st.Store(st)
 	st.timer = dt
@@ -91,9 +94,10 @@ func (st *state) disarm() {
 		st.flags.Or(fFinished)
 		st.mu.Unlock()
 	}
-	if st.flags.Load()&fTimedOut == 0 {
+	if f := st.flags.Load(); f&(fTimedOut|fReplaced|fHijacked) == 0 && (f&fStarted == 0 || int32(len(st.shadow)) != st.committed) {
 		// The timer can no longer write: the handler's headers, including
-		// trailers set after the body, are the response's.
+		// trailers set after the body, are those of its own response. (A
+		// response the timer or the guard wrote instead keeps its own.)
 		st.commitHeaders()
 	}
 	st.releaseShadow()
@@ -102,11 +106,15 @@ func (st *state) disarm() {
 	}
 }
 
+// deadlinePassed reports whether the handler can have seen the deadline
+// pass: through the Done channel of the real deadline context, or through
+// Err, which reports it once the timer fired. The timer is the clock here,
+// so no other reading of it is needed.
 func (st *state) deadlinePassed() bool {
 	if c := st.dctx.Load(); c != nil && errors.Is(c.ctx.Err(), context.DeadlineExceeded) {
 		return true
 	}
-	return !time.Now().Before(st.deadline)
+	return st.flags.Load()&fExpired != 0
 }
 
 func (st *state) expire() {
@@ -116,7 +124,7 @@ func (st *state) expire() {
 		return
 	}
 	st.flags.Or(fTimedOut | fStarted)
-	if st.hasBody {
+	if st.flags.Load()&fHasBody != 0 {
 		// A handler blocked reading a slowly uploaded body holds the body's
 		// lock, and net/http's first write of a response waits on that lock
 		// to discard the unread rest: the problem would go out only when the

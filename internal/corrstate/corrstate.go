@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 )
 
 // Key is the context key of a *Request. It is zero-sized so converting it
@@ -51,17 +52,19 @@ func From(ctx context.Context) *Request {
 
 // Acceptor is what correlation.Middleware does to each request: fill in v
 // for r, set the response header on w, and log a rejected inbound ID to
-// logs.Logger(), asked only then. It is safe for concurrent use.
+// env.Logger(), asked only then. It is safe for concurrent use.
 type Acceptor interface {
-	Accept(v *Request, w http.ResponseWriter, r *http.Request, logs Logs)
+	Accept(v *Request, w http.ResponseWriter, r *http.Request, env Env)
 }
 
-// Logs gives the logger a rejection is reported to. faultline's
-// middleware state answers with its problem writer's logger, so the
-// logger is configured once, and looked up only when there is something to
-// log.
-type Logs interface {
+// Env is what an Acceptor asks of the request's surroundings, and only when
+// it needs it: the logger a rejected ID is reported to (faultline's
+// middleware state answers with its problem writer's logger, so the logger
+// is configured once), and the time a fresh ID is stamped with (the state
+// reads the clock once per request for the ID and the deadline together).
+type Env interface {
 	Logger() *slog.Logger
+	Now() time.Time
 }
 
 // NewAcceptor returns the Acceptor of correlation.Middleware(opts...), opts
