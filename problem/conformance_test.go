@@ -248,3 +248,20 @@ func walkUnique(dec *json.Decoder) error {
 	_, err = dec.Token()
 	return err
 }
+
+// TestPeerTextPassesPublicTier: a relayed peer document may hold anything
+// in any member; what the kit renders of it passes the public tier.
+func TestPeerTextPassesPublicTier(t *testing.T) {
+	p, err := Parse([]byte(`{"type":"https://a.example/p?token=abc123","title":"db at 10.0.0.5 failed","status":500,` +
+		`"code":"password=hunter2","correlation_id":"token=xyz789","errors":[{"detail":"d","pointer":"/hosts/10.0.0.6","code":"secret=s3"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{string(p.appendJSON(nil, true)), string(p.appendXML(nil, true)), p.CLILine(), p.Error()} {
+		for _, leak := range []string{"abc123", "10.0.0.5", "hunter2", "xyz789", "10.0.0.6", "s3<", `s3"`} {
+			if strings.Contains(out, leak) {
+				t.Errorf("peer text %q rendered: %s", leak, out)
+			}
+		}
+	}
+}

@@ -33,15 +33,16 @@ func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
 	dst = append(dst, '{')
 	if p.Type != "" {
 		dst = append(dst, `"type":`...)
-		dst = appendString(dst, p.Type)
+		dst = appendString(dst, p.renderedType())
 		dst = append(dst, ',')
 	}
+	title := p.renderedTitle()
 	dst = append(dst, `"title":`...)
-	dst = appendString(dst, p.Title)
+	dst = appendString(dst, title)
 	dst = append(dst, `,"status":`...)
 	dst = strconv.AppendInt(dst, int64(p.Status), 10)
 	// The legacy message usually repeats the detail: sanitize it once.
-	detail := sanitize.Public(p.publicDetail())
+	detail := p.renderedDetail()
 	if detail != "" {
 		dst = append(dst, `,"detail":`...)
 		dst = appendString(dst, detail)
@@ -50,12 +51,19 @@ func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
 		dst = append(dst, `,"instance":`...)
 		dst = appendString(dst, publicInstance(p.Instance))
 	}
+	code := p.peerText(p.Code)
 	dst = append(dst, `,"code":`...)
-	dst = appendString(dst, p.Code)
-	dst = append(dst, `,"action":`...)
-	dst = appendString(dst, string(p.Action))
-	dst = append(dst, `,"cause":`...)
-	dst = appendString(dst, string(p.Cause))
+	dst = appendString(dst, code)
+	// A peer's document may lack action or cause; an empty one is not a
+	// member of the closed set, so it is left out rather than sent as "".
+	if p.Action != "" {
+		dst = append(dst, `,"action":`...)
+		dst = appendString(dst, string(p.Action))
+	}
+	if p.Cause != "" {
+		dst = append(dst, `,"cause":`...)
+		dst = appendString(dst, string(p.Cause))
+	}
 	dst = append(dst, `,"retryable":`...)
 	dst = strconv.AppendBool(dst, p.Retryable)
 	if ms := p.RetryAfter.Milliseconds(); ms > 0 {
@@ -68,7 +76,7 @@ func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
 	}
 	if p.CorrelationID != "" {
 		dst = append(dst, `,"correlation_id":`...)
-		dst = appendString(dst, p.CorrelationID)
+		dst = appendString(dst, p.peerText(p.CorrelationID))
 	}
 	if len(p.Errors) > 0 {
 		dst = append(dst, `,"errors":[`...)
@@ -81,10 +89,10 @@ func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
 			// Always sent: "" is the pointer to the whole document
 			// (RFC 6901), as for a body of the wrong type.
 			dst = append(dst, `,"pointer":`...)
-			dst = appendString(dst, fe.Pointer)
+			dst = appendString(dst, p.peerText(fe.Pointer))
 			if fe.Code != "" {
 				dst = append(dst, `,"code":`...)
-				dst = appendString(dst, fe.Code)
+				dst = appendString(dst, p.peerText(fe.Code))
 			}
 			dst = append(dst, '}')
 		}
@@ -98,12 +106,12 @@ func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
 	}
 	if legacy {
 		dst = append(dst, `,"error":`...)
-		dst = appendString(dst, p.Code)
+		dst = appendString(dst, code)
 		dst = append(dst, `,"message":`...)
 		if detail != "" {
 			dst = appendString(dst, detail)
 		} else {
-			dst = appendPublic(dst, p.Title)
+			dst = appendString(dst, title)
 		}
 	}
 	return append(dst, '}')

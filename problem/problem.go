@@ -50,6 +50,10 @@ type Problem struct {
 	// detail a client sees.
 	hideDetail    bool
 	defaultDetail string
+	// fromKind marks a problem made by New: its type and title come from
+	// the registry (or the kit) and need no public tier. A problem read
+	// with Parse or built as a literal gets its type and title sanitized.
+	fromKind bool
 	// unclaimed marks a bare status no code claims (Registry.ForStatus):
 	// type about:blank, its code a family name.
 	unclaimed bool
@@ -90,7 +94,35 @@ func New(k Kind) *Problem {
 		hideDetail:    !k.ShowDetail,
 		defaultDetail: k.DefaultDetail,
 		rpcCode:       k.JSONRPCCode(),
+		fromKind:      true,
 	}
+}
+
+// renderedType and renderedTitle are type and title as rendered: those of
+// a Problem not made by New (a peer's, read with Parse) pass the public
+// tier, and type stays a URI reference.
+func (p *Problem) renderedType() string {
+	if p.fromKind {
+		return p.Type
+	}
+	return publicInstance(p.Type)
+}
+
+// peerText passes text of a Problem not made by New through the public
+// tier: code, correlation_id and field errors' pointer and code are the
+// kit's own otherwise, but a peer's document may hold anything in them.
+func (p *Problem) peerText(s string) string {
+	if p.fromKind {
+		return s
+	}
+	return sanitize.Public(s)
+}
+
+func (p *Problem) renderedTitle() string {
+	if p.fromKind {
+		return p.Title
+	}
+	return sanitize.Public(p.Title)
 }
 
 // Error returns the code and the public message, through the public tier
@@ -100,7 +132,7 @@ func (p *Problem) Error() string {
 	if p == nil {
 		return "problem: <nil>"
 	}
-	return p.Code + ": " + sanitize.Public(p.Message())
+	return p.peerText(p.Code) + ": " + sanitize.Public(p.Message())
 }
 
 // Is reports whether target is the Kind p is an occurrence of (same code),
@@ -135,6 +167,17 @@ func (p *Problem) publicDetail() string {
 		return p.defaultDetail
 	}
 	return p.Detail
+}
+
+// renderedDetail is the public detail as rendered. A code's default detail
+// is fixed text from the registry, like its title, so it skips the public
+// tier; every other detail passes it.
+func (p *Problem) renderedDetail() string {
+	d := p.publicDetail()
+	if d == p.defaultDetail {
+		return d
+	}
+	return sanitize.Public(d)
 }
 
 // hiddenDetail is a detail that was set but may not be shown, for the log.

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRegistryRejectsMalformedCodes(t *testing.T) {
@@ -130,5 +131,79 @@ func TestUnclaimedStatusIsAboutBlank(t *testing.T) {
 	_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), wr.Registry().ForStatus(404))
 	if !strings.Contains(rec.Body.String(), `"type":"`+DefaultBaseURI+`not_found"`) {
 		t.Errorf("404: %s", rec.Body)
+	}
+}
+
+// TestRetiredNamesAreNeverReused: a retired code disappears from lookups
+// and the table, and can never be registered again, whatever its shape.
+func TestRetiredNamesAreNeverReused(t *testing.T) {
+	reg := NewRegistry()
+	reg.Retire("upstream_timeout", "legacy_quota")
+	if _, ok := reg.Lookup("upstream_timeout"); ok {
+		t.Fatal("a retired code is still looked up")
+	}
+	for _, name := range []string{"upstream_timeout", "legacy_quota"} {
+		err := reg.Register(Kind{Name: name, Status: 504, Title: "Back", Action: ActionNone, Cause: CauseUpstream})
+		if !errors.Is(err, ErrRetiredCode) {
+			t.Errorf("re-registering %s: %v", name, err)
+		}
+	}
+	if got := reg.ForStatus(504); got.Type != "about:blank" {
+		t.Errorf("504 still claimed after retiring its only code: %+v", got)
+	}
+	md := reg.Markdown()
+	if strings.Contains(md, "| `upstream_timeout` |") || !strings.Contains(md, "Retired, never to be reused: `legacy_quota`, `upstream_timeout`.") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}
+
+// TestDeprecationIsDocumented: a deprecated code keeps working, and the
+// table and the JSON catalog say since when and what replaces it.
+func TestDeprecationIsDocumented(t *testing.T) {
+	reg := NewEmptyRegistry()
+	since := time.Date(2027, 1, 15, 0, 0, 0, 0, time.UTC)
+	reg.MustRegister(Kind{Name: "quota_low", Status: 429, Title: "Quota low", Action: ActionRetry, Cause: CauseRequest,
+		Retryable: true, Deprecated: Deprecation{Since: since, Successor: "rate_limited"}})
+	if !strings.Contains(reg.Markdown(), "**Deprecated** since 2027-01-15; use `rate_limited`.") {
+		t.Errorf("markdown:\n%s", reg.Markdown())
+	}
+	data, _ := reg.JSON("urn:x:")
+	if !strings.Contains(string(data), `"since": "2027-01-15"`) || !strings.Contains(string(data), `"successor": "rate_limited"`) ||
+		!strings.Contains(string(data), `"type": "urn:x:quota_low"`) {
+		t.Errorf("json: %s", data)
+	}
+	bad := Kind{Name: "x_y", Status: 400, Title: "X", Action: ActionNone, Cause: CauseRequest, Deprecated: Deprecation{Since: since, Successor: "x_y"}}
+	if !errors.Is(bad.Validate(), ErrInvalidCode) {
+		t.Error("a code that succeeds itself was accepted")
+	}
+	if err := (Kind{Name: "x_z", Status: 500, Title: "X", Action: ActionRetry, Cause: CauseInternal}).Validate(); !errors.Is(err, ErrInvalidCode) {
+		t.Error("action retry on a non-retryable code was accepted")
+	}
+}
+
+// TestContractCodes pins the codes the MCP and governance issues name,
+// with their statuses, outcomes and JSON-RPC codes.
+func TestContractCodes(t *testing.T) {
+	reg := NewRegistry()
+	for name, want := range map[string]struct {
+		status, rpc int
+		outcome     Outcome
+	}{
+		"response_too_large":            {400, RPCInvalidParams, ""},
+		"upstream_request_failed":       {502, RPCInternalError, ""},
+		"cache_consistency_unavailable": {503, RPCInternalError, OutcomeNotStarted},
+		"audit_unavailable":             {503, RPCInternalError, OutcomeNotStarted},
+		"invalid_json":                  {400, RPCInvalidRequest, ""},
+		"request_too_large":             {413, RPCInvalidRequest, ""},
+		"validation_failed":             {422, RPCInvalidParams, ""},
+		"not_found":                     {404, RPCInvalidParams, ""},
+	} {
+		k, ok := reg.Lookup(name)
+		if !ok || k.Status != want.status || k.JSONRPCCode() != want.rpc || k.Outcome != want.outcome {
+			t.Errorf("%s: %+v", name, k)
+		}
+		if p := New(k); p.RPCCode() != want.rpc || p.Outcome != want.outcome {
+			t.Errorf("%s occurrence: rpc %d outcome %q", name, p.RPCCode(), p.Outcome)
+		}
 	}
 }

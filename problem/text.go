@@ -22,8 +22,12 @@ func (p *Problem) AppendText(dst []byte, brand string) []byte {
 		dst = append(dst, '\n')
 	}
 	line("status", strconv.Itoa(p.Status))
-	line("action", string(p.Action))
-	line("cause", string(p.Cause))
+	if p.Action != "" {
+		line("action", string(p.Action))
+	}
+	if p.Cause != "" {
+		line("cause", string(p.Cause))
+	}
 	line("retryable", strconv.FormatBool(p.Retryable))
 	if ms := p.RetryAfter.Milliseconds(); ms > 0 {
 		line("retry_after_ms", strconv.FormatInt(ms, 10))
@@ -37,7 +41,7 @@ func (p *Problem) AppendText(dst []byte, brand string) []byte {
 	for _, fe := range p.Errors {
 		value := sanitize.Public(fe.Detail)
 		if fe.Pointer != "" {
-			value = fe.Pointer + " " + value
+			value = p.peerText(fe.Pointer) + " " + value
 		}
 		line("error", value)
 	}
@@ -46,7 +50,7 @@ func (p *Problem) AppendText(dst []byte, brand string) []byte {
 
 // CLILine is the one-line form for command-line tools: "<code>: <message>".
 func (p *Problem) CLILine() string {
-	return oneLine(p.Code) + ": " + oneLine(sanitize.Public(p.Message()))
+	return oneLine(p.peerText(p.Code)) + ": " + oneLine(sanitize.Public(p.Message()))
 }
 
 // oneLine folds line breaks and other control characters into spaces so a

@@ -404,7 +404,7 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) Problem {
 		k := &e.kind
 		if res.Type == "" || res.Type == e.typ {
 			// A type documents one title and one status.
-			res.Type, res.Title, res.Status = e.typ, k.Title, k.Status
+			res.Type, res.Title, res.Status, res.fromKind = e.typ, k.Title, k.Status, true
 		}
 		if !res.Action.valid() {
 			res.Action = k.Action

@@ -34,19 +34,23 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		dst = append(dst, '>')
 	}
 	if p.Type != "" {
-		elem("type", p.Type, false)
+		elem("type", p.renderedType(), false)
 	}
-	elem("title", p.Title, false)
+	elem("title", p.renderedTitle(), false)
 	elem("status", strconv.Itoa(p.Status), false)
-	if d := p.publicDetail(); d != "" {
-		elem("detail", d, true)
+	if d := p.renderedDetail(); d != "" {
+		elem("detail", d, false)
 	}
 	if p.Instance != "" {
 		elem("instance", publicInstance(p.Instance), false)
 	}
-	elem("code", p.Code, false)
-	elem("action", string(p.Action), false)
-	elem("cause", string(p.Cause), false)
+	elem("code", p.peerText(p.Code), false)
+	if p.Action != "" {
+		elem("action", string(p.Action), false)
+	}
+	if p.Cause != "" {
+		elem("cause", string(p.Cause), false)
+	}
 	elem("retryable", strconv.FormatBool(p.Retryable), false)
 	if ms := p.RetryAfter.Milliseconds(); ms > 0 {
 		elem("retry_after_ms", strconv.FormatInt(ms, 10), false)
@@ -55,16 +59,16 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		elem("outcome", string(p.Outcome), false)
 	}
 	if p.CorrelationID != "" {
-		elem("correlation_id", p.CorrelationID, false)
+		elem("correlation_id", p.peerText(p.CorrelationID), false)
 	}
 	if len(p.Errors) > 0 {
 		dst = append(dst, "<errors>"...)
 		for _, fe := range p.Errors {
 			dst = append(dst, "<i>"...)
 			elem("detail", fe.Detail, true)
-			elem("pointer", fe.Pointer, false)
+			elem("pointer", p.peerText(fe.Pointer), false)
 			if fe.Code != "" {
-				elem("code", fe.Code, false)
+				elem("code", p.peerText(fe.Code), false)
 			}
 			dst = append(dst, "</i>"...)
 		}
@@ -74,7 +78,7 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		dst = appendXMLValue(dst, e.Name, toGeneric(e.Value))
 	}
 	if legacy {
-		elem("error", p.Code, false)
+		elem("error", p.peerText(p.Code), false)
 		elem("message", p.Message(), true)
 	}
 	return append(dst, "</problem>"...)
