@@ -68,8 +68,13 @@ func ByIPBehindProxies(trusted ...netip.Prefix) httprate.KeyFunc {
 	}
 	nets := make([]netip.Prefix, len(trusted))
 	for i, p := range trusted {
+		if p.IsValid() && p.Addr().Is4In6() && p.Bits() >= 96 {
+			// Addresses are compared unmapped, so a v4-mapped prefix is
+			// its IPv4 prefix.
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+		}
 		if !p.IsValid() || p.Bits() == 0 {
-			panic("ratelimit: ByIPBehindProxies: " + strconv.Quote(p.String()) + " is not a prefix of proxies to trust (invalid or /0)")
+			panic("ratelimit: ByIPBehindProxies: " + strconv.Quote(trusted[i].String()) + " is not a prefix of proxies to trust (invalid or /0)")
 		}
 		nets[i] = p.Masked()
 	}
@@ -135,10 +140,10 @@ func parseHop(s string) netip.Addr {
 
 func remoteIP(r *http.Request) netip.Addr {
 	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
-		return ap.Addr()
+		return ap.Addr().Unmap().WithZone("")
 	}
 	ip, _ := netip.ParseAddr(r.RemoteAddr)
-	return ip
+	return ip.Unmap().WithZone("")
 }
 
 func ipKey(ip netip.Addr) string {

@@ -79,6 +79,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// only honours it with this set.
 	ropts.ContextTimeoutEnabled = true
 	base := slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(stderr, nil))))
+	// go-redis logs failed dials and the like on its own, process-wide:
+	// as records of the same JSON log, not as plain text lines beside it.
+	redis.SetLogger(ratelimit.RedisLogger{Logger: base})
 
 	var clients []*redis.Client
 	// Servers drain before the Redis clients close, so a request in flight

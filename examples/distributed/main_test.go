@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -118,5 +119,29 @@ func TestLimitHoldsAcrossInstances(t *testing.T) {
 		if res.Header.Get("Retry-After") == "" {
 			t.Errorf("instance %s: no Retry-After", inst)
 		}
+	}
+
+	// Redis goes away: the instances keep answering (fail-open) and keep the
+	// limit, since each continues from the counts Redis last gave it; the
+	// outage (and anything go-redis says) is a record of the JSON log.
+	rdb.Kill()
+	for _, inst := range []string{"a", "b"} {
+		if res, body := get(inst); res.StatusCode != http.StatusTooManyRequests {
+			t.Errorf("instance %s with Redis gone: %d %s", inst, res.StatusCode, body)
+		}
+	}
+	var outage bool
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("not a JSON record: %q", line)
+			continue
+		}
+		if strings.Contains(rec["msg"].(string), "redis unreachable") {
+			outage = rec["probe_interval"] == "1s"
+		}
+	}
+	if !outage {
+		t.Errorf("want the outage as one JSON record, probe_interval \"1s\":\n%s", stderr)
 	}
 }
