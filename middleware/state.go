@@ -346,6 +346,11 @@ func (st *state) ResponseStarted() bool {
 	return st.flags.Load()&(fStarted|fHijacked) != 0
 }
 
+// Answered tells problem.Write that the timeout problem went out in the
+// handler's place: a problem the handler writes afterwards (say, its body
+// read failed because the timeout ended it) is not logged a second time.
+func (st *state) Answered() bool { return st.flags.Load()&fTimedOut != 0 }
+
 // safeWrite writes p to w. A panic in the writer (a bad log handler, a
 // panicking String method in a log value) must neither crash the server nor
 // loop through Recover again: it is logged and the connection is aborted

@@ -149,99 +149,111 @@ func (m *mapper) mapError(err error) (*problem.Problem, bool) {
 			ev.access = h
 		}
 	}
-	p, s := m.decide(&ev)
-	return p.WithLogAttrs(ev.attrs(m.pool, s)), true
+	v := decide(&ev)
+	// A fresh occurrence is filled in place: each With method would copy
+	// the whole problem once more.
+	p := problem.New(*v.kind)
+	if v.detail != "" {
+		p.Detail = v.detail
+	}
+	p.Outcome = v.outcome
+	if d := m.retryAfter(); v.retrySoon && d > 0 {
+		p.RetryAfter, p.Retryable = d, true
+	}
+	return p.WithLogAttrs(ev.attrs(m.pool, v.sent)), true
 }
+
+// verdict is the problem decide chose.
+type verdict struct {
+	kind    *problem.Kind
+	detail  string // empty: the kind's default
+	outcome problem.Outcome
+	// retrySoon adds the short jittered retry time.
+	retrySoon bool
+	sent      sent
+}
+
+// The details of failures without a SQLSTATE, written for clients.
+const (
+	detailUnreachable = "The database cannot be reached."
+	detailNotUsable   = "The database connection was not usable; nothing was sent."
+	detailNoFreeConn  = "The database has no free connection."
+	detailLost        = "The connection to the database was lost."
+)
 
 // decide chooses the problem and says whether the statement was sent. The
 // order matters: what the server said beats what the client saw.
-func (m *mapper) decide(ev *evidence) (*problem.Problem, sent) {
-	access := ev.access
+func decide(ev *evidence) verdict {
 	switch {
 	case ev.parseConfig:
-		return problem.New(problem.Internal).WithOutcome(problem.OutcomeNotStarted), sentNo
+		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotStarted, sent: sentNo}
 	case ev.pg != nil:
 		r := ruleFor(ev.pg.Code, ev.pg.Routine)
-		p := problem.New(r.code)
-		if r.detail != "" {
-			p = p.WithDetail(r.detail)
-		}
-		if r.retrySoon {
-			p = p.WithRetryAfter(m.retryAfter())
-		}
+		v := verdict{kind: &r.code, detail: r.detail, outcome: r.outcome, retrySoon: r.retrySoon, sent: sentYes}
 		switch {
 		case ev.connect:
 			// Refused while connecting: nothing of the request ran.
-			return p.WithOutcome(problem.OutcomeNotStarted), sentNo
+			v.outcome, v.sent = problem.OutcomeNotStarted, sentNo
 		case r.dropped:
-			return droppedOutcome(p, access), sentYes
-		case r.outcome == problem.OutcomeNotCommitted && ev.multi && access != Read:
+			v.outcome = droppedOutcome(ev.access)
+		case r.outcome == problem.OutcomeNotCommitted && ev.multi && ev.access != Read:
 			// The error is about one statement of several; one before it
 			// may have been a COMMIT.
-			return p.WithOutcome(problem.OutcomeUnknown), sentYes
+			v.outcome = problem.OutcomeUnknown
 		}
-		return p.WithOutcome(r.outcome), sentYes
+		return v
 	case ev.noRows:
-		return problem.New(problem.NotFound), sentYes
+		return verdict{kind: &problem.NotFound, sent: sentYes}
 	case ev.connect:
-		return problem.New(problem.Unavailable).
-			WithDetail("The database cannot be reached.").
-			WithRetryAfter(m.retryAfter()).
-			WithOutcome(problem.OutcomeNotStarted), sentNo
+		return verdict{kind: &problem.Unavailable, detail: detailUnreachable, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo}
 	case ev.rolledBack:
 		// COMMIT found the transaction already failed: a statement in it
 		// failed and the handler went on regardless.
-		return problem.New(problem.Internal).WithOutcome(problem.OutcomeNotCommitted), sentYes
+		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotCommitted, sent: sentYes}
 	case ev.hasSafe && ev.safe:
-		return problem.New(problem.Unavailable).
-			WithDetail("The database connection was not usable; nothing was sent.").
-			WithRetryAfter(m.retryAfter()).
-			WithOutcome(problem.OutcomeNotStarted), sentNo
+		return verdict{kind: &problem.Unavailable, detail: detailNotUsable, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo}
 	case ev.canceled || ev.deadline:
-		return m.contextDone(ev, access)
+		return contextDone(ev)
 	case ev.hasSafe:
 		// pgconn says the statement may have been sent, and no answer
 		// came: the connection broke under it.
-		return droppedOutcome(problem.New(problem.UpstreamError).
-			WithDetail("The connection to the database was lost."), access), sentUnknown
+		return verdict{kind: &problem.UpstreamError, detail: detailLost, outcome: droppedOutcome(ev.access), sent: sentUnknown}
 	}
 	// Annotated, but nothing in the chain says when it failed.
-	return droppedOutcome(problem.New(problem.Internal), access), sentUnknown
+	return verdict{kind: &problem.Internal, outcome: droppedOutcome(ev.access), sent: sentUnknown}
 }
 
 // contextDone maps a cancelled or expired context by when it struck.
-func (m *mapper) contextDone(ev *evidence, access Access) (*problem.Problem, sent) {
-	code := problem.ClientClosedRequest
+func contextDone(ev *evidence) verdict {
+	kind := &problem.ClientClosedRequest
 	if ev.deadline {
-		code = problem.Timeout
+		kind = &problem.Timeout
 	}
 	switch {
 	case ev.op != nil && ev.op.op.doneBefore:
 		// Done before the statement was even tried.
-		return problem.New(code).WithOutcome(problem.OutcomeNotStarted), sentNo
+		return verdict{kind: kind, outcome: problem.OutcomeNotStarted, sent: sentNo}
 	case ev.deadline && ev.op != nil && ev.op.Err == context.DeadlineExceeded:
 		// pgconn reports a deadline it hit while talking to the server as
 		// its own timeout error; a bare deadline comes from waiting for a
 		// pooled connection, so nothing was sent: the pool is exhausted.
-		return problem.New(problem.Unavailable).
-			WithDetail("The database has no free connection.").
-			WithRetryAfter(m.retryAfter()).
-			WithOutcome(problem.OutcomeNotStarted), sentNo
+		return verdict{kind: &problem.Unavailable, detail: detailNoFreeConn, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo}
 	}
 	// A cancellation cannot tell waiting for a connection from waiting for
 	// the answer; a deadline past the pool was met on the wire.
-	return droppedOutcome(problem.New(code), access), sentUnknown
+	return verdict{kind: kind, outcome: droppedOutcome(ev.access), sent: sentUnknown}
 }
 
 // droppedOutcome is the outcome of a statement that may have reached the
 // server without an answer coming back: a read changed nothing and may be
-// repeated; a write may have committed. It stays retryable: the writer
-// turns it into verify unless the request carried an Idempotency-Key.
-func droppedOutcome(p *problem.Problem, a Access) *problem.Problem {
+// repeated; a write may have committed. The problem stays retryable: the
+// writer turns it into verify unless the request carried an
+// Idempotency-Key.
+func droppedOutcome(a Access) problem.Outcome {
 	if a == Read {
-		return p.WithOutcome(problem.OutcomeNotCommitted)
+		return problem.OutcomeNotCommitted
 	}
-	return p.WithOutcome(problem.OutcomeUnknown)
+	return problem.OutcomeUnknown
 }
 
 func (m *mapper) retryAfter() time.Duration {

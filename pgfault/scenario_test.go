@@ -177,10 +177,11 @@ func (h *harness) terminate(pid uint32) error {
 	return fmt.Errorf("backend %d still alive", pid)
 }
 
-// terminateWhenRunning ends, from another goroutine, the first backend of
-// the app role running a statement that contains marker. The returned
+// whenSleeping runs act, from another goroutine, on the first backend of
+// the app role sleeping in a statement that contains marker: a point where
+// everything before the sleep has run and nothing after it. The returned
 // channel reports how that went.
-func (h *harness) terminateWhenRunning(marker string) <-chan error {
+func (h *harness) whenSleeping(marker string, act func(pid uint32) error) <-chan error {
 	done := make(chan error, 1)
 	go func() {
 		ctx := context.Background()
@@ -189,12 +190,12 @@ func (h *harness) terminateWhenRunning(marker string) <-chan error {
 			err := h.admin.QueryRow(ctx, `SELECT pid FROM pg_stat_activity
 				WHERE usename = 'app' AND wait_event = 'PgSleep' AND query LIKE '%' || $1 || '%'`, marker).Scan(&pid)
 			if err == nil {
-				done <- h.terminate(pid)
+				done <- act(pid)
 				return
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		done <- fmt.Errorf("no running statement with %q to terminate", marker)
+		done <- fmt.Errorf("no statement with %q sleeping", marker)
 	}()
 	return done
 }
@@ -202,7 +203,7 @@ func (h *harness) terminateWhenRunning(marker string) <-chan error {
 // execTerminated runs q and has it terminated while it runs.
 func (h *harness) execTerminated(t *testing.T, marker, q string) error {
 	t.Helper()
-	done := h.terminateWhenRunning(marker)
+	done := h.whenSleeping(marker, h.terminate)
 	err := h.exec(context.Background(), q)
 	if terr := <-done; terr != nil {
 		t.Fatal(terr)
@@ -357,11 +358,15 @@ func TestScenarios(t *testing.T) {
 		{name: "cancel during a write, after it commits", status: 499, code: "client_closed_request", retryable: false, outcome: "unknown", sent: "unknown", wantRows: 1,
 			run: func(t *testing.T, h *harness) (error, int) {
 				cctx, cancel := context.WithCancel(ctx)
-				time.AfterFunc(100*time.Millisecond, cancel)
+				defer cancel()
+				done := h.whenSleeping("cancel-me-after", func(uint32) error { cancel(); return nil })
 				// The client sees the same cancellation as above, but the
 				// mutation committed before it: only "unknown" is true of
 				// both.
-				err := h.exec(cctx, "BEGIN; INSERT INTO inventory_items VALUES (13, 'x', 1); COMMIT; SELECT pg_sleep(2)")
+				err := h.exec(cctx, "BEGIN; INSERT INTO inventory_items VALUES (13, 'x', 1); COMMIT; SELECT pg_sleep(2) /* cancel-me-after */")
+				if derr := <-done; derr != nil {
+					t.Fatal(derr)
+				}
 				return err, h.count(t, 13)
 			}},
 		{name: "deadline during a read", status: 503, code: "timeout", retryable: true, outcome: "not_committed", sent: "unknown", wantRows: -1,

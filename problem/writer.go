@@ -285,7 +285,9 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 	h := w.Header()
 	res := wr.resolve(r, p, h)
 	if rs, ok := w.(problemhook.ResponseStarter); ok && rs.ResponseStarted() {
-		wr.log(r, &res, true)
+		if a, ok := w.(problemhook.Answered); !ok || !a.Answered() {
+			wr.log(r, &res, true)
+		}
 		return ErrResponseStarted
 	}
 	legacy := wr.legacyActive()

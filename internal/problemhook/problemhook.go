@@ -19,6 +19,15 @@ type ResponseStarter interface {
 	ResponseStarted() bool
 }
 
+// Answered is implemented by response-writer wrappers that can tell that
+// the response already sent is a complete problem the kit wrote in the
+// handler's place (the timeout's). A problem the handler writes afterwards
+// is then the consequence of that answer, not a second failure: the writer
+// drops it without a record, so a request has exactly one.
+type Answered interface {
+	Answered() bool
+}
+
 // ProblemMarker is implemented by response-writer wrappers that must tell a
 // problem apart from any other error response (the guard replaces bare error
 // statuses and must not replace a problem). The writer calls MarkProblem
