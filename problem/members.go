@@ -1,9 +1,11 @@
 package problem
 
 import (
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/faultline-go/faultline/sanitize"
 )
@@ -95,6 +97,41 @@ func secretName(name string) bool {
 // byte outside RFC 3986's allowed set percent-encoded. An escaped request
 // path passes unchanged, without allocating.
 func publicInstance(s string) string {
+	if len(s) > maxMemoInstance {
+		return makePublicInstance(s)
+	}
+	slot := &instanceMemo[maphash.String(memoSeed, s)%uint64(len(instanceMemo))]
+	if !slot.TryLock() {
+		// Another request holds the slot: computing beats waiting.
+		return makePublicInstance(s)
+	}
+	defer slot.Unlock()
+	if slot.in == s && slot.valid {
+		return slot.out
+	}
+	slot.in, slot.out, slot.valid = s, makePublicInstance(s), true
+	return slot.out
+}
+
+// The public tier is the costliest step of rendering a problem, and error
+// responses repeat a few paths (a popular route's 404s, a rate-limited
+// endpoint), so the public form of recent instances is remembered: a fixed
+// number of slots, each guarded by its own lock, no allocation, and only
+// paths short enough that keeping one costs nothing.
+const maxMemoInstance = 256
+
+type memoSlot struct {
+	sync.Mutex
+	valid   bool
+	in, out string
+}
+
+var (
+	instanceMemo [64]memoSlot
+	memoSeed     = maphash.MakeSeed()
+)
+
+func makePublicInstance(s string) string {
 	s = sanitize.Public(s)
 	i := 0
 	for i < len(s) && uriAllowed(s, i) {

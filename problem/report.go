@@ -16,7 +16,7 @@ func (wr *Writer) Report(ctx context.Context, correlationID string, p *Problem) 
 	if p == nil {
 		p = New(Internal)
 	}
-	res := wr.resolve(nil, p, nil)
+	res, _ := wr.resolve(nil, p, nil)
 	if res.CorrelationID == "" {
 		res.CorrelationID = correlationID
 	}

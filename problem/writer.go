@@ -283,7 +283,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 		p = New(Internal)
 	}
 	h := w.Header()
-	res := wr.resolve(r, p, h)
+	res, codeHeader := wr.resolve(r, p, h)
 	if rs, ok := w.(problemhook.ResponseStarter); ok && rs.ResponseStarted() {
 		if a, ok := w.(problemhook.Answered); !ok || !a.Answered() {
 			wr.log(r, &res, true)
@@ -304,7 +304,10 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 		h.Add("Vary", varyAccept[0])
 	}
 	if wr.codeHeader != "" {
-		h[wr.codeHeader] = wr.codeValue(res.Code)
+		if codeHeader == nil {
+			codeHeader = wr.codeValue(res.Code)
+		}
+		h[wr.codeHeader] = codeHeader
 	}
 	if res.RetryAfter > 0 {
 		h["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10)}
@@ -370,17 +373,20 @@ func (wr *Writer) Resolve(r *http.Request, p *Problem) *Problem {
 	if p == nil {
 		p = New(Internal)
 	}
-	res := wr.resolve(r, p, nil)
+	res, _ := wr.resolve(r, p, nil)
 	return &res
 }
 
 // LegacyActive reports whether the legacy members are emitted now.
 func (wr *Writer) LegacyActive() bool { return wr.legacyActive() }
 
-// resolve returns the occurrence as it goes out. h, when not nil, is the
-// response's header, whose Retry-After may lend the problem its retry time.
-func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) Problem {
+// resolve returns the occurrence as it goes out, and the code header's
+// value when the registry lookup it made already holds it. h, when not
+// nil, is the response's header, whose Retry-After may lend the problem its
+// retry time.
+func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, []string) {
 	res := *p
+	var codeHeader []string
 	if res.Code == "" {
 		// A problem built by hand without a code stands for its status.
 		fs := wr.registry.ForStatus(res.Status)
@@ -403,6 +409,7 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) Problem {
 		}
 		res.Action, res.Cause, res.hideDetail = k.Action, k.Cause, !k.ShowDetail
 	} else if e := wr.cached(res.Code); e != nil {
+		codeHeader = e.header
 		k := &e.kind
 		if res.Type == "" || res.Type == e.typ {
 			// A type documents one title and one status.
@@ -465,7 +472,7 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) Problem {
 	if wr.dev {
 		res.ext = append(slices.Clip(res.ext), developmentMembers(p)...)
 	}
-	return res
+	return res, codeHeader
 }
 
 // unregistered turns a problem whose code the registry does not know into

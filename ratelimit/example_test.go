@@ -1,13 +1,16 @@
 package ratelimit_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,4 +122,62 @@ func Example_redis() {
 	// 200 remaining 0
 	// 429 rate_limited retry retryable: true | Retry-After set: true
 	// The limit of 2 requests per 1m0s was reached.
+}
+
+// Behind a reverse proxy every connection comes from the proxy: trust its
+// addresses, and X-Forwarded-For names the client. (Here the test client
+// plays the proxy, from 127.0.0.1.)
+func ExampleByIPBehindProxies() {
+	key := ratelimit.ByIPBehindProxies(netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("10.0.0.0/8"))
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
+	srv := httptest.NewServer(ratelimit.LimitBy(1, time.Minute, key, ratelimit.WithWriter(wr))(
+		http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })))
+	defer srv.Close()
+	for _, xff := range []string{
+		"198.51.100.1",
+		"198.51.100.2",
+		"203.0.113.66, 198.51.100.1", // the leftmost entry is the client's own claim
+	} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+		req.Header.Set("X-Forwarded-For", xff)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			panic(err)
+		}
+		resp.Body.Close()
+		fmt.Println(xff, "->", resp.StatusCode)
+	}
+	// Output:
+	// 198.51.100.1 -> 200
+	// 198.51.100.2 -> 200
+	// 203.0.113.66, 198.51.100.1 -> 429
+}
+
+// An observer sees each policy's verdict (never the key), for metrics.
+func ExampleWithObserver() {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	observer := ratelimit.Observer{
+		OnDecision: func(_ context.Context, d ratelimit.Decision) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen[d.Policy+" "+d.Outcome.String()]++
+		},
+	}
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
+	limiter, err := ratelimit.New([]ratelimit.Policy{
+		{Name: "per-key", Limit: 2, Window: time.Minute, Key: ratelimit.ByHeader("X-Api-Key")},
+	}, ratelimit.WithObserver(observer), ratelimit.WithWriter(wr))
+	if err != nil {
+		panic(err)
+	}
+	h := limiter.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	for range 3 {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.Header.Set("X-Api-Key", "k")
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	fmt.Println(seen)
+	// Output:
+	// map[per-key allowed:2 per-key limited:1]
 }

@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"log"
 	"log/slog"
@@ -261,6 +262,16 @@ func TestInvalidPolicies(t *testing.T) {
 	} {
 		if _, err := ratelimit.New(ps); err == nil {
 			t.Errorf("%s: New accepted it", name)
+		}
+	}
+	ok := []ratelimit.Policy{{Limit: 1, Window: time.Second, Key: key}}
+	for name, opt := range map[string]ratelimit.Option{
+		"key cap below the shard count": ratelimit.WithMaxKeys(10),
+		"no Redis timeout":              ratelimit.WithRedisTimeout(0),
+		"no probe interval":             ratelimit.WithProbeInterval(-time.Second),
+	} {
+		if _, err := ratelimit.New(ok, opt); !errors.Is(err, ratelimit.ErrInvalidPolicy) {
+			t.Errorf("%s: New returned %v", name, err)
 		}
 	}
 }

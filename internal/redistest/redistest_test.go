@@ -75,6 +75,11 @@ func TestClusterServesEverySlotAndFailsOver(t *testing.T) {
 	if master == "" {
 		t.Fatal("no node accepted a write of k")
 	}
+	// Replication is asynchronous: wait until the replica has k, or the
+	// kill could lose it, which is Redis's behaviour, not the helper's.
+	if n, err := redistest.Do(master, "WAIT", "1", "2000"); err != nil || n != "1" {
+		t.Fatalf("WAIT: %q, %v", n, err)
+	}
 	c.Node(master).Kill()
 	start = time.Now()
 	if err := c.WaitHealthy(15 * time.Second); err != nil {
