@@ -88,7 +88,6 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	if j > 1 && s[j-1] == ']' && (s[j-2] == '\'' || s[j-2] == '"') {
 		j--
 	}
-	spend(q - j)
 	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
 		j--
 	}

@@ -57,7 +57,7 @@ var byteClass = func() (t [256]uint8) {
 	for _, c := range []byte("-.:=@/\\[('>,\"") {
 		t[c] = clsPunct
 	}
-	for _, c := range []byte("ABCDEFIKNOSTUYbd") {
+	for _, c := range []byte("ACDFIKNOSTUbd") {
 		t[c] = clsWord
 	}
 	for c, a := range triggersByAnchor {
@@ -132,7 +132,6 @@ func rescan(s string, f flags, t string) flags {
 // scanRange returns the flags of the triggers at s[lo:hi], read in the
 // context of the whole of s.
 func scanRange(s string, lo, hi int) flags {
-	spend(hi - lo)
 	var f flags
 	// Boring bytes are skipped four at a time; a group of four that holds
 	// something is then read byte by byte, without testing it again.
@@ -155,10 +154,16 @@ func scanRange(s string, lo, hi int) flags {
 		case clsBoring:
 		case clsWord:
 			// Lower-case trigger letters are common inside words, so they
-			// count only where a word starts.
-			// So do the triggers anchored on a lower-case letter (anchorOf).
-			if s[i] < 'a' || s[i] > 'z' || wordStart(s, i) {
-				f |= scanWord(s, i)
+			// count only where a word starts, and so do the token triggers
+			// anchored on a lower-case letter (anchorOf).
+			c := s[i]
+			if c < 'a' || c > 'z' || wordStart(s, i) {
+				// Capitals begin sentences; of the words that start with
+				// one, only a few are mixed-case triggers, the rest (SQL
+				// keywords) are all capitals.
+				if mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z' {
+					f |= scanWord(s, i)
+				}
 				if mayTrigger(s, i) && triggerAt(s, i) {
 					f |= fToken
 				}
@@ -193,10 +198,10 @@ func scanPunct(s string, i int) flags {
 		if i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
 			f |= fIP
 		}
-		if i+1 < len(s) && sourceLocationAt(s, i) {
+		if i+1 < len(s) && sourceExtensions[s[i+1]] != nil && sourceLocationAt(s, i) {
 			f |= fStack
 		}
-		if wordBefore(s, i, "driver") && strings.HasPrefix(s[i:], ".Value") {
+		if i > 0 && s[i-1] == 'r' && wordBefore(s, i, "driver") && strings.HasPrefix(s[i:], ".Value") {
 			f |= fSQL
 		}
 		if internalSuffixAt(s, i+1) > 0 {
@@ -216,12 +221,8 @@ func scanPunct(s string, i int) flags {
 		if i > 0 && drivePathAt(s, i-1) {
 			f |= fPath
 		}
-		if wordBefore(s, i, "pq") || wordBefore(s, i, "sql") || wordBefore(s, i, "mssql") {
-			f |= fSQL
-		}
-		if wordBefore(s, i, "Caused by") || wordBefore(s, i, "stack backtrace") ||
-			wordBefore(s, i, "node") && strings.HasPrefix(s[i:], ":internal/") {
-			f |= fStack
+		if i > 0 {
+			f |= colonAfterWord(s, i)
 		}
 	case '"':
 		if i > 1 && s[i-1] == ' ' && (wordBefore(s, i-1, "relation") || wordBefore(s, i-1, "column") ||
@@ -276,11 +277,35 @@ func scanPunct(s string, i int) flags {
 // stack frame (Go, Java, Kotlin, Scala, JavaScript, TypeScript, Rust, Ruby,
 // PHP), by the byte after the dot.
 var sourceExtensions = func() (t [256][]string) {
-	for _, ext := range []string{".go:", ".java:", ".kt:", ".scala:", ".js:", ".mjs:", ".cjs:", ".jsx:", ".ts:", ".tsx:", ".rs:", ".rb:", ".php:"} {
+	for _, ext := range []string{".go:", ".java:", ".kt:", ".scala:", ".js:", ".mjs:", ".cjs:", ".jsx:", ".ts:", ".tsx:", ".rs:", ".rb:", ".php:", `.py", line `, ".cs:line "} {
 		t[ext[1]] = append(t[ext[1]], ext)
 	}
 	return t
 }()
+
+// colonAfterWord checks the words a driver or a stack trace puts before a
+// colon ("pq:", "Caused by:"), by the letter before the colon.
+func colonAfterWord(s string, i int) flags {
+	switch s[i-1] {
+	case 'q':
+		if wordBefore(s, i, "pq") {
+			return fSQL
+		}
+	case 'l':
+		if wordBefore(s, i, "sql") || wordBefore(s, i, "mssql") {
+			return fSQL
+		}
+	case 'y':
+		if wordBefore(s, i, "Caused by") {
+			return fStack
+		}
+	case 'e':
+		if wordBefore(s, i, "stack backtrace") || wordBefore(s, i, "node") && strings.HasPrefix(s[i:], ":internal/") {
+			return fStack
+		}
+	}
+	return 0
+}
 
 // sourceLocationAt reports whether the '.' at s[i] starts the extension of
 // a source location in a stack frame: "main.go:12", "Order.java:42",
@@ -292,7 +317,7 @@ func sourceLocationAt(s string, i int) bool {
 			return true
 		}
 	}
-	return strings.HasPrefix(t, `.py", line `) || strings.HasPrefix(t, ".cs:line ")
+	return false
 }
 
 // pythonLineBefore reports whether the ", in " at s[i] follows "line N",
@@ -337,13 +362,18 @@ func scanWord(s string, i int) flags {
 	return 0
 }
 
+// mixedCaseWord marks the first letters of the trigger words of scanWord
+// that are not all capitals: bearer, basic, digest (any case), Duplicate,
+// duplicate, Failing, Key.
+var mixedCaseWord = byteSet("bBdDFK")
+
 // sqlPrefixes are the words that open a database statement or a driver
 // message, by first byte.
 var sqlPrefixes = func() (t [256][]string) {
 	for _, p := range []string{"SELECT ", "SQLSTATE", "INSERT INTO", "UPDATE ", "UNIQUE constraint", "DELETE FROM",
 		"DROP TABLE", "Duplicate entry", "duplicate key", "CREATE TABLE", "CONSTRAINT", "CHECK constraint",
-		"Cannot ", "ALTER TABLE", "TRUNCATE", "NOT NULL constraint", "FOREIGN KEY", "Failing row",
-		"Key (", "ORA-", "You have an error in", "Error 1"} {
+		"ALTER TABLE", "TRUNCATE", "NOT NULL constraint", "FOREIGN KEY", "Failing row",
+		"Key (", "ORA-", "SQL syntax"} {
 		t[p[0]] = append(t[p[0]], p)
 	}
 	return t

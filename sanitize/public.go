@@ -44,12 +44,10 @@ func publicPass(s string, f flags) string {
 // values, and no part of it is meant for a client.
 var databaseMarkers = []string{
 	"SQLSTATE", "duplicate key", `relation "`, `column "`, `constraint "`, `at or near "`, "Duplicate entry '", "Key (", "Failing row contains (",
-	"You have an error in your SQL syntax", "syntax error at or near", "sql: Scan error",
-	"converting driver.Value", "Cannot insert duplicate key", "Cannot insert the value NULL",
+	"error in your SQL syntax", "sql: Scan error", "converting driver.Value",
 	"UNIQUE constraint failed", "NOT NULL constraint failed", "FOREIGN KEY constraint failed",
 	"CHECK constraint failed", "a foreign key constraint fails", "pq: ", "mssql: ", "ORA-0", "ORA-1", "ORA-2",
 	"INSERT INTO ", "DELETE FROM ", "CREATE TABLE ", "ALTER TABLE ", "DROP TABLE ", "TRUNCATE TABLE ",
-	"Error 1062", "Error 1064", "Error 1452", "Error 1048", "Error 1406",
 }
 
 // databaseMessage reports whether s holds a database statement or a
