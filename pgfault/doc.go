@@ -25,6 +25,10 @@
 //	_, err := pool.Exec(ctx, q, args...)
 //	return op.Err(err)
 //
-// Errors that did not pass through an Op are still mapped, conservatively:
-// without knowing the statement, a write is assumed.
+// The statement's verb tells a read from a write; WithAccess overrides it
+// for everything tracked under a context, which is how a handler whose
+// request mutates marks even its SELECTs. Errors that did not pass through
+// an Op are still mapped, conservatively: without knowing the statement, a
+// write is assumed. Track costs no allocation; the statement is only read
+// when it failed.
 package pgfault

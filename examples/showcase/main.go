@@ -46,6 +46,9 @@ type config struct {
 	slow        time.Duration
 	limit       int
 	limitWindow time.Duration
+	// docsBase is where the problem catalog is served, so every type URI
+	// the showcase sends resolves on the showcase itself.
+	docsBase string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -77,9 +80,10 @@ func newLogger(w io.Writer) *slog.Logger {
 	return slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(w, nil))))
 }
 
-func newWriter(logger *slog.Logger) *problem.Writer {
+func newWriter(logger *slog.Logger, docsBase string) *problem.Writer {
 	return problem.NewWriter(
 		problem.WithLogger(logger),
+		problem.WithBaseURI(docsBase),
 		problem.WithLegacy(problem.Legacy{Until: legacyUntil}),
 		problem.WithMappers(upstreamMapper),
 	)
@@ -94,21 +98,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return err
 	}
 	logger := newLogger(stderr)
-	srv, err := newServer(cfg, logger, getenv)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = srv.close() }()
-
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
 	base := "http://" + ln.Addr().String()
+	cfg.docsBase = base + "/problems/"
+	srv, err := newServer(cfg, logger, getenv)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer func() { _ = srv.close() }()
 	fmt.Fprintf(stdout, "faultline showcase listening on %s\n\n", base)
 	printCurls(stdout, base, cfg)
 
-	wr := serve.WithWriter(newWriter(logger))
+	wr := serve.WithWriter(srv.writer)
 	logger.Info("listening", slog.String("addr", ln.Addr().String()))
 	return serve.Run(ctx, serve.NewServer(srv.handler, wr), ln, wr, serve.WithShutdownBudget(5*time.Second))
 }
@@ -132,6 +137,7 @@ func printCurls(w io.Writer, base string, cfg config) {
 		{"503 timeout on a write: outcome unknown, retryable only with an Idempotency-Key", "curl -i -X POST " + base + "/v1/slow -H 'Idempotency-Key: 7f1c0a52'"},
 		{"502 upstream_error: the private IP and SQL reach the log only, the DSN password nowhere", "curl -i " + base + "/v1/upstream"},
 		{fmt.Sprintf("429 rate_limited after %d requests per %s, with Retry-After", cfg.limit, cfg.limitWindow), fmt.Sprintf("for i in $(seq %d); do curl -s -o /dev/null -w '%%{http_code}\\n' %s/v1/limited; done", cfg.limit+1, base)},
+		{"every type URI resolves: the catalog of problem types, as HTML or JSON", "curl -i " + base + "/problems/; curl -i -H 'Accept: application/json' " + base + "/problems/rate_limited"},
 		{"the same problem as XML, and as the plain-text proxy plane", "curl -i -H 'Accept: application/problem+xml' " + base + "/nowhere; curl -i -H 'Accept: text/plain' " + base + "/nowhere"},
 	}
 	for _, l := range lines {

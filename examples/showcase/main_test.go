@@ -13,10 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/faultline-go/faultline/internal/redistest"
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/problemdocs"
 )
 
 // syncBuffer lets the test read what the server writes while it runs.
@@ -186,6 +188,7 @@ func checkProblem(t *testing.T, inst *instance, res response, w want) (*problem.
 			t.Errorf("Deprecation %q, Sunset %q on an error response", res.header.Get("Deprecation"), res.header.Get("Sunset"))
 		}
 	}
+	checkAgainstCatalog(t, inst, res.body, p)
 	recs := inst.logRecords(t, id)
 	found := false
 	for _, rec := range recs {
@@ -425,4 +428,68 @@ func headerText(h http.Header) string {
 	var b strings.Builder
 	_ = h.Write(&b)
 	return b.String()
+}
+
+var problemSchema = sync.OnceValues(func() (*openapi3.Schema, error) {
+	raw, err := problemdocs.OpenAPI()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, err
+	}
+	return doc.Components.Schemas["Problem"].Value, nil
+})
+
+// checkAgainstCatalog holds every problem the showcase sends to the
+// generated OpenAPI schema, and follows its type URI to the catalog page
+// the showcase serves for it.
+func checkAgainstCatalog(t *testing.T, inst *instance, body []byte, p *problem.Problem) {
+	t.Helper()
+	schema, err := problemSchema()
+	if err != nil {
+		t.Fatalf("generated OpenAPI: %v", err)
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.VisitJSON(v, openapi3.EnableJSONSchema2020()); err != nil {
+		t.Errorf("body does not fit the generated schema: %v\n%s", err, body)
+	}
+	if !strings.HasPrefix(p.Type, inst.base+"/problems/") {
+		t.Errorf("type %q does not point at the showcase's catalog", p.Type)
+		return
+	}
+	page := inst.do(t, http.MethodGet, strings.TrimPrefix(p.Type, inst.base), "", "", "Accept", "text/html")
+	if page.status != http.StatusOK || !strings.HasPrefix(page.header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(string(page.body), `<code id="code">`+p.Code+`</code>`) {
+		t.Errorf("type %s does not resolve to its page: %d %s", p.Type, page.status, page.header.Get("Content-Type"))
+	}
+}
+
+func TestCatalogIsServed(t *testing.T) {
+	inst := start(t)
+	res := inst.do(t, http.MethodGet, "/problems/", "", "", "Accept", "application/json")
+	var idx struct {
+		Codes []struct{ Code, Type string }
+	}
+	if err := json.Unmarshal(res.body, &idx); err != nil || res.status != 200 {
+		t.Fatalf("index: %d %v %s", res.status, err, res.body)
+	}
+	if len(idx.Codes) != len(problem.DefaultRegistry().Kinds()) {
+		t.Fatalf("index lists %d codes, the registry %d", len(idx.Codes), len(problem.DefaultRegistry().Kinds()))
+	}
+	for _, c := range idx.Codes {
+		if c.Type != inst.base+"/problems/"+c.Code {
+			t.Errorf("%s: type %q", c.Code, c.Type)
+		}
+		if page := inst.do(t, http.MethodGet, "/problems/"+c.Code, "", ""); page.status != 200 {
+			t.Errorf("%s: %d", c.Code, page.status)
+		}
+	}
 }

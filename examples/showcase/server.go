@@ -13,16 +13,18 @@ import (
 
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/problemdocs"
 	"github.com/faultline-go/faultline/ratelimit"
 )
 
 type server struct {
 	handler http.Handler
+	writer  *problem.Writer
 	close   func() error
 }
 
 func newServer(cfg config, logger *slog.Logger, getenv func(string) string) (*server, error) {
-	wr := newWriter(logger)
+	wr := newWriter(logger, cfg.docsBase)
 	orders := newOrderStore()
 
 	limiter, closeRedis, err := newLimiter(cfg, wr, logger, getenv("REDIS_URL"))
@@ -43,6 +45,8 @@ func newServer(cfg config, logger *slog.Logger, getenv func(string) string) (*se
 	r.NotFound(middleware.NotFound(middleware.WithWriter(wr)))
 	r.MethodNotAllowed(middleware.MethodNotAllowed(middleware.WithWriter(wr)))
 
+	// The catalog the type URIs point at.
+	r.Handle("/problems/*", problemdocs.Handler(problemdocs.WithWriter(wr)))
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -61,7 +65,7 @@ func newServer(cfg config, logger *slog.Logger, getenv func(string) string) (*se
 			writeJSON(w, http.StatusOK, map[string]string{"status": "within the limit"})
 		})
 	})
-	return &server{handler: r, close: closeRedis}, nil
+	return &server{handler: r, writer: wr, close: closeRedis}, nil
 }
 
 // newLimiter counts in memory, or in Redis when redisURL is set so that

@@ -4,10 +4,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -18,6 +22,7 @@ import (
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
 	"github.com/faultline-go/faultline/sanitize"
+	"github.com/faultline-go/faultline/serve"
 )
 
 type Order struct {
@@ -44,14 +49,19 @@ func getOrder(w http.ResponseWriter, r *http.Request) {
 	http.Error(w, "no order "+chi.URLParam(r, "id"), http.StatusNotFound)
 }
 
-func newRouter(logger *slog.Logger) http.Handler {
-	wr := problem.NewWriter( // the one place to configure: logger, base URI, registry, legacy window
+// newWriter is the one place to configure: logger, base URI, mappers,
+// registry, legacy window. Every layer finds it from the router's Stack.
+func newWriter(logger *slog.Logger) *problem.Writer {
+	return problem.NewWriter(
 		problem.WithLogger(logger),
 		problem.WithBaseURI("https://errors.example.com/"),
 		problem.WithMappers(problem.MapIs(errOutOfStock, func() *problem.Problem {
 			return problem.New(problem.Conflict).WithDetail("That item is out of stock.")
 		})),
 	)
+}
+
+func newRouter(wr *problem.Writer) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.Stack( // correlation, recover, guard, body limit, timeout; HEAD on GET routes
 		middleware.WithWriter(wr), // handed down: everything below writes problems through wr
@@ -67,8 +77,18 @@ func newRouter(logger *slog.Logger) http.Handler {
 
 func main() {
 	logger := slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(os.Stderr, nil))))
-	srv := &http.Server{Addr: "127.0.0.1:8080", Handler: newRouter(logger), ReadHeaderTimeout: 5 * time.Second}
-	if err := srv.ListenAndServe(); err != nil {
+	wr := newWriter(logger)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ln, err := net.Listen("tcp", "127.0.0.1:8080")
+	if err != nil {
+		logger.Error("listen", "error", err)
+		os.Exit(1)
+	}
+	// A hardened http.Server; Run drains on SIGTERM and answers what is
+	// still running with a problem.
+	w := serve.WithWriter(wr)
+	if err := serve.Run(ctx, serve.NewServer(newRouter(wr), w), ln, w); err != nil {
 		logger.Error("server stopped", "error", err)
 		os.Exit(1)
 	}

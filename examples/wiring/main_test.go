@@ -29,7 +29,7 @@ func TestReadmeShowsThisProgram(t *testing.T) {
 
 func TestWiringAnswersProblems(t *testing.T) {
 	var logs bytes.Buffer
-	srv := httptest.NewServer(newRouter(slog.New(slog.NewJSONHandler(&logs, nil))))
+	srv := httptest.NewServer(newRouter(newWriter(slog.New(slog.NewJSONHandler(&logs, nil)))))
 	defer srv.Close()
 	cases := []struct {
 		method, path, body string
