@@ -77,39 +77,51 @@ func BenchmarkSuccess(b *testing.B) {
 	}
 }
 
-// BenchmarkProblem writes a 429 inside a fresh recording span per
+// BenchmarkProblem writes a problem inside a fresh recording span per
 // iteration (a span collects attributes, so reusing one would measure a
-// span over its attribute limit). "write" is the baseline; "write+observe"
-// adds otelfault as the writer's observer: the difference is the span and
-// metric work per problem, plus the hook's own copy of the problem.
+// span over its attribute limit): a 429 with a retry time (span, counter
+// and histogram) and a 422 (span and counter). "write" is the baseline;
+// "write+observe" adds otelfault as the writer's observer: the difference
+// is the span and metric work per problem, plus the hook's own copy of the
+// problem.
 func BenchmarkProblem(b *testing.B) {
 	tp, _, tel := benchProviders(b)
 	tracer := tp.Tracer("bench")
 	quiet := problem.WithLogger(slog.New(slog.DiscardHandler))
+	router := chi.NewRouter()
+	router.Get("/orders/{id}", func(http.ResponseWriter, *http.Request) {})
 	rctx := chi.NewRouteContext()
-	rctx.RoutePatterns = []string{"/orders/{id}"}
+	rctx.Routes = router
 	base := context.WithValue(context.Background(), chi.RouteCtxKey, rctx)
-	p := problem.New(problem.RateLimited).WithDetail("The limit of 100 requests per 1m0s was reached.").WithRetryAfter(2400e6)
-	for _, c := range []struct {
+	problems := []struct {
+		name string
+		p    *problem.Problem
+	}{
+		{"429", problem.New(problem.RateLimited).WithDetail("The limit of 100 requests per 1m0s was reached.").WithRetryAfter(2400e6)},
+		{"422", problem.New(problem.ValidationFailed).WithErrors(problem.FieldError{Detail: "must be at least 1", Pointer: "/quantity", Code: "gte"})},
+	}
+	writers := []struct {
 		name string
 		wr   *problem.Writer
 	}{
 		{"write", problem.NewWriter(quiet)},
 		{"write+observe", problem.NewWriter(quiet, problem.WithObserver(tel.ObserveProblem))},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			req := httptest.NewRequest(http.MethodGet, "/orders/42", nil)
-			w := &discardWriter{h: http.Header{}}
-			b.ReportAllocs()
-			defer reportCPU(b)()
-			for b.Loop() {
-				ctx, span := tracer.Start(base, "req")
-				r := req.WithContext(ctx)
-				clear(w.h)
-				_ = c.wr.Write(w, r, p)
-				span.End()
-			}
-		})
+	}
+	for _, pc := range problems {
+		for _, c := range writers {
+			b.Run(pc.name+"/"+c.name, func(b *testing.B) {
+				req := httptest.NewRequest(http.MethodGet, "/orders/42", nil)
+				w := &discardWriter{h: http.Header{}}
+				b.ReportAllocs()
+				defer reportCPU(b)()
+				for b.Loop() {
+					ctx, span := tracer.Start(base, "req")
+					clear(w.h)
+					_ = c.wr.Write(w, req.WithContext(ctx), pc.p)
+					span.End()
+				}
+			})
+		}
 	}
 }
 

@@ -37,10 +37,11 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 
 // WithServeMux names the http.ServeMux that routes the service's requests,
 // so that the route of a problem is looked up in it. Without it the route
-// is the pattern the mux recorded on the request, which is not safe to read
-// from the goroutine that writes a timeout while the handler runs on, so a
-// timeout problem counts under RouteUnmatched. chi routers need nothing:
-// their route is always looked up.
+// is the pattern the mux recorded on the request, read only while the
+// request's context is live: a timeout problem is written by Stack's timer
+// while the handler's goroutine may still be routing, so it then counts
+// under RouteUnmatched. chi routers need nothing: their route is always
+// looked up.
 func WithServeMux(mux *http.ServeMux) Option {
 	return func(c *config) { c.mux = mux }
 }

@@ -205,13 +205,18 @@ func Fingerprint(sql string) string {
 		if kind == tokLiteral {
 			tok = "?"
 		}
+		sep := 0
+		if space {
+			sep = 1
+		}
+		// The separating space counts against the bound too.
+		if b.Len()+sep+len(tok) > maxFingerprint {
+			b.WriteString("...")
+			break
+		}
 		if space {
 			b.WriteByte(' ')
 			space = false
-		}
-		if b.Len()+len(tok) > maxFingerprint {
-			b.WriteString("...")
-			break
 		}
 		b.WriteString(tok)
 	}

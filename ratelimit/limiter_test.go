@@ -213,8 +213,15 @@ func TestRetryAfterIsWhenTheWindowAdmits(t *testing.T) {
 	if wait < window-elapsedInWindow(window) {
 		t.Errorf("retry after %v, before the current window even ends", wait)
 	}
-	time.Sleep(time.Until(sentAt.Add(wait - 60*time.Millisecond)))
-	if resp, _ := get(t, srv.URL, nil); resp.StatusCode != 429 {
+	earliest := sentAt.Add(wait) // the advertised instant, at the earliest
+	time.Sleep(time.Until(earliest.Add(-60 * time.Millisecond)))
+	resp, _ = get(t, srv.URL, nil)
+	if time.Now().After(earliest) {
+		// The server may have seen this request after the retry time: on
+		// a machine this loaded the test cannot tell early from on time.
+		t.Skipf("a request took more than 60ms (%v late); nothing to conclude", time.Since(earliest))
+	}
+	if resp.StatusCode != 429 {
 		t.Errorf("60ms before the advertised retry time: status %d, want 429", resp.StatusCode)
 	}
 	time.Sleep(time.Until(refusedAt.Add(wait + 60*time.Millisecond)))

@@ -75,3 +75,27 @@ func TestEvictionSparesBusyKeys(t *testing.T) {
 		t.Errorf("%d keys tracked", n)
 	}
 }
+
+// BenchmarkMemoryCounter measures admission of known keys, and of fresh
+// keys into a full counter, where every request evicts one.
+func BenchmarkMemoryCounter(b *testing.B) {
+	keys := make([]string, 1<<16)
+	for i := range keys {
+		keys[i] = "k" + strconv.Itoa(i)
+	}
+	for _, bc := range []struct {
+		name    string
+		maxKeys int
+	}{{"known", len(keys) * 2}, {"evicting", len(keys) / 16}} {
+		b.Run(bc.name, func(b *testing.B) {
+			m := newMemoryCounter(1<<30, time.Hour, bc.maxKeys)
+			ctx := context.Background()
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				_, _ = m.take(ctx, keys[i&(len(keys)-1)])
+				i++
+			}
+		})
+	}
+}
