@@ -49,6 +49,8 @@ type config struct {
 	// docsBase is where the problem catalog is served, so every type URI
 	// the showcase sends resolves on the showcase itself.
 	docsBase string
+	// insecureDev shows hidden details and error chains in responses.
+	insecureDev bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -61,6 +63,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.slow, "slow", 30*time.Second, "how long /v1/slow works")
 	fs.IntVar(&cfg.limit, "limit", 3, "requests per window on /v1/limited")
 	fs.DurationVar(&cfg.limitWindow, "limit-window", 10*time.Second, "window of the /v1/limited limit")
+	fs.BoolVar(&cfg.insecureDev, "insecure-dev", false, "development mode: responses carry hidden details and error chains (refused when FAULTLINE_ENV=production)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -80,13 +83,17 @@ func newLogger(w io.Writer) *slog.Logger {
 	return slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(w, nil))))
 }
 
-func newWriter(logger *slog.Logger, docsBase string) *problem.Writer {
-	return problem.NewWriter(
+func newWriter(logger *slog.Logger, cfg config) *problem.Writer {
+	opts := []problem.Option{
 		problem.WithLogger(logger),
-		problem.WithBaseURI(docsBase),
+		problem.WithBaseURI(cfg.docsBase),
 		problem.WithLegacy(problem.Legacy{Until: legacyUntil}),
 		problem.WithMappers(upstreamMapper),
-	)
+	}
+	if cfg.insecureDev {
+		opts = append(opts, problem.WithInsecureDevelopmentMode())
+	}
+	return problem.NewWriter(opts...)
 }
 
 // run serves until ctx is done. It prints the listening address and the

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -491,5 +492,22 @@ func TestCatalogIsServed(t *testing.T) {
 		if page := inst.do(t, http.MethodGet, "/problems/"+c.Code, "", ""); page.status != 200 {
 			t.Errorf("%s: %d", c.Code, page.status)
 		}
+	}
+}
+
+// TestInsecureDevFlag: with -insecure-dev the panic's text reaches the
+// developer's response (through the log tier); without it, it never does
+// (TestPanic).
+func TestInsecureDevFlag(t *testing.T) {
+	t.Setenv(problem.ProductionEnv, "")
+	inst := start(t, "-insecure-dev")
+	res := inst.do(t, http.MethodGet, "/v1/panic", "", "")
+	_, raw := checkProblem(t, inst, res, want{500, "internal", "retry", true})
+	chain, _ := raw["debug_errors"].([]any)
+	if len(chain) == 0 || !strings.Contains(fmt.Sprint(chain), "pricing table") {
+		t.Errorf("development mode did not show the error chain: %s", res.body)
+	}
+	if raw["detail"] != problem.Internal.DefaultDetail {
+		t.Errorf("development mode changed the public detail: %v", raw["detail"])
 	}
 }

@@ -24,7 +24,7 @@ type server struct {
 }
 
 func newServer(cfg config, logger *slog.Logger, getenv func(string) string) (*server, error) {
-	wr := newWriter(logger, cfg.docsBase)
+	wr := newWriter(logger, cfg)
 	orders := newOrderStore()
 
 	limiter, closeRedis, err := newLimiter(cfg, wr, logger, getenv("REDIS_URL"))
