@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-playground/validator/v10"
 )
 
@@ -37,10 +39,10 @@ type benchOrder struct {
 const (
 	valid = iota
 	invalid
-	mistyped
+	wrongTypes
 )
 
-var kindNames = [...]string{valid: "valid", invalid: "invalid", mistyped: "mistyped"}
+var kindNames = [...]string{valid: "valid", invalid: "invalid", wrongTypes: "wrongTypes"}
 
 func benchPayload(kind int) []byte {
 	var b strings.Builder
@@ -48,7 +50,7 @@ func benchPayload(kind int) []byte {
 	switch kind {
 	case invalid:
 		email, qty = "not-an-email", "0"
-	case mistyped:
+	case wrongTypes:
 		qty = `"2"`
 	}
 	fmt.Fprintf(&b, `{"id":"0193b1c2-7d3e-7c4a-9f00-1234567890ab","email":%q,"name":"Jane Doe",`, email)
@@ -109,3 +111,42 @@ func BenchmarkDecode(b *testing.B) {
 type readCloser struct{ *bytes.Reader }
 
 func (readCloser) Close() error { return nil }
+
+// BenchmarkStrictDecoding is the measurement behind decoding with
+// go-json-experiment/json: strictness (exact names, unique members) on the
+// valid path either comes with the decoder, or costs encoding/json plus a
+// walk of every document, which is what keeping encoding/json would take.
+func BenchmarkStrictDecoding(b *testing.B) {
+	payload := benchPayload(valid)
+	t := reflect.TypeFor[benchOrder]()
+	b.Run("encoding_json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var v benchOrder
+			if err := json.Unmarshal(payload, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding_json_plus_walk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var v benchOrder
+			if err := json.Unmarshal(payload, &v); err != nil {
+				b.Fatal(err)
+			}
+			if found := locate(payload, t, true); len(found) != 0 {
+				b.Fatal(found)
+			}
+		}
+	})
+	b.Run("json_experiment", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var v benchOrder
+			if err := jsonv2.Unmarshal(payload, &v, rejectUnknown); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

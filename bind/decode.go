@@ -6,12 +6,14 @@
 // name may appear only once per object, members the type has no field for
 // are refused, and the body holds exactly one JSON value. Every failure is
 // returned as a *problem.Problem (reach it with errors.As, or hand the error
-// to problem.Write as is) coded invalid_json, unsupported_media_type,
+// to problem.WriteError as is) coded invalid_json, unsupported_media_type,
 // request_too_large or validation_failed. Field errors carry JSON Pointers
 // (RFC 6901) into the document the client sent, never Go type or field
-// names, and all of them are listed at once: every misplaced, misspelt,
-// repeated or mistyped member in invalid_json, every broken rule in
-// validation_failed.
+// names, and all of them are listed at once: a document that is not JSON,
+// or whose members do not belong (unknown, repeated, wrongly cased), is
+// invalid_json with every such member; a document that fits but has values
+// of the wrong type or breaking their rules is validation_failed with every
+// mistyped value and every broken rule together.
 //
 // Decoding uses github.com/go-json-experiment/json (the out-of-tree home
 // of encoding/json/v2): it is twice as fast as encoding/json and enforces
@@ -74,13 +76,87 @@ func decode(r *http.Request, dst any, t reflect.Type, cfg *config) *problem.Prob
 	if p != nil {
 		return p
 	}
-	if p := unmarshal(body, dst, t, cfg.allowUnknown); p != nil {
+	mistyped, p := unmarshal(body, dst, t, cfg.allowUnknown)
+	if p != nil {
 		return p
 	}
-	if cfg.noValidate || indirect(t).Kind() != reflect.Struct {
-		return nil
+	if mistyped == nil {
+		if cfg.noValidate || indirect(t).Kind() != reflect.Struct {
+			return nil
+		}
+		return validateValue(cfg.validator(), dst, body)
 	}
-	return validateValue(cfg.validator(), dst, body)
+	return mistypedProblem(mistyped, body, dst, t, cfg)
+}
+
+// mistypedProblem reports values of the wrong type together with the rules
+// the rest of the document breaks, so a client fixes everything in one
+// round: the decoder stopped at the first misfit, so the document is
+// decoded again leaving misfits at their zero value, then validated; rules
+// about a misfit (its zero value is not what the client sent) are dropped.
+func mistypedProblem(m *mistyped, body []byte, dst any, t reflect.Type, cfg *config) *problem.Problem {
+	fes := m.issues
+	err := m.err
+	if !cfg.noValidate && indirect(t).Kind() == reflect.Struct {
+		_ = jsonv2.Unmarshal(body, dst, lenient)
+		if vp := validateValue(cfg.validator(), dst, body); vp != nil {
+			if vp.Code != problem.ValidationFailed.Name {
+				return vp
+			}
+			for _, fe := range vp.Errors {
+				if !under(fe.Pointer, m.issues) && len(fes) < maxFieldErrors {
+					fes = append(fes, fe)
+				}
+			}
+			err = errors.Join(err, vp.Unwrap())
+		}
+	}
+	return problem.New(problem.ValidationFailed).WithErrors(fes...).Wrap(err)
+}
+
+// under reports whether ptr is one of the issues' pointers or inside one.
+func under(ptr string, issues []problem.FieldError) bool {
+	for _, fe := range issues {
+		if ptr == fe.Pointer || strings.HasPrefix(ptr, fe.Pointer+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// lenient decodes every value it can and leaves one of the wrong type at
+// its zero value instead of stopping: each scalar (or value of a type with
+// its own unmarshaling) is decoded on its own and its error ignored, and
+// objects and arrays that fit go on to the decoder's own handling, which
+// calls back here for their members.
+var lenient = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v any) error {
+	if dec.PeekKind() == 'n' || opens(reflect.TypeOf(v).Elem(), dec.PeekKind()) {
+		return errors.ErrUnsupported
+	}
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	_ = jsonv2.Unmarshal(raw, v)
+	return nil
+}))
+
+// opens reports whether a JSON value of kind k is an object or array that
+// t takes member by member.
+func opens(t reflect.Type, k jsontext.Kind) bool {
+	pt := reflect.PointerTo(t)
+	if pt.Implements(unmarshalerType) || pt.Implements(unmarshalerFromType) || pt.Implements(textUnmarshalerType) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return opens(t.Elem(), k)
+	case reflect.Struct, reflect.Map:
+		return k == '{'
+	case reflect.Slice, reflect.Array:
+		return k == '['
+	}
+	return false
 }
 
 // checkContentType accepts application/json and any application/*+json,
@@ -206,10 +282,18 @@ const truncatedDetail = "The request body ended before the JSON value was comple
 // per request would allocate on the success path.
 var rejectUnknown = jsonv2.RejectUnknownMembers(true)
 
-func unmarshal(body []byte, dst any, t reflect.Type, allowUnknown bool) *problem.Problem {
+// mistyped is a document whose only problems are values of the wrong type
+// (or out of range, or refused by their type): those are validation
+// failures, reported with the document's other broken rules.
+type mistyped struct {
+	issues []problem.FieldError
+	err    error
+}
+
+func unmarshal(body []byte, dst any, t reflect.Type, allowUnknown bool) (*mistyped, *problem.Problem) {
 	first := bytes.TrimLeft(body, " \t\r\n")
 	if len(first) == 0 {
-		return problem.New(problem.InvalidJSON).WithDetail("The request body is empty; a JSON value is required.")
+		return nil, problem.New(problem.InvalidJSON).WithDetail("The request body is empty; a JSON value is required.")
 	}
 	var err error
 	if allowUnknown {
@@ -221,15 +305,19 @@ func unmarshal(body []byte, dst any, t reflect.Type, allowUnknown bool) *problem
 		return decodeProblem(err, body, t, !allowUnknown)
 	}
 	if first[0] == 'n' && indirect(t).Kind() != reflect.Interface {
-		return problem.New(problem.InvalidJSON).WithDetail("The request body must be " + article(t) + ", not null.")
+		return nil, problem.New(problem.InvalidJSON).WithDetail("The request body must be " + article(t) + ", not null.")
 	}
-	return nil
+	return nil, nil
 }
 
-func decodeProblem(err error, body []byte, t reflect.Type, strict bool) *problem.Problem {
+// decodeProblem sorts what the decoder refused: malformed JSON and
+// members that do not belong (unknown, repeated, wrongly cased, or a body
+// of the wrong kind altogether) are invalid_json; values of the wrong type
+// in an otherwise fitting document are returned as mistyped.
+func decodeProblem(err error, body []byte, t reflect.Type, strict bool) (*mistyped, *problem.Problem) {
 	var syntax *jsontext.SyntacticError
 	if errors.As(err, &syntax) && !errors.Is(err, jsontext.ErrDuplicateName) {
-		return syntaxProblem(err, syntax, body)
+		return nil, syntaxProblem(err, syntax, body)
 	}
 	issues := locate(body, t, strict)
 	if len(issues) == 0 {
@@ -237,10 +325,24 @@ func decodeProblem(err error, body []byte, t reflect.Type, strict bool) *problem
 		// rules differ, the decoder's own pointer still places the error.
 		issues = []problem.FieldError{decoderIssue(err)}
 	}
-	return problem.New(problem.InvalidJSON).
-		WithDetail(issueDetails[issues[0].Code]).
-		WithErrors(issues...).
-		Wrap(err)
+	if !misfitsOnly(issues) {
+		return nil, problem.New(problem.InvalidJSON).
+			WithDetail(issueDetails[issues[0].Code]).
+			WithErrors(issues...).
+			Wrap(err)
+	}
+	return &mistyped{issues: issues, err: err}, nil
+}
+
+// misfitsOnly reports whether every issue is a value inside the document
+// (not the document itself) that its field cannot take.
+func misfitsOnly(issues []problem.FieldError) bool {
+	for _, fe := range issues {
+		if fe.Pointer == "" || fe.Code == codeUnknownField || fe.Code == codeDuplicateField {
+			return false
+		}
+	}
+	return true
 }
 
 func decoderIssue(err error) problem.FieldError {

@@ -32,6 +32,7 @@ func ExampleDecode() {
 	for _, body := range []string{
 		`{"sku":"A-100","quantity":2}`,
 		`{"sku":"A","quantity":0}`,
+		`{"sku":"A","quantity":"two"}`,
 		`{"SKU":"A-100","quantity":"2","quantity":3}`,
 	} {
 		r := httptest.NewRequest(http.MethodPost, "/items", strings.NewReader(body))
@@ -59,6 +60,9 @@ func ExampleDecode() {
 	// 422 validation_failed
 	//   /sku (min) must be at least 3 characters
 	//   /quantity (required) must not be 0
+	// 422 validation_failed
+	//   /quantity (wrong_type) must be an integer
+	//   /sku (min) must be at least 3 characters
 	// 400 invalid_json
 	//   /SKU (unknown_field) is not a known field; names are case-sensitive: did you mean "sku"?
 	//   /quantity (wrong_type) must be an integer

@@ -113,8 +113,11 @@ func WithMappers(m ...Mapper) Option {
 // Writer writes, after its headers and body went out, with the request and
 // the occurrence as sent (status, code, action, cause, retryable, outcome,
 // correlation ID, all final). It is the hook for metrics and traces. It
-// runs on the request's goroutine, so it must be quick; it may keep p. A
-// problem that could not be written because the response had started is
+// runs on the goroutine that writes the problem, which is not always the
+// handler's: middleware.Stack's timeout writes from its timer while the
+// handler may still run, so fn must not touch what the handler owns (read
+// r's context, not r's mutable fields), and it must be quick. It may keep
+// p. A problem that could not be written because the response had started is
 // not observed (it is logged). Without an observer nothing is allocated.
 func WithObserver(fn func(r *http.Request, p *Problem)) Option {
 	return func(w *Writer) { w.observer = fn }

@@ -290,3 +290,34 @@ func TestTrackerForgetsFinishedRequests(t *testing.T) {
 		t.Fatalf("%d requests still tracked", n)
 	}
 }
+
+// A handler that sent its whole response and then lingers (as behind the
+// kit's timeout, which answers while the handler runs on) has lost
+// nothing: the cutoff neither logs it nor reports a cut response.
+func TestRunLeavesCompleteResponsesAlone(t *testing.T) {
+	wr, sink := newWriter()
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	entered := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "4")
+		_, _ = io.WriteString(w, "done")
+		http.NewResponseController(w).Flush()
+		close(entered)
+		<-release
+	})
+	url, shutdown, done := started(t, h, wr, time.Second)
+	res := make(chan result, 1)
+	go func() { res <- send(url, "complete", http.MethodPost, nil) }()
+	<-entered
+	shutdown()
+	if r := <-res; r.err != nil || r.status != 200 {
+		t.Errorf("%d %v", r.status, r.err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Run returned %v", err)
+	}
+	if n := len(sink.withMsg(t, "problem")) + len(sink.withMsg(t, "problem not written: response already started")); n != 0 {
+		t.Fatalf("records: %v", sink.records(t))
+	}
+}

@@ -158,8 +158,11 @@ func (t *tracker) cut(c *call, budget time.Duration) bool {
 	c.cut = true
 	// A handler blocked reading the body holds the body's lock, which
 	// net/http's first response write waits on; a read deadline in the
-	// past ends that read at once.
-	_ = http.NewResponseController(c.w).SetReadDeadline(time.Now())
+	// past ends that read at once. A client that does not read must not
+	// hold up the shutdown either, so the write gets a deadline too.
+	rc := http.NewResponseController(c.w)
+	_ = rc.SetReadDeadline(time.Now())
+	_ = rc.SetWriteDeadline(time.Now().Add(cutWriteTimeout))
 	// The problem goes out whole, with its length, and is flushed: the
 	// handler may never return, and the connection is closed after it.
 	bw := &bufferedResponse{header: c.w.Header()}
@@ -171,9 +174,13 @@ func (t *tracker) cut(c *call, budget time.Duration) bool {
 	}
 	c.w.WriteHeader(bw.status)
 	_, _ = c.w.Write(bw.body.Bytes())
-	_ = http.NewResponseController(c.w).Flush()
+	_ = rc.Flush()
 	return true
 }
+
+// cutWriteTimeout bounds sending one shutdown problem: a few hundred bytes
+// that a reading client takes in at once.
+const cutWriteTimeout = 500 * time.Millisecond
 
 // call is the ResponseWriter a tracked handler writes to. Until the
 // handler starts its response, the headers it sets are kept apart from the

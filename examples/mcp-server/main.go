@@ -11,12 +11,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
@@ -25,17 +28,26 @@ import (
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
 	"github.com/faultline-go/faultline/sanitize"
+	"github.com/faultline-go/faultline/serve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	logger := slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(os.Stderr, nil))))
 	addr := "127.0.0.1:8090"
 	if v := os.Getenv("ADDR"); v != "" {
 		addr = v
 	}
-	logger.Info("mcp server listening", "addr", "http://"+addr+"/mcp")
-	if err := http.ListenAndServe(addr, newApp(logger).handler); err != nil {
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		logger.Info("mcp server listening", "addr", "http://"+ln.Addr().String()+"/mcp")
+		a := newApp(logger)
+		wr := serve.WithWriter(a.writer)
+		err = serve.Run(ctx, serve.NewServer(a.handler, wr), ln, wr)
+	}
+	if err != nil {
 		logger.Error("server stopped", "err", err)
 		os.Exit(1)
 	}
@@ -54,6 +66,7 @@ type order struct {
 // app is the server and its in-memory state, so tests can inspect it.
 type app struct {
 	handler http.Handler
+	writer  *problem.Writer
 
 	mu        sync.Mutex
 	orders    map[string]order
@@ -91,6 +104,7 @@ func newApp(logger *slog.Logger) *app {
 	mux := http.NewServeMux()
 	limited := ratelimit.LimitBy(50, time.Second, ratelimit.ByHeader("Authorization"))
 	mux.Handle("/mcp", a.gate(requireBearer(limited(mcpfault.Handler(mcpHandler)))))
+	a.writer = wr
 	a.handler = middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(64<<10))(mux)
 	return a
 }
