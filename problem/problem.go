@@ -180,6 +180,44 @@ func (p *Problem) renderedDetail() string {
 	return sanitize.Public(d)
 }
 
+// guidance is the retry guidance as every rendering shows it, whatever
+// path set the fields (a peer's document, a direct assignment): members
+// outside the closed sets are left out, action retry never goes with
+// retryable false, and a retry time goes only with a retryable problem.
+// The Writer applies the full retry rules before rendering; this keeps
+// a problem rendered without it from contradicting itself.
+type guidance struct {
+	action       Action
+	cause        Cause
+	outcome      Outcome
+	retryAfterMS int64
+}
+
+func (p *Problem) renderedGuidance() guidance {
+	g := guidance{action: p.Action, cause: p.Cause, outcome: p.Outcome}
+	if g.action != "" && !g.action.valid() {
+		g.action = ""
+	}
+	if g.action == ActionRetry && !p.Retryable {
+		g.action = ActionNone
+	}
+	if g.cause != "" && !g.cause.valid() {
+		g.cause = ""
+	}
+	if !g.outcome.valid() {
+		g.outcome = ""
+	}
+	if p.Retryable {
+		g.retryAfterMS = p.RetryAfter.Milliseconds()
+	}
+	return g
+}
+
+// hasStatus reports whether the problem has an HTTP status to render: a
+// peer's document may have none, and RFC 9457 makes the member optional
+// rather than let a client read 0 as a status.
+func (p *Problem) hasStatus() bool { return p.Status >= 100 && p.Status <= 999 }
+
 // hiddenDetail is a detail that was set but may not be shown, for the log.
 func (p *Problem) hiddenDetail() string {
 	if p.hideDetail && p.Detail != p.defaultDetail {
