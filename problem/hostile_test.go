@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -78,5 +80,22 @@ func TestParseDeepNestingRenders(t *testing.T) {
 	}
 	if err := wellFormedXML(p.AppendXML(nil)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// FromError hands back an occurrence its caller may change: a field set on
+// it never reaches the sentinel a handler returned, wrapped or not.
+func TestFromErrorNeverReturnsTheSentinel(t *testing.T) {
+	sentinel := problem.New(problem.NotFound).WithDetail("No such book.")
+	for _, err := range []error{sentinel, fmt.Errorf("load: %w", sentinel)} {
+		p := problem.FromError(err)
+		p.Detail = "Book 7 (owned by alice@example.com) is gone."
+		p.Retryable = true
+		if sentinel.Detail != "No such book." || sentinel.Retryable {
+			t.Fatalf("sentinel changed through FromError(%v): %+v", err, sentinel)
+		}
+		if !errors.Is(p, problem.NotFound) {
+			t.Fatal("occurrence lost its kind")
+		}
 	}
 }
