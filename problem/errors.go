@@ -73,9 +73,7 @@ func (wr *Writer) FromError(err error) *Problem {
 	}
 	if c.problem != nil {
 		p := *c.problem
-		if c.problem != err {
-			p.err = err
-		}
+		p.err = err
 		return &p
 	}
 	if c.kind != nil {
