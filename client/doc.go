@@ -7,8 +7,9 @@
 //
 //   - ReadError reads a failed *http.Response into a *ResponseError that
 //     errors.As turns into a *problem.Problem: application/problem+json,
-//     application/problem+xml, and the plain JSON error bodies of other
-//     servers ({"error": "..."} and friends), with the Retry-After header
+//     application/problem+xml, faultline's text/plain proxy plane, and the
+//     plain JSON error bodies of other servers ({"error": "..."} and
+//     friends), with the Retry-After header
 //     (seconds or HTTP-date) and the correlation ID header. The body is read
 //     up to a limit and within a timeout; a huge, malformed or stalled body
 //     is a clear error, never a hang.

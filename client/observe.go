@@ -65,7 +65,7 @@ type operation struct {
 	last  *problem.Problem
 }
 
-func (op *operation) ID() string {
+func (op *operation) operationID() string {
 	if op.id == "" {
 		op.id = cryptorand.Text()
 	}
@@ -90,7 +90,7 @@ func (op *operation) succeeded(n int, res *http.Response) {
 		return
 	}
 	if op.t.observer.Attempt != nil {
-		op.t.observer.Attempt(AttemptReport{OperationID: op.ID(), Method: op.req.Method, Attempt: n, Status: res.StatusCode})
+		op.t.observer.Attempt(AttemptReport{OperationID: op.operationID(), Method: op.req.Method, Attempt: n, Status: res.StatusCode})
 	}
 	op.ended(n, res, nil, Decision{})
 }
@@ -109,7 +109,7 @@ func (op *operation) attempt(a Attempt, res *http.Response, d Decision) {
 	if op.t.observer.Attempt == nil && !log.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
-	r.OperationID = op.ID()
+	r.OperationID = op.operationID()
 	if op.t.observer.Attempt != nil {
 		op.t.observer.Attempt(r)
 	}
@@ -147,7 +147,7 @@ func (op *operation) ended(n int, res *http.Response, err error, d Decision) {
 	if op.t.observer.Operation == nil && !log.Enabled(ctx, level) {
 		return
 	}
-	r.OperationID = op.ID()
+	r.OperationID = op.operationID()
 	if op.t.observer.Operation != nil {
 		op.t.observer.Operation(r)
 	}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -168,23 +169,16 @@ func (rd Reader) build(res *http.Response, body []byte, complete bool, readErr e
 		p, err = parseBody(res.Header.Get("Content-Type"), body, res.StatusCode)
 	}
 	if p == nil {
-		p = statusProblem(res.StatusCode, headerToken(res.Header.Get(cmpOr(rd.CodeHeader, "X-Error-Code"))))
+		p = statusProblem(res.StatusCode, headerToken(res.Header.Get(cmp.Or(rd.CodeHeader, "X-Error-Code"))))
 	}
 	p.Status = res.StatusCode
 	if p.CorrelationID == "" {
-		p.CorrelationID = res.Header.Get(cmpOr(rd.CorrelationHeader, "X-Request-Id"))
+		p.CorrelationID = res.Header.Get(cmp.Or(rd.CorrelationHeader, "X-Request-Id"))
 	}
 	if p.RetryAfter <= 0 {
 		p.RetryAfter = retryAfter(res.Header, rd.Now)
 	}
 	return &ResponseError{Problem: p, Err: err}
-}
-
-func cmpOr(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
 }
 
 // parseBody reads a problem from a body of the given media type. A nil
@@ -202,6 +196,10 @@ func parseBody(contentType string, body []byte, status int) (*problem.Problem, e
 		return p, nil
 	case media == "application/json" || strings.HasSuffix(media, "+json"):
 		return parseJSON(body, status)
+	case media == "text/plain":
+		if p, ok := parseText(body, status); ok {
+			return p, nil
+		}
 	}
 	return nil, fmt.Errorf("%w (%s)", ErrNoProblemBody, describeMedia(media, len(body)))
 }

@@ -75,7 +75,7 @@ func TestReadErrorFromKitWriter(t *testing.T) {
 		p = p.WithDetail("The limit of 100 requests per minute was reached.")
 		return p.WithRetryAfter(2400 * time.Millisecond)
 	})
-	for _, accept := range []string{"application/problem+json", "application/problem+xml"} {
+	for _, accept := range []string{"application/problem+json", "application/problem+xml", "text/plain"} {
 		t.Run(accept, func(t *testing.T) {
 			req, _ := http.NewRequest("GET", srv.URL+"/v1/orders", nil)
 			req.Header.Set("Accept", accept)
@@ -333,5 +333,33 @@ func TestReadErrorStalledBody(t *testing.T) {
 	var p *problem.Problem
 	if !errors.As(err, &p) || p.Status != 503 {
 		t.Errorf("problem %+v", p)
+	}
+}
+
+// TestReadErrorTextPlane reads the kit's plain-text proxy plane, field
+// errors included; prose that merely looks like it is not read.
+func TestReadErrorTextPlane(t *testing.T) {
+	srv := kitServer(t, func(http.ResponseWriter, *http.Request) error {
+		return problem.New(problem.ValidationFailed).WithErrors(
+			problem.FieldError{Detail: "must be at least 1", Pointer: "/quantity", Code: "min"},
+			problem.FieldError{Detail: "is required", Pointer: "/sku", Code: "required"})
+	})
+	req, _ := http.NewRequest("POST", srv.URL, nil)
+	req.Header.Set("Accept", "text/plain")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	p, re := readProblem(t, res)
+	if re.Err != nil || p.Code != "validation_failed" || p.Action != problem.ActionFixRequest || len(p.Errors) != 2 ||
+		p.Errors[0].Pointer != "/quantity" || p.Errors[0].Detail != "must be at least 1" {
+		t.Errorf("got %+v (err %v)", p, re.Err)
+	}
+
+	prose := get(t, 503, map[string]string{"Content-Type": "text/plain"}, "Note: maintenance: back at 10:00\nsee: status page\n")
+	p, re = readProblem(t, prose)
+	if !errors.Is(re, client.ErrNoProblemBody) || p.Code != "" || p.Action != "" {
+		t.Errorf("prose read as a problem: %+v (err %v)", p, re.Err)
 	}
 }

@@ -54,6 +54,9 @@ func (r *recorder) last(t *testing.T) client.OperationReport {
 
 var quiet = slog.New(slog.DiscardHandler)
 
+// noSleep skips the waits of tests that are not about them.
+func noSleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+
 // fastPolicy keeps tests quick: millisecond backoffs.
 var fastPolicy = client.Policy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, MaxElapsed: 5 * time.Second}
 
@@ -174,7 +177,7 @@ func TestTransportDoesNotModifyTheRequest(t *testing.T) {
 	var s slowWrite
 	srv := kitServer(t, s.handle, middleware.WithRequestTimeout(10*time.Millisecond))
 	req, _ := http.NewRequest("POST", srv.URL, strings.NewReader("{}"))
-	res, err := client.NewTransport(nil, client.WithIdempotencyKeys(), client.WithPolicy(fastPolicy), client.WithLogger(quiet)).RoundTrip(req)
+	res, err := client.NewTransport(nil, client.WithIdempotencyKeys(), client.WithPolicy(fastPolicy), client.WithLogger(quiet), client.WithSleep(noSleep)).RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
