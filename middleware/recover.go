@@ -39,6 +39,11 @@ type panicError struct{ value any }
 
 func (e *panicError) Error() string { return "panic: " + safeString(e.value) }
 
+// ErrorType names the failure for tracing: OpenTelemetry's semantic
+// conventions read an ErrorType method for exception.type, so a recovered
+// panic is recorded as "panic", not as this package's unexported type.
+func (e *panicError) ErrorType() string { return "panic" }
+
 // Unwrap exposes a panicked error to errors.Is and errors.As in log
 // handlers.
 func (e *panicError) Unwrap() error {

@@ -11,12 +11,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
@@ -25,17 +28,26 @@ import (
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
 	"github.com/faultline-go/faultline/sanitize"
+	"github.com/faultline-go/faultline/serve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	logger := slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(os.Stderr, nil))))
 	addr := "127.0.0.1:8090"
 	if v := os.Getenv("ADDR"); v != "" {
 		addr = v
 	}
-	logger.Info("mcp server listening", "addr", "http://"+addr+"/mcp")
-	if err := http.ListenAndServe(addr, newApp(logger).handler); err != nil {
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		logger.Info("mcp server listening", "addr", "http://"+ln.Addr().String()+"/mcp")
+		a := newApp(logger)
+		wr := serve.WithWriter(a.writer)
+		err = serve.Run(ctx, serve.NewServer(a.handler, wr), ln, wr)
+	}
+	if err != nil {
 		logger.Error("server stopped", "err", err)
 		os.Exit(1)
 	}
@@ -54,6 +66,7 @@ type order struct {
 // app is the server and its in-memory state, so tests can inspect it.
 type app struct {
 	handler http.Handler
+	writer  *problem.Writer
 
 	mu        sync.Mutex
 	orders    map[string]order
@@ -83,6 +96,7 @@ func newApp(logger *slog.Logger) *app {
 	mux := http.NewServeMux()
 	limited := ratelimit.LimitBy(50, time.Second, ratelimit.ByHeader("Authorization"))
 	mux.Handle("/mcp", requireBearer(limited(mcpfault.Handler(mcpHandler))))
+	a.writer = wr
 	a.handler = middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(64<<10))(mux)
 	return a
 }
@@ -123,9 +137,13 @@ type exportIn struct {
 
 type empty struct{}
 
+// readOnly marks tools that change nothing: a failure of one of them may be
+// retried, while a failed write of unknown outcome must be verified.
+var readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true}
+
 func (a *app) addTools(s *mcp.Server) {
-	mcp.AddTool(s, &mcp.Tool{Name: "get_order", Description: "Read one order."},
-		mcpfault.Tool(func(_ context.Context, _ *mcp.CallToolRequest, in getOrderIn) (*mcp.CallToolResult, order, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "get_order", Description: "Read one order.", Annotations: readOnly},
+		func(_ context.Context, _ *mcp.CallToolRequest, in getOrderIn) (*mcp.CallToolResult, order, error) {
 			a.mu.Lock()
 			o, ok := a.orders[in.ID]
 			a.mu.Unlock()
@@ -133,10 +151,10 @@ func (a *app) addTools(s *mcp.Server) {
 				return nil, order{}, problem.New(problem.NotFound).WithDetail("No order has this id.")
 			}
 			return nil, o, nil
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "create_order", Description: "Create an order."},
-		mcpfault.Tool(func(_ context.Context, _ *mcp.CallToolRequest, in createOrderIn) (*mcp.CallToolResult, order, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "create_order", Description: "Create an order."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in createOrderIn) (*mcp.CallToolResult, order, error) {
 			var errs []problem.FieldError
 			if in.SKU == "" {
 				errs = append(errs, problem.FieldError{Pointer: "/sku", Detail: "sku is required", Code: "required"})
@@ -152,24 +170,24 @@ func (a *app) addTools(s *mcp.Server) {
 			o := order{ID: "o" + strconv.Itoa(len(a.orders)+1), SKU: in.SKU, Quantity: in.Quantity}
 			a.orders[o.ID] = o
 			return nil, o, nil
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "delete_all_orders", Description: "Refused by policy."},
-		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "delete_all_orders", Description: "Refused by policy."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
 			return nil, empty{}, problem.New(problem.PolicyDenied).WithDetail("Bulk deletion is not allowed.")
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "refund", Description: "Refund an order; needs an approval."},
-		mcpfault.Tool(func(_ context.Context, _ *mcp.CallToolRequest, in refundIn) (*mcp.CallToolResult, empty, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "refund", Description: "Refund an order; needs an approval."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in refundIn) (*mcp.CallToolResult, empty, error) {
 			a.mu.Lock()
 			defer a.mu.Unlock()
 			id := "apr-" + strconv.Itoa(len(a.approvals)+1)
 			a.approvals[id] = "pending"
 			return nil, empty{}, &mcpfault.Pending{ApprovalID: id, RetryAfter: time.Second}
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "approval_status", Description: "Poll an approval."},
-		mcpfault.Tool(func(_ context.Context, _ *mcp.CallToolRequest, in approvalIn) (*mcp.CallToolResult, map[string]string, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "approval_status", Description: "Poll an approval.", Annotations: readOnly},
+		func(_ context.Context, _ *mcp.CallToolRequest, in approvalIn) (*mcp.CallToolResult, map[string]string, error) {
 			a.mu.Lock()
 			defer a.mu.Unlock()
 			state, ok := a.approvals[in.ApprovalID]
@@ -177,61 +195,66 @@ func (a *app) addTools(s *mcp.Server) {
 				return nil, nil, problem.New(problem.NotFound).WithDetail("No approval has this id.")
 			}
 			return nil, map[string]string{"approval_id": in.ApprovalID, "state": state}, nil
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search orders; at most 2 calls."},
-		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "search", Description: "Search orders; at most 2 calls.", Annotations: readOnly},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
 			if a.searches.Add(1) > 2 {
 				return nil, empty{}, problem.New(problem.RateLimited).WithRetryAfter(1500 * time.Millisecond)
 			}
 			return nil, empty{}, nil
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "sync_inventory", Description: "Fails upstream."},
-		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "sync_inventory", Description: "Fails upstream."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
 			return nil, empty{}, fmt.Errorf("dial postgres://app:s3cretPW@10.1.2.3:5432/inventory: %w", errInventoryDown)
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "slow_write", Description: "A write that times out with an unknown outcome."},
-		mcpfault.Tool(func(ctx context.Context, _ *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, empty, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "slow_write", Description: "A write that times out with an unknown outcome."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, empty, error) {
 			a.writes.Add(1)
 			ctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 			defer cancel()
 			<-ctx.Done()
 			return nil, empty{}, problem.New(problem.Timeout).WithOutcome(problem.OutcomeUnknown).Wrap(ctx.Err())
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "export_orders", Description: "Needs an API key in the arguments."},
-		mcpfault.Tool(func(_ context.Context, _ *mcp.CallToolRequest, in exportIn) (*mcp.CallToolResult, empty, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "export_orders", Description: "Needs an API key in the arguments.", Annotations: readOnly},
+		func(_ context.Context, _ *mcp.CallToolRequest, in exportIn) (*mcp.CallToolResult, empty, error) {
 			if !strings.HasPrefix(in.APIKey, "key-") {
 				return nil, empty{}, problem.New(problem.Unauthorized).WithDetail("The api_key argument is missing or invalid.")
 			}
 			return nil, empty{}, nil
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "fetch_url", Description: "Outbound fetches are blocked by policy."},
-		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "stock_level", Description: "Reads stock from the inventory service, which is failing.", Annotations: readOnly},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+			return nil, empty{}, fmt.Errorf("dial postgres://app:s3cretPW@10.1.2.3:5432/inventory: %w", errInventoryDown)
+		})
+
+	mcpfault.AddTool(s, &mcp.Tool{Name: "fetch_url", Description: "Outbound fetches are blocked by policy.", Annotations: readOnly},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
 			return nil, empty{}, problem.New(problem.EgressBlocked)
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "export_everything", Description: "Its result would be too large."},
-		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "export_everything", Description: "Its result would be too large.", Annotations: readOnly},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
 			return nil, empty{}, problem.New(problem.ResponseTooLarge).WithDetail("The export exceeds 1 MiB; ask for a date range.")
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "ledger_write", Description: "Refused while the audit path is down (strict mode)."},
-		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "ledger_write", Description: "Refused while the audit path is down (strict mode)."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
 			return nil, empty{}, problem.New(problem.AuditUnavailable).WithRetryAfter(2 * time.Second)
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "read_replica", Description: "Its source is behind an open circuit breaker."},
-		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "read_replica", Description: "Its source is behind an open circuit breaker.", Annotations: readOnly},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
 			return nil, empty{}, problem.New(problem.Unavailable).WithDetail("The reporting source is unavailable (circuit open).").
 				WithRetryAfter(5 * time.Second).WithOutcome(problem.OutcomeNotStarted)
-		}))
+		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Panics."},
-		mcpfault.Tool(func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
+	mcpfault.AddTool(s, &mcp.Tool{Name: "crash", Description: "Panics."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, empty, error) {
 			panic("nil map write at /srv/app/orders.go:42 token=ghp_0123456789abcdefghijABCDEFGHIJ012345")
-		}))
+		})
 }

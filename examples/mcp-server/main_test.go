@@ -240,9 +240,16 @@ func TestContractTable(t *testing.T) {
 			t.Fatalf("got %+v meta %v", p, res.Meta)
 		}
 	})
-	t.Run("upstream failure with a DSN in the error: sanitized tool failure", func(t *testing.T) {
+	t.Run("upstream failure of a write, DSN in the error: sanitized, outcome unknown, verify", func(t *testing.T) {
 		p, _ := toolError(t, cs, "sync_inventory", map[string]any{})
-		if p.Code != "upstream_error" || p.Status != 502 || p.Cause != "upstream" || p.CorrelationID != "corr-mcp-0001" {
+		if p.Code != "upstream_error" || p.Status != 502 || p.Cause != "upstream" || p.CorrelationID != "corr-mcp-0001" ||
+			p.Outcome != "unknown" || p.Retryable || p.Action != "verify" {
+			t.Fatalf("got %+v", p)
+		}
+	})
+	t.Run("upstream failure of a read-only tool: retry is safe", func(t *testing.T) {
+		p, _ := toolError(t, cs, "stock_level", map[string]any{})
+		if p.Code != "upstream_error" || !p.Retryable || p.Action != "retry" || p.Outcome != "" {
 			t.Fatalf("got %+v", p)
 		}
 	})
