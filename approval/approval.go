@@ -43,13 +43,27 @@ type Approval struct {
 	// PollURL is where the client reads the approval's state; it is sent as
 	// Location and poll_url.
 	PollURL string
-	// RetryAfter is how long the client waits before its next poll.
+	// RetryAfter is how long the client waits before its next poll;
+	// DefaultPollInterval when not set.
 	RetryAfter time.Duration
 	// ResultURL, once approved, is where the outcome of the approved
 	// operation can be read; the poll answers with it as Location too.
 	ResultURL string
 	// Result, once approved, is the operation's result inline, when small.
 	Result any
+}
+
+// DefaultPollInterval is the wait a pending approval announces when its
+// RetryAfter is not set: a client told to poll is always told when, so it
+// neither spins nor guesses.
+const DefaultPollInterval = time.Second
+
+// pollAfter is how long the client waits before its next poll.
+func (a Approval) pollAfter() time.Duration {
+	if a.RetryAfter <= 0 {
+		return DefaultPollInterval
+	}
+	return a.RetryAfter
 }
 
 // document is the status document. Its members follow the contract's names
@@ -89,7 +103,7 @@ func (a Approval) document(r *http.Request) document {
 	}
 	switch a.State {
 	case Pending:
-		d.RetryAfterMS = a.RetryAfter.Milliseconds()
+		d.RetryAfterMS = a.pollAfter().Milliseconds()
 	case Approved:
 		d.ResultURL, d.Result = a.ResultURL, a.Result
 	}
@@ -118,8 +132,8 @@ func writeDocument(w http.ResponseWriter, r *http.Request, status int, a Approva
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
-	if a.State == Pending && a.RetryAfter > 0 {
-		h.Set("Retry-After", strconv.FormatInt(int64((a.RetryAfter+time.Second-1)/time.Second), 10))
+	if a.State == Pending {
+		h.Set("Retry-After", strconv.FormatInt(int64((a.pollAfter()+time.Second-1)/time.Second), 10))
 	}
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {

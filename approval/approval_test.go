@@ -47,3 +47,22 @@ func ExampleWriteAccepted() {
 	// 202 /v1/approvals/apr_7 5
 	// {"approval_id":"apr_7","state":"pending","action":"poll","poll_url":"/v1/approvals/apr_7","retry_after_ms":5000}
 }
+
+// TestPendingAlwaysSaysWhenToPoll: an approval created without a poll
+// interval still tells the client when to poll, in the header and the
+// document, on the 202 and on the poll.
+func TestPendingAlwaysSaysWhenToPoll(t *testing.T) {
+	store := approval.NewMemoryStore(func(id string) string { return "/v1/approvals/" + id }, 0)
+	a := store.Create()
+	rec := httptest.NewRecorder()
+	approval.WriteAccepted(rec, httptest.NewRequest(http.MethodPost, "/v1/refunds", nil), a)
+	if rec.Code != 202 || rec.Header().Get("Location") != a.PollURL || rec.Header().Get("Retry-After") != "1" ||
+		!strings.Contains(rec.Body.String(), `"retry_after_ms":1000`) {
+		t.Fatalf("202: %v %s", rec.Header(), rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	approval.PollHandler(store, func(*http.Request) string { return a.ID }).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, a.PollURL, nil))
+	if rec.Code != 200 || rec.Header().Get("Retry-After") != "1" || !strings.Contains(rec.Body.String(), `"state":"pending"`) {
+		t.Fatalf("poll: %d %v %s", rec.Code, rec.Header(), rec.Body)
+	}
+}

@@ -62,6 +62,9 @@ func newApp(t *testing.T, sink audit.Sink, opts ...audit.Option) *app {
 		a.mu.Lock()
 		a.executed = append(a.executed, w.Header().Get("X-Request-Id"))
 		a.mu.Unlock()
+		if chi.URLParam(r, "id") == "crash" {
+			panic("ledger corrupted at /srv/ledger.db")
+		}
 		if chi.URLParam(r, "id") == "denied" {
 			problem.Write(w, r, problem.New(problem.PolicyDenied))
 			return

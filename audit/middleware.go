@@ -63,23 +63,35 @@ func Middleware(sink Sink, opts ...Option) func(http.Handler) http.Handler {
 				}
 			}
 			rec := &recorder{ResponseWriter: w, codeHeader: c.codeHeader}
+			defer func() {
+				// A panic fails the request as a 500 once the recoverer
+				// above has answered; it is audited as such, then goes on
+				// to that recoverer.
+				if v := recover(); v != nil {
+					c.recordFailure(r, http.StatusInternalServerError, problem.Internal.Name, sink)
+					panic(v)
+				}
+			}()
 			next.ServeHTTP(rec, r)
-			if rec.status < 400 {
-				return
-			}
-			ev := c.event(r, KindFailure)
-			ev.Status, ev.Code = rec.status, rec.code
-			if c.principal != nil {
-				ev.Principal = c.principal(r)
-			}
-			// The request may be over or cancelled; the event still has to
-			// be written.
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), c.timeout)
-			defer cancel()
-			if err := sink.Write(ctx, ev); err != nil {
-				logLost(r, ev, err)
+			if rec.status >= 400 {
+				c.recordFailure(r, rec.status, rec.code, sink)
 			}
 		})
+	}
+}
+
+// recordFailure writes the failure event of a request that is over (or
+// cancelled: the event still has to be written), or logs it whole.
+func (c *config) recordFailure(r *http.Request, status int, code string, sink Sink) {
+	ev := c.event(r, KindFailure)
+	ev.Status, ev.Code = status, code
+	if c.principal != nil {
+		ev.Principal = c.principal(r)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), c.timeout)
+	defer cancel()
+	if err := sink.Write(ctx, ev); err != nil {
+		logLost(r, ev, err)
 	}
 }
 

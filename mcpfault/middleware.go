@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/faultline-go/faultline/problem"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -45,14 +47,23 @@ func Middleware(opts ...Option) mcp.Middleware {
 		o(&c)
 	}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 			wr := c.writer
 			if wr == nil {
 				wr = problem.Default()
 			}
 			st := &callState{writer: wr}
 			ctx = context.WithValue(ctx, callKey{}, st)
-			res, err := next(ctx, method, req)
+			// A handler not wrapped with Tool (or any method handler) that
+			// panics would take the whole server down with it, and the SDK
+			// does not recover; the agent gets an internal problem instead.
+			defer func() {
+				if v := recover(); v != nil {
+					p := report(ctx, wr, req, problem.New(problem.Internal).Wrap(fmt.Errorf("panic in %s: %v", method, v)))
+					res, err = nil, rpcError(p.RPCCode(), p)
+				}
+			}()
+			res, err = next(ctx, method, req)
 			if err != nil {
 				p := fromProtocolError(wr, err)
 				p = report(ctx, wr, req, p)
@@ -72,7 +83,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 				return pending.result(correlationOf(req)), nil
 			}
 			var p *problem.Problem
-			if st.reached {
+			if st.reached || !isSchemaRejection(cause) {
 				p = wr.FromError(cause)
 			} else {
 				// The SDK refused the arguments before the handler ran; its
@@ -89,6 +100,19 @@ func Middleware(opts ...Option) mcp.Middleware {
 			return toolError(p), nil
 		}
 	}
+}
+
+// isSchemaRejection tells the SDK's refusal of a call's arguments (schema
+// validation, or decoding into the handler's input type), which happens
+// before the handler runs, from an error the handler itself returned: a
+// handler not wrapped with Tool leaves no other trace of having run, and
+// its failure must not tell the agent to change arguments that were fine.
+func isSchemaRejection(err error) bool {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	msg := err.Error()
+	return errors.As(err, &syntax) || errors.As(err, &typ) ||
+		strings.HasPrefix(msg, `validating "arguments"`) || strings.HasPrefix(msg, "json: ")
 }
 
 // fromProtocolError turns an error a method handler returned (the SDK's own

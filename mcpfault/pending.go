@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/faultline-go/faultline/approval"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -17,7 +19,8 @@ type Pending struct {
 	ApprovalID string
 	// PollURL, when set, is where the approval's state can be read.
 	PollURL string
-	// RetryAfter is how long to wait before the first poll.
+	// RetryAfter is how long to wait before the first poll;
+	// approval.DefaultPollInterval when not set, as over HTTP.
 	RetryAfter time.Duration
 }
 
@@ -32,13 +35,20 @@ type pendingDoc struct {
 	CorrelationID string `json:"correlation_id,omitempty"`
 }
 
+func pollAfter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return approval.DefaultPollInterval
+	}
+	return d
+}
+
 func (p *Pending) result(correlationID string) *mcp.CallToolResult {
 	doc := pendingDoc{
 		ApprovalID:    p.ApprovalID,
 		State:         "pending",
 		Action:        "poll",
 		PollURL:       p.PollURL,
-		RetryAfterMS:  p.RetryAfter.Milliseconds(),
+		RetryAfterMS:  pollAfter(p.RetryAfter).Milliseconds(),
 		CorrelationID: correlationID,
 	}
 	body, _ := json.Marshal(doc) // a struct of strings and an int cannot fail

@@ -5,8 +5,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"reflect"
+	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/faultline-go/faultline/sanitize"
 )
@@ -136,6 +139,34 @@ type logText string
 // directly; anything else goes through encoding/json and back so its strings
 // are sanitized too.
 func appendValue(dst []byte, v any) []byte {
+	return appendNested(dst, v, nil)
+}
+
+// maxValueDepth matches the nesting encoding/json's decoder accepts, so
+// every document Parse reads renders whole.
+const maxValueDepth = 10000
+
+// container identifies a map or slice on the path from the extension to
+// the value being rendered. A slice is its array and length: a cycle
+// through slices always comes back to the same pair.
+type container struct {
+	ptr unsafe.Pointer
+	n   int
+}
+
+// appendNested renders v below the containers on path. A map or slice that
+// contains itself (m["self"] = m) is rendered as null where it recurs, as
+// is anything nested deeper than maxValueDepth: recursing would overflow
+// the stack, a fatal error no recover catches, so one careless extension
+// could take down the whole server. A nil path is created at the first
+// container, so scalar values cost nothing.
+func appendNested(dst []byte, v any, path *valuePath) []byte {
+	switch v.(type) {
+	case []any, map[string]any:
+		if path == nil {
+			path = new(valuePath)
+		}
+	}
 	switch v := v.(type) {
 	case nil:
 		return append(dst, "null"...)
@@ -176,15 +207,23 @@ func appendValue(dst []byte, v any) []byte {
 		}
 		return append(dst, ']')
 	case []any:
+		if !path.enter(container{unsafe.Pointer(unsafe.SliceData(v)), len(v)}) {
+			return append(dst, "null"...)
+		}
+		defer path.leave()
 		dst = append(dst, '[')
 		for i, e := range v {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendValue(dst, e)
+			dst = appendNested(dst, e, path)
 		}
 		return append(dst, ']')
 	case map[string]any:
+		if !path.enter(container{reflect.ValueOf(v).UnsafePointer(), 0}) {
+			return append(dst, "null"...)
+		}
+		defer path.leave()
 		dst = append(dst, '{')
 		for i, m := range publicMembers(v) {
 			if i > 0 {
@@ -192,7 +231,7 @@ func appendValue(dst []byte, v any) []byte {
 			}
 			dst = appendString(dst, m.Name)
 			dst = append(dst, ':')
-			dst = appendValue(dst, m.Value)
+			dst = appendNested(dst, m.Value, path)
 		}
 		return append(dst, '}')
 	}
@@ -206,7 +245,50 @@ func appendValue(dst []byte, v any) []byte {
 	if err := dec.Decode(&generic); err != nil {
 		return append(dst, "null"...)
 	}
-	return appendValue(dst, generic)
+	return appendNested(dst, generic, path)
+}
+
+// valuePath is the stack of containers being rendered. The first few are
+// searched in a slice; deeper ones (a peer's deeply nested document) also
+// sit in a set, so checking for a cycle stays O(1) at any depth.
+type valuePath struct {
+	stack []container
+	deep  map[container]struct{}
+}
+
+const shallowPath = 16
+
+// enter pushes c and reports true, or reports false when c is already on
+// the path (a cycle) or the path is as deep as a value may be. A nil path
+// (the top-level value) starts a new one.
+func (p *valuePath) enter(c container) bool {
+	if len(p.stack) >= maxValueDepth {
+		return false
+	}
+	if c.ptr != nil {
+		if slices.Contains(p.stack[:min(len(p.stack), shallowPath)], c) {
+			return false
+		}
+		if _, ok := p.deep[c]; ok {
+			return false
+		}
+	}
+	if len(p.stack) >= shallowPath {
+		if p.deep == nil {
+			p.deep = make(map[container]struct{})
+		}
+		p.deep[c] = struct{}{}
+	}
+	p.stack = append(p.stack, c)
+	return true
+}
+
+func (p *valuePath) leave() {
+	last := len(p.stack) - 1
+	if last >= shallowPath {
+		delete(p.deep, p.stack[last])
+	}
+	p.stack = p.stack[:last]
 }
 
 func appendFloat(dst []byte, f float64, bits int) []byte {

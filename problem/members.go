@@ -132,9 +132,30 @@ var (
 )
 
 func makePublicInstance(s string) string {
-	s = sanitize.Public(s)
+	public := sanitize.Public(s)
+	if decoded, ok := percentDecoded(s); ok {
+		// A token hidden behind escapes (ghp%5F..., %67hp_...) is the same
+		// token to anyone who reads the path: when the decoded path shows a
+		// secret the escaped one hid, the decoded path is sanitized and
+		// escaped again, every '%' included.
+		if d := sanitize.Public(decoded); strings.Count(d, sanitize.Redacted) > strings.Count(public, sanitize.Redacted) {
+			return escapeURI(d, false)
+		}
+	}
+	return escapeURI(public, true)
+}
+
+// escapeURI percent-encodes every byte of s outside RFC 3986's allowed set;
+// keepEscapes leaves valid percent-encodings as they are.
+func escapeURI(s string, keepEscapes bool) string {
+	allowed := func(i int) bool {
+		if s[i] == '%' && !keepEscapes {
+			return false
+		}
+		return uriAllowed(s, i)
+	}
 	i := 0
-	for i < len(s) && uriAllowed(s, i) {
+	for i < len(s) && allowed(i) {
 		i++
 	}
 	if i == len(s) {
@@ -144,7 +165,7 @@ func makePublicInstance(s string) string {
 	b.Grow(len(s) + 16)
 	b.WriteString(s[:i])
 	for ; i < len(s); i++ {
-		if uriAllowed(s, i) {
+		if allowed(i) {
 			b.WriteByte(s[i])
 			continue
 		}
@@ -153,6 +174,39 @@ func makePublicInstance(s string) string {
 		b.WriteByte(upperHex[s[i]&0xF])
 	}
 	return b.String()
+}
+
+// percentDecoded decodes every valid percent-encoding of s, and reports
+// false when s has none.
+func percentDecoded(s string) (string, bool) {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
+		return s, false
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	decoded := false
+	for ; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+			decoded = true
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String(), decoded
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }
 
 const upperHex = "0123456789ABCDEF"

@@ -271,8 +271,11 @@ var (
 // once); action, cause and the detail rule come from the registry; a
 // problem whose outcome is unknown is not retryable and asks the client
 // to verify unless the request carried an Idempotency-Key; action retry is
-// never sent with retryable false; retry_after_ms and Retry-After are sent
-// together, and only for a retryable problem.
+// never sent with retryable false; a retryable problem sends
+// retry_after_ms and Retry-After together and agreeing (a handler's
+// Retry-After, in seconds or as an HTTP date, lends the problem its retry
+// time); a problem that is not retryable never sends retry_after_ms, and
+// keeps a Retry-After the handler set unless its action is verify.
 func (wr *Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
 	return wr.write(w, r, p)
 }
@@ -314,8 +317,12 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 	}
 	if res.RetryAfter > 0 {
 		h["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10)}
-	} else if res.Action == ActionVerify {
-		// A retry time would invite the replay verify warns against.
+	} else if res.Retryable || res.Action == ActionVerify {
+		// A retryable problem had no usable retry time in the handler's
+		// Retry-After (malformed, zero or a past date): sent alone, it would
+		// disagree with the body. Under verify a retry time would invite
+		// the replay verify warns against. A problem that is not retryable
+		// keeps a handler's header as Guard keeps any header that matters.
 		delete(h, "Retry-After")
 	}
 	if wr.correlationHeader != "" && res.CorrelationID != "" && h.Get(wr.correlationHeader) != res.CorrelationID {
@@ -463,7 +470,7 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, 
 		res.RetryAfter = 0
 	} else if res.RetryAfter <= 0 && h != nil {
 		if v, ok := h["Retry-After"]; ok && len(v) > 0 {
-			res.RetryAfter = retryAfterFromHeader(v[0])
+			res.RetryAfter = retryAfterFromHeader(v[0], wr.now())
 		}
 	}
 	if !res.Action.valid() {
@@ -515,9 +522,13 @@ func developmentMembers(p *Problem) []Extension {
 	return out
 }
 
-// retryAfterFromHeader reads a Retry-After in delta-seconds; an HTTP date
-// or anything malformed counts as absent.
-func retryAfterFromHeader(v string) time.Duration {
+// retryAfterFromHeader reads a Retry-After in delta-seconds or as an HTTP
+// date (RFC 9110 §10.2.3) seen from now; a past date or anything malformed
+// counts as absent.
+func retryAfterFromHeader(v string, now time.Time) time.Duration {
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
 	if v == "" || len(v) > 9 {
 		return 0
 	}

@@ -31,7 +31,8 @@ func newConfig(opts []Option) config {
 }
 
 // Handler serves the catalog: the last segment of the path names a code
-// (GET /problems/rate_limited), a path ending in a slash is the index. Each
+// (GET /problems/rate_limited), a path ending in a slash is the index
+// (a code's name followed by a slash redirects to the code's page). Each
 // is HTML, or JSON when the Accept header prefers application/json. An
 // unknown code is a not_found problem, another method a
 // method_not_allowed problem.
@@ -48,6 +49,17 @@ func Handler(opts ...Option) http.Handler {
 		w.Header().Set("Vary", "Accept")
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		if name == "" {
+			// A code's page asked for with a trailing slash would otherwise
+			// be the index, under a base against which every relative link
+			// on it resolves one level too deep.
+			dir := strings.TrimSuffix(r.URL.Path, "/")
+			if code := dir[strings.LastIndexByte(dir, '/')+1:]; code != "" {
+				if _, ok := c.writer.Registry().Lookup(code); ok {
+					w.Header().Set("Location", "../"+code)
+					w.WriteHeader(http.StatusPermanentRedirect)
+					return
+				}
+			}
 			serveIndex(w, c.writer, asJSON)
 			return
 		}

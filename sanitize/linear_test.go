@@ -24,6 +24,7 @@ var hostileUnits = []string{
 	"goroutine 1 [", ".go:1", "panic(", "\n", `\n`, "\u202e", "a", " ", "'", `"`, "%",
 	"SELECT ", "INSERT INTO t VALUES ('", "Traceback (most recent call last):\n", "  File \"", "\tat ",
 	"Caused by: ", "    at ", "thread 'main' panicked at ",
+	`\u0073k_live_`, `\x67hp_`, "%67hp_", "%4", `\u00`, `\ud83d`, `\ud83d\u`, `\nghp_`, `\"`,
 }
 
 // maxWorkPerByte bounds the work a tier may spend per byte of input. The

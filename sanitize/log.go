@@ -12,6 +12,10 @@ import (
 // of IsInvisible are written as visible escapes (`\n`, `\u202e`), so one value
 // can neither forge a second log line nor reorder what a reader sees.
 func Log(s string) string {
+	return unhideEscaped(logText(s), logText)
+}
+
+func logText(s string) string {
 	var f flags
 	if len(s) <= MaxLogLen {
 		f = scan(s)

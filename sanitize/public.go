@@ -9,9 +9,16 @@ import (
 // internal host names and file system paths are replaced with Redacted, and
 // anything resembling a stack trace (Go, Python, Java, Node, Rust, ...), a
 // database statement or a database driver message becomes GenericDetail.
+// A secret hidden behind escapes ("\nghp_...", "\u0073k_live_...",
+// "%67hp_...") is found too; text that held one may come back with its
+// escapes decoded.
 // It is applied to every string that leaves in a problem, so the common case,
 // clean text, returns s itself without allocating.
 func Public(s string) string {
+	return unhideEscaped(publicText(s), publicText)
+}
+
+func publicText(s string) string {
 	var f flags
 	if len(s) <= MaxPublicLen {
 		f = scan(s)

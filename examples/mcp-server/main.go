@@ -73,9 +73,17 @@ type app struct {
 	approvals map[string]string // approval id -> pending, approved, denied
 	searches  atomic.Int64
 	writes    atomic.Int64 // executions of slow_write, to show it is not replayed
+	// maintenance closes the transport: every request is refused with a 503
+	// problem before the MCP session sees it.
+	maintenance atomic.Bool
 }
 
-const bearerToken = "demo-token"
+const (
+	bearerToken = "demo-token"
+	// revokedToken authenticates a caller whose access policy revoked:
+	// the transport refuses it with a 403 problem.
+	revokedToken = "revoked-token"
+)
 
 func newApp(logger *slog.Logger) *app {
 	a := &app{orders: map[string]order{"o1": {ID: "o1", SKU: "BOOK-1", Quantity: 2}}, approvals: map[string]string{}}
@@ -95,17 +103,35 @@ func newApp(logger *slog.Logger) *app {
 
 	mux := http.NewServeMux()
 	limited := ratelimit.LimitBy(50, time.Second, ratelimit.ByHeader("Authorization"))
-	mux.Handle("/mcp", requireBearer(limited(mcpfault.Handler(mcpHandler))))
+	mux.Handle("/mcp", a.gate(requireBearer(limited(mcpfault.Handler(mcpHandler)))))
 	a.writer = wr
 	a.handler = middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(64<<10))(mux)
 	return a
 }
 
+// gate refuses every request with a 503 problem while in maintenance.
+func (a *app) gate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.maintenance.Load() {
+			problem.Write(w, r, problem.New(problem.Unavailable).
+				WithDetail("The server is in maintenance.").WithRetryAfter(30*time.Second).WithOutcome(problem.OutcomeNotStarted))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // requireBearer answers a request without the bearer token with a 401
-// problem on the transport, before the MCP session sees it.
+// problem on the transport, and one whose token was revoked with a 403,
+// before the MCP session sees it.
 func requireBearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+bearerToken {
+		auth := r.Header.Get("Authorization")
+		if auth == "Bearer "+revokedToken {
+			problem.Write(w, r, problem.New(problem.PolicyDenied).WithDetail("Access for this token was revoked."))
+			return
+		}
+		if auth != "Bearer "+bearerToken {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="orders"`)
 			problem.Write(w, r, problem.New(problem.Unauthorized))
 			return

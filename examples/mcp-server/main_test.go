@@ -349,6 +349,7 @@ func TestTransportProblems(t *testing.T) {
 		if auth != "" {
 			req.Header.Set("Authorization", auth)
 		}
+		req.Header.Set("X-Request-Id", "corr-transport-1")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -365,6 +366,28 @@ func TestTransportProblems(t *testing.T) {
 	resp, p := post("", ping)
 	if resp.StatusCode != 401 || p.Code != "unauthorized" || resp.Header.Get("WWW-Authenticate") == "" {
 		t.Fatalf("no token: %d %+v", resp.StatusCode, p)
+	}
+	if p.CorrelationID != "corr-transport-1" || resp.Header.Get("X-Request-Id") != "corr-transport-1" {
+		t.Fatalf("the transport problem lost the request's correlation ID: %q %q", p.CorrelationID, resp.Header.Get("X-Request-Id"))
+	}
+	resp, p = post("Bearer "+revokedToken, ping)
+	if resp.StatusCode != 403 || p.Code != "policy_denied" || p.Action != "none" || p.Retryable || p.CorrelationID != "corr-transport-1" {
+		t.Fatalf("revoked token: %d %+v", resp.StatusCode, p)
+	}
+	f.app.maintenance.Store(true)
+	resp, p = post("Bearer "+bearerToken, ping)
+	if resp.StatusCode != 503 || p.Code != "unavailable" || !p.Retryable || p.RetryAfterMS != 30000 ||
+		resp.Header.Get("Retry-After") != "30" || p.Outcome != "not_started" {
+		t.Fatalf("maintenance: %d %v %+v", resp.StatusCode, resp.Header, p)
+	}
+	f.app.maintenance.Store(false)
+	for _, code := range []string{"unauthorized", "policy_denied", "unavailable"} {
+		if !strings.Contains(f.logs.String(), `"code":"`+code+`"`) {
+			t.Errorf("no log record for the transport's %s", code)
+		}
+	}
+	if !strings.Contains(f.logs.String(), `"correlation_id":"corr-transport-1"`) {
+		t.Errorf("transport log records lack the correlation ID:\n%s", f.logs)
 	}
 	resp, p = post("Bearer "+bearerToken, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", 70<<10)+`"}}`)
 	if resp.StatusCode != 413 || p.Code != "request_too_large" {

@@ -1,0 +1,35 @@
+package mcpfault_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/faultline-go/faultline/mcpfault"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestPendingIsNotAnErrorAndSaysWhenToPoll: an approval that is pending is
+// a result with isError false carrying approval_id and the poll interval
+// (the HTTP default when the tool set none), never a problem.
+func TestPendingIsNotAnErrorAndSaysWhenToPoll(t *testing.T) {
+	logs := &lockedBuffer{}
+	s := newServer(logs, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, out, error) {
+		return nil, out{}, &mcpfault.Pending{ApprovalID: "apr-9"}
+	})
+	res, err := connect(t, s).CallTool(context.Background(), &mcp.CallToolParams{Name: "t", Arguments: map[string]any{"n": 1}})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["approval_id"] != "apr-9" || doc["state"] != "pending" || doc["action"] != "poll" || doc["retry_after_ms"] != float64(1000) {
+		t.Fatalf("structuredContent %s", raw)
+	}
+	if _, isProblem := doc["code"]; isProblem {
+		t.Fatalf("a pending approval rendered as a problem: %s", raw)
+	}
+}

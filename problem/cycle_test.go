@@ -1,0 +1,82 @@
+package problem_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// wellFormedXML reports the first syntax error of an XML document.
+func wellFormedXML(doc []byte) error {
+	d := xml.NewDecoder(bytes.NewReader(doc))
+	for {
+		if _, err := d.Token(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
+
+// A self-referencing extension value used to recurse until the runtime
+// killed the process with a stack overflow, which no recover catches.
+func TestRenderCyclicExtensionValue(t *testing.T) {
+	selfMap := map[string]any{"id": "a1"}
+	selfMap["self"] = selfMap
+	selfSlice := make([]any, 2)
+	selfSlice[0] = "x"
+	selfSlice[1] = selfSlice
+	wide := map[string]any{}
+	for _, k := range []string{"aaa", "bbb", "ccc", "ddd", "eee", "fff", "ggg", "hhh"} {
+		wide[k] = wide
+	}
+	mutualA := map[string]any{}
+	mutualB := []any{mutualA}
+	mutualA["b"] = mutualB
+	for name, v := range map[string]any{"map": selfMap, "slice": selfSlice, "wide": wide, "mutual": mutualA} {
+		p := problem.New(problem.BadRequest).WithExtension("payload", v)
+		doc := p.AppendJSON(nil)
+		if !json.Valid(doc) {
+			t.Errorf("%s: invalid JSON %s", name, doc)
+		}
+		if err := wellFormedXML(p.AppendXML(nil)); err != nil {
+			t.Errorf("%s: XML: %v", name, err)
+		}
+	}
+	doc := problem.New(problem.BadRequest).WithExtension("payload", selfMap).AppendJSON(nil)
+	if !bytes.Contains(doc, []byte(`"payload":{"id":"a1","self":null}`)) {
+		t.Errorf("cycle not cut where it recurs: %s", doc)
+	}
+}
+
+// The same map twice side by side is not a cycle and renders in full.
+func TestRenderSharedNonCyclicValue(t *testing.T) {
+	leaf := map[string]any{"id": "a1"}
+	doc := problem.New(problem.BadRequest).WithExtension("pair", []any{leaf, leaf}).AppendJSON(nil)
+	if !bytes.Contains(doc, []byte(`"pair":[{"id":"a1"},{"id":"a1"}]`)) {
+		t.Errorf("shared value lost: %s", doc)
+	}
+}
+
+// A peer document nested as deep as encoding/json reads renders whole and
+// valid, without quadratic cycle checks.
+func TestParseDeepNestingRenders(t *testing.T) {
+	const depth = 9990
+	body := `{"status":400,"deep":` + strings.Repeat(`[{"k":`, depth/2) + `1` + strings.Repeat(`}]`, depth/2) + `}`
+	p, err := problem.Parse([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := p.AppendJSON(nil)
+	if !json.Valid(doc) || bytes.Count(doc, []byte(`[{"k":`)) != depth/2 {
+		t.Fatalf("deep document not rendered whole (%d bytes)", len(doc))
+	}
+	if err := wellFormedXML(p.AppendXML(nil)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,34 @@
+package problemdocs_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// TestCodeWithTrailingSlashRedirectsToItsPage: /problems/rate_limited/ is
+// the rate_limited page (by a permanent redirect a browser follows), not
+// the index under a base where every link would resolve a level too deep;
+// the index itself stays at the mount point.
+func TestCodeWithTrailingSlashRedirectsToItsPage(t *testing.T) {
+	srv := serve(t, problem.Default())
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get(srv.URL + "/problems/rate_limited/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusPermanentRedirect || resp.Header.Get("Location") != "../rate_limited" {
+		t.Fatalf("%d Location=%q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, body := get(t, srv.URL+"/problems/rate_limited/", "application/json")
+	if resp.StatusCode != 200 || resp.Request.URL.Path != "/problems/rate_limited" || !strings.Contains(body, `"code": "rate_limited"`) {
+		t.Errorf("%d %s %s", resp.StatusCode, resp.Request.URL.Path, body)
+	}
+	resp, body = get(t, srv.URL+"/problems/", "")
+	if resp.StatusCode != 200 || !strings.Contains(body, `<a href="rate_limited">`) {
+		t.Errorf("index: %d %s", resp.StatusCode, body)
+	}
+}

@@ -1,0 +1,175 @@
+package sanitize
+
+import (
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// unhideEscaped catches secrets that escapes hid from a tier's rules.
+// Upstream bodies reach error text still escaped: a JSON string's "\n"
+// glues its letter to the token after it ("\nghp_..." no longer starts a
+// word), and "\u0073k_live_...", "%67hp_..." or "\x67hp_..." spell a token
+// no prefix matches. out is the tier's result for the raw text; its escapes
+// are decoded once and the tier runs again on the decoded text. When that
+// finds more to redact, the decoded result is returned (its escapes are
+// lost, which only costs fidelity on text that held a secret); otherwise
+// out is. Decoding out rather than the raw text keeps every redaction the
+// first pass made, whatever the decoding does to quotes around it.
+//
+// Text without a backslash or a percent sign costs two byte searches.
+func unhideEscaped(out string, tier func(string) string) string {
+	decoded, ok := decodeEscapes(out)
+	if !ok {
+		return out
+	}
+	again := tier(decoded)
+	if strings.Count(again, Redacted) > strings.Count(out, Redacted) ||
+		again == GenericDetail && out != GenericDetail {
+		return again
+	}
+	return out
+}
+
+// decodeEscapes decodes, in one pass, the escapes that hide a token's
+// characters or glue it to the previous word: percent-encodings, \xHH,
+// \uHHHH (with surrogate pairs) and the JSON and C escapes of whitespace
+// and '/'. Escaped quotes and backslashes stay as they are, so quoted
+// values keep their bounds. It reports false when s has no such escape.
+func decodeEscapes(s string) (string, bool) {
+	pct, bs := strings.IndexByte(s, '%'), strings.IndexByte(s, '\\')
+	if pct < 0 && bs < 0 {
+		return s, false
+	}
+	first := len(s)
+	if pct >= 0 {
+		first = pct
+	}
+	if bs >= 0 {
+		first = min(first, bs)
+	}
+	var b strings.Builder
+	decoded, start := false, 0
+	for i := first; i < len(s); {
+		c := s[i]
+		if c != '%' && c != '\\' {
+			i++
+			continue
+		}
+		r, n := decodeAt(s, i)
+		if n == 0 {
+			i++
+			continue
+		}
+		if !decoded {
+			b.Grow(len(s))
+			decoded = true
+		}
+		b.WriteString(s[start:i])
+		if r >= rawByte {
+			b.WriteByte(byte(r - rawByte))
+		} else {
+			b.WriteRune(r)
+		}
+		i += n
+		start = i
+	}
+	if !decoded {
+		return s, false
+	}
+	b.WriteString(s[start:])
+	return b.String(), true
+}
+
+// rawByte marks a decoded value that is one byte, not a rune: %HH and \xHH
+// spell bytes, and a multi-byte UTF-8 sequence spelled that way must come
+// out as those bytes.
+const rawByte = utf8.MaxRune + 1
+
+// decodeAt decodes the escape at s[i], returning its value (see byteRune)
+// and length, or a length of 0 when s[i] starts none.
+func decodeAt(s string, i int) (rune, int) {
+	if s[i] == '%' {
+		if i+2 < len(s) && isHexDigit(s[i+1]) && isHexDigit(s[i+2]) {
+			return byteRune(hexValue(s[i+1])<<4 | hexValue(s[i+2])), 3
+		}
+		return 0, 0
+	}
+	if i+1 >= len(s) {
+		return 0, 0
+	}
+	switch s[i+1] {
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 't':
+		return '\t', 2
+	case 'f':
+		return '\f', 2
+	case 'b':
+		return '\b', 2
+	case '/':
+		return '/', 2
+	case '0':
+		return 0, 2
+	case 'x':
+		if i+3 < len(s) && isHexDigit(s[i+2]) && isHexDigit(s[i+3]) {
+			return byteRune(hexValue(s[i+2])<<4 | hexValue(s[i+3])), 4
+		}
+	case 'u':
+		r, ok := hex4(s, i+2)
+		if !ok {
+			return 0, 0
+		}
+		if utf16.IsSurrogate(r) {
+			if i+12 <= len(s) && s[i+6] == '\\' && s[i+7] == 'u' {
+				if lo, ok := hex4(s, i+8); ok {
+					if p := utf16.DecodeRune(r, lo); p != utf8.RuneError {
+						return p, 12
+					}
+				}
+			}
+			return utf8.RuneError, 6
+		}
+		return r, 6
+	}
+	return 0, 0
+}
+
+// byteRune carries a decoded byte: ASCII as itself, other bytes offset so
+// the writer emits the byte rather than its rune.
+func byteRune(c byte) rune {
+	if c < utf8.RuneSelf {
+		return rune(c)
+	}
+	return rawByte + rune(c)
+}
+
+func hex4(s string, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[i : i+4]) {
+		if !isHexDigit(c) {
+			return 0, false
+		}
+		r = r<<4 | rune(hexValue(c))
+	}
+	return r, true
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func hexValue(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
