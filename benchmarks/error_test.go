@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	chimw "github.com/go-chi/chi/v5/middleware"
 
 	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/middleware"
@@ -18,10 +20,48 @@ import (
 
 var errWithDSN = errors.New(`load order: dial postgres://app:hunter2-pw@10.1.2.3:5432/orders: SELECT * FROM orders WHERE id = 'ord_9': connection refused`)
 
+// handProblem is the RFC 9457 body a team renders by hand: the five
+// standard members plus a code.
+type handProblem struct {
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	Status   int    `json:"status"`
+	Detail   string `json:"detail"`
+	Instance string `json:"instance"`
+	Code     string `json:"code"`
+}
+
+// handWrittenErrorRoute is the fair anchor for faultline's error route:
+// what a team writes today with chi alone. chi's RequestID and Recoverer,
+// one slog JSON record per failure with the error text (unredacted) and
+// the request ID, and an encoding/json problem body.
+func handWrittenErrorRoute(logger *slog.Logger) http.Handler {
+	r := chi.NewRouter()
+	r.Use(chimw.RequestID, chimw.Recoverer)
+	r.Get("/fail", func(w http.ResponseWriter, req *http.Request) {
+		err := errWithDSN
+		logger.LogAttrs(req.Context(), slog.LevelError, "request failed",
+			slog.String("error", err.Error()),
+			slog.String("request_id", chimw.GetReqID(req.Context())))
+		body, _ := json.Marshal(handProblem{
+			Type:     "https://errors.example.com/internal",
+			Title:    "Internal server error",
+			Status:   http.StatusInternalServerError,
+			Detail:   "An unexpected error occurred.",
+			Instance: req.URL.Path,
+			Code:     "internal",
+		})
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write(body)
+	})
+	return r
+}
+
 // BenchmarkErrorRoute is the in-process form of load.sh's /fail route: a
-// bare chi http.Error against faultline mapping, sanitizing, rendering and
-// logging (JSON lines through the correlation and sanitize handlers, to
-// io.Discard) an error whose text holds a DSN.
+// bare chi http.Error, the hand-written anchor, and faultline mapping,
+// sanitizing, rendering and logging (JSON lines through the correlation and
+// sanitize handlers, to io.Discard) an error whose text holds a DSN.
 func BenchmarkErrorRoute(b *testing.B) {
 	bare := chi.NewRouter()
 	bare.Get("/fail", func(w http.ResponseWriter, _ *http.Request) {
@@ -43,6 +83,8 @@ func BenchmarkErrorRoute(b *testing.B) {
 		h    http.Handler
 	}{
 		{"bare_chi_http_error", bare},
+		// The anchor faultline's error route is held to (issue 13).
+		{"chi_handwritten_slog_json_problem", handWrittenErrorRoute(slog.New(jsonLog))},
 		// The recommended logger: every record through sanitize's log tier.
 		{"faultline_sanitize_log_handler", faultline(sanitize.NewLogHandler(jsonLog))},
 		// problem already passes the error text through the log tier; this
