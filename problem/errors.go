@@ -73,7 +73,13 @@ func (wr *Writer) FromError(err error) *Problem {
 	}
 	if c.problem != nil {
 		p := *c.problem
-		p.err = err
+		if c.problem == err {
+			// The problem itself was returned: its own chain is the
+			// evidence the log needs.
+			p.origin = c.problem
+		} else {
+			p.err = err
+		}
 		return &p
 	}
 	if c.kind != nil {

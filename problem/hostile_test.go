@@ -99,3 +99,20 @@ func TestFromErrorNeverReturnsTheSentinel(t *testing.T) {
 		}
 	}
 }
+
+// A copy of a copy still matches the sentinel it came from, and the log
+// keeps the evidence the sentinel wraps.
+func TestFromErrorCopyKeepsIdentityAndEvidence(t *testing.T) {
+	evidence := errors.New("ldap: user alice not in group admins")
+	sentinel := problem.New(problem.Forbidden).Wrap(evidence)
+	first := problem.FromError(sentinel)
+	second := problem.FromError(first)
+	for _, p := range []*problem.Problem{first, second} {
+		if !errors.Is(p, sentinel) || !errors.Is(p, evidence) || !errors.Is(p, problem.Forbidden) {
+			t.Errorf("copy lost its identity: Is(sentinel)=%v Is(evidence)=%v", errors.Is(p, sentinel), errors.Is(p, evidence))
+		}
+	}
+	if errors.Is(first, problem.New(problem.Forbidden)) {
+		t.Error("a copy matches an unrelated problem of the same kind by identity")
+	}
+}

@@ -62,6 +62,9 @@ type Problem struct {
 	ext      []Extension
 	err      error
 	logAttrs []slog.Attr
+	// origin is the shared Problem FromError copied this occurrence from,
+	// so errors.Is still finds it although the copy is another value.
+	origin *Problem
 	// buildErr records misuse found while building (an invalid extension
 	// name), reported in the problem's log record.
 	buildErr error
@@ -136,8 +139,17 @@ func (p *Problem) Error() string {
 }
 
 // Is reports whether target is the Kind p is an occurrence of (same code),
-// so errors.Is(err, problem.NotFound) matches any not_found problem.
+// so errors.Is(err, problem.NotFound) matches any not_found problem, or the
+// shared Problem that FromError copied p from.
 func (p *Problem) Is(target error) bool {
+	if t, ok := target.(*Problem); ok {
+		for o := p.origin; p != nil && o != nil; o = o.origin {
+			if o == t {
+				return true
+			}
+		}
+		return false
+	}
 	k, ok := target.(Kind)
 	return ok && p != nil && k.Name == p.Code
 }
