@@ -50,11 +50,7 @@ func Middleware(sink Sink, opts ...Option) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if c.strict {
-				ev := c.event(r, KindAttempt)
-				ctx, cancel := context.WithTimeout(r.Context(), c.timeout)
-				err := sink.Write(ctx, ev)
-				cancel()
-				if err != nil {
+				if err := c.write(r.Context(), sink, c.event(r, KindAttempt)); err != nil {
 					problem.Write(w, r, problem.New(problem.AuditUnavailable).
 						WithOutcome(problem.OutcomeNotStarted).
 						WithRetryAfter(c.retryAfter).
@@ -88,10 +84,26 @@ func (c *config) recordFailure(r *http.Request, status int, code string, sink Si
 	if c.principal != nil {
 		ev.Principal = c.principal(r)
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), c.timeout)
-	defer cancel()
-	if err := sink.Write(ctx, ev); err != nil {
+	if err := c.write(context.WithoutCancel(r.Context()), sink, ev); err != nil {
 		logLost(r, ev, err)
+	}
+}
+
+// write gives the sink the timeout and holds to it even when the sink does
+// not watch its context (a file stuck in fsync, a lock held by a stalled
+// write): the request is answered, and an event the sink accepts after the
+// deadline is an attempt recorded for a request that was refused, or a
+// failure both stored and logged; over-recording, never a loss.
+func (c *config) write(parent context.Context, sink Sink, ev Event) error {
+	ctx, cancel := context.WithTimeout(parent, c.timeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- sink.Write(ctx, ev) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

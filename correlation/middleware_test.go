@@ -462,7 +462,7 @@ func TestMiddlewareWithServeMux(t *testing.T) {
 		mux := http.NewServeMux()
 		mux.Handle("GET /items/{id}", Middleware()(echo))
 		srv := newServer(t, mux)
-		expectGenerated(t, clientGet(t, srv.URL+"/items/7", map[string][]string{"X-Request-Id": {"bad id"}}), "bad")
+		expectGenerated(t, clientGet(t, srv.URL+"/items/7", map[string][]string{"X-Request-Id": {"bad id"}}), "bad id")
 	})
 }
 
@@ -532,7 +532,7 @@ func TestMiddlewareStacked(t *testing.T) {
 	if resp.Header.Get("X-Correlation-Id") != id {
 		t.Fatalf("stacked middlewares disagree: %q vs %q", id, resp.Header.Get("X-Correlation-Id"))
 	}
-	expectGenerated(t, resp, "bad")
+	expectGenerated(t, resp, "bad id")
 	if n := len(sink.records(t)); n != 1 {
 		t.Fatalf("rejection logged %d times", n)
 	}

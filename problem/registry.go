@@ -47,8 +47,8 @@ func Register(k Kind) error { return defaultRegistry.Register(k) }
 // can declare its codes as package variables.
 func MustRegister(k Kind) Kind { return defaultRegistry.MustRegister(k) }
 
-// Register adds k. A malformed kind, a name already taken or a retired name
-// is an error: codes are never redefined nor reused.
+// Register adds k. A malformed kind, a name already taken, a retired name
+// or a retired successor is an error: codes are never redefined nor reused.
 func (r *Registry) Register(k Kind) error {
 	if err := k.Validate(); err != nil {
 		return err
@@ -57,6 +57,10 @@ func (r *Registry) Register(k Kind) error {
 	defer r.mu.Unlock()
 	if r.retired[k.Name] {
 		return fmt.Errorf("%w: %s", ErrRetiredCode, k.Name)
+	}
+	// A deprecated code must not send its clients to one that is gone.
+	if s := k.Deprecated.Successor; r.retired[s] {
+		return fmt.Errorf("%w: %s, named as the successor of %s", ErrRetiredCode, s, k.Name)
 	}
 	if _, taken := r.byName[k.Name]; taken {
 		return fmt.Errorf("%w: %s", ErrDuplicateCode, k.Name)

@@ -207,3 +207,18 @@ func TestContractCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestRetiredSuccessorIsRefused: a deprecation cannot point clients at a
+// code that was retired.
+func TestRetiredSuccessorIsRefused(t *testing.T) {
+	reg := NewRegistry()
+	reg.Retire("legacy_quota")
+	err := reg.Register(Kind{Name: "quota_low", Status: 429, Title: "Quota low", Action: ActionRetry, Cause: CauseRequest,
+		Retryable: true, Deprecated: Deprecation{Since: time.Date(2027, 1, 15, 0, 0, 0, 0, time.UTC), Successor: "legacy_quota"}})
+	if !errors.Is(err, ErrRetiredCode) {
+		t.Fatalf("a retired successor was accepted: %v", err)
+	}
+	if _, ok := reg.Lookup("quota_low"); ok {
+		t.Fatal("the refused kind was registered")
+	}
+}

@@ -3,6 +3,7 @@ package problemdocs
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/faultline-go/faultline/problem"
@@ -33,9 +34,9 @@ func newConfig(opts []Option) config {
 // Handler serves the catalog: the last segment of the path names a code
 // (GET /problems/rate_limited), a path ending in a slash is the index
 // (a code's name followed by a slash redirects to the code's page). Each
-// is HTML, or JSON when the Accept header prefers application/json. An
-// unknown code is a not_found problem, another method a
-// method_not_allowed problem.
+// is HTML, or JSON when the Accept header prefers application/json. A
+// retired code is a gone problem, an unknown code a not_found problem,
+// another method a method_not_allowed problem.
 func Handler(opts ...Option) http.Handler {
 	c := newConfig(opts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -64,6 +65,12 @@ func Handler(opts ...Option) http.Handler {
 			return
 		}
 		code, ok := c.writer.Registry().Lookup(name)
+		if !ok && slices.Contains(c.writer.Registry().Retired(), name) {
+			// Logs and clients may still hold this type URI; it names a code
+			// that existed, so it is gone rather than unknown.
+			c.writer.Write(w, r, problem.New(problem.Gone).WithDetail("This problem type was retired; its code is never reused."))
+			return
+		}
 		if !ok {
 			c.writer.Write(w, r, problem.New(problem.NotFound).WithDetail("No problem type of this name is documented here."))
 			return

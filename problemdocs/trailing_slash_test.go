@@ -32,3 +32,18 @@ func TestCodeWithTrailingSlashRedirectsToItsPage(t *testing.T) {
 		t.Errorf("index: %d %s", resp.StatusCode, body)
 	}
 }
+
+// TestRetiredTypeIsGone: the type URI of a retired code, still found in
+// old logs and clients, answers gone (410), not an unknown not_found.
+func TestRetiredTypeIsGone(t *testing.T) {
+	reg := problem.NewRegistry()
+	reg.Retire("upstream_timeout")
+	srv := serve(t, problem.NewWriter(problem.WithRegistry(reg)))
+	resp, body := get(t, srv.URL+"/problems/upstream_timeout", "text/html")
+	if resp.StatusCode != http.StatusGone || !strings.Contains(body, `"code":"gone"`) {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if resp, _ := get(t, srv.URL+"/problems/never_existed", ""); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("unknown code: %d", resp.StatusCode)
+	}
+}
