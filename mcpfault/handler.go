@@ -1,6 +1,7 @@
 package mcpfault
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -20,6 +21,10 @@ import (
 // the kit's Guard that such a response is a problem in its JSON-RPC
 // representation, so it reaches the MCP client as the protocol requires
 // instead of being replaced by a problem+json body it cannot parse.
+//
+// The SDK also answers some malformed calls itself, before any middleware
+// runs, with a JSON-RPC error whose message quotes the request; Handler
+// logs that message and sends the error with a problem instead.
 func Handler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id := correlation.ID(r.Context()); id != "" {
@@ -27,23 +32,38 @@ func Handler(h http.Handler) http.Handler {
 		} else {
 			r.Header.Del(correlationHeader)
 		}
-		if m, ok := w.(problemhook.ProblemMarker); ok {
-			w = &rpcErrorWriter{ResponseWriter: w, marker: m}
-		}
-		h.ServeHTTP(w, r)
+		m, _ := w.(problemhook.ProblemMarker)
+		h.ServeHTTP(&rpcErrorWriter{ResponseWriter: w, marker: m, ctx: r.Context()}, r)
 	})
 }
 
 type rpcErrorWriter struct {
 	http.ResponseWriter
-	marker problemhook.ProblemMarker
+	marker problemhook.ProblemMarker // nil outside the kit's Guard
+	ctx    context.Context
 }
 
 func (w *rpcErrorWriter) WriteHeader(status int) {
-	if status >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+	if w.marker != nil && status >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
 		w.marker.MarkProblem()
 	}
 	w.ResponseWriter.WriteHeader(status)
+}
+
+// Write passes the SDK's output through, except a JSON-RPC error the SDK
+// answered on its own, before any middleware ran (a method it does not
+// know, params that do not decode into the method's type): its message
+// quotes the request and names Go types, so it is logged, and the agent
+// gets the problem in its place.
+func (w *rpcErrorWriter) Write(b []byte) (int, error) {
+	out, ok := rewriteSDKErrors(w.ctx, w.Header().Get("Content-Type"), b)
+	if !ok {
+		return w.ResponseWriter.Write(b)
+	}
+	if _, err := w.ResponseWriter.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // Flush keeps the SDK's server-sent events streaming.

@@ -93,12 +93,14 @@ func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
 			dst = append(dst, `{"detail":`...)
 			dst = appendPublic(dst, fe.Detail)
 			// Always sent: "" is the pointer to the whole document
-			// (RFC 6901), as for a body of the wrong type.
+			// (RFC 6901), as for a body of the wrong type. Pointers and
+			// codes name what the client sent (its member names), so they
+			// pass the public tier like any other text, whoever built them.
 			dst = append(dst, `,"pointer":`...)
-			dst = appendString(dst, p.peerText(fe.Pointer))
+			dst = appendPublic(dst, fe.Pointer)
 			if fe.Code != "" {
 				dst = append(dst, `,"code":`...)
-				dst = appendString(dst, p.peerText(fe.Code))
+				dst = appendPublic(dst, fe.Code)
 			}
 			dst = append(dst, '}')
 		}

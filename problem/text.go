@@ -44,7 +44,7 @@ func (p *Problem) AppendText(dst []byte, brand string) []byte {
 	for _, fe := range p.Errors {
 		value := sanitize.Public(fe.Detail)
 		if fe.Pointer != "" {
-			value = p.peerText(fe.Pointer) + " " + value
+			value = sanitize.Public(fe.Pointer) + " " + value
 		}
 		line("error", value)
 	}

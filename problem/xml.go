@@ -69,9 +69,9 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		for _, fe := range p.Errors {
 			dst = append(dst, "<i>"...)
 			elem("detail", fe.Detail, true)
-			elem("pointer", p.peerText(fe.Pointer), false)
+			elem("pointer", sanitize.Public(fe.Pointer), false)
 			if fe.Code != "" {
-				elem("code", p.peerText(fe.Code), false)
+				elem("code", sanitize.Public(fe.Code), false)
 			}
 			dst = append(dst, "</i>"...)
 		}

@@ -1,0 +1,102 @@
+package mcpfault
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/problem"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// rewriteSDKErrors returns b with every JSON-RPC error that carries no
+// data (one the SDK wrote itself; Middleware always sets data) replaced by
+// the problem it stands for. b is one write of the streamable HTTP
+// handler: a JSON response (one message or a batch) or one server-sent
+// event. The common case, a write without an error member, costs one scan.
+func rewriteSDKErrors(ctx context.Context, contentType string, b []byte) ([]byte, bool) {
+	if !bytes.Contains(b, []byte(`"error"`)) {
+		return nil, false
+	}
+	switch {
+	case strings.HasPrefix(contentType, "application/json"):
+		return rewriteJSON(ctx, b)
+	case strings.HasPrefix(contentType, "text/event-stream"):
+		// The SDK writes one event per write, its message on one data line.
+		start := len("data: ")
+		if !bytes.HasPrefix(b, []byte("data: ")) {
+			i := bytes.Index(b, []byte("\ndata: "))
+			if i < 0 {
+				return nil, false
+			}
+			start += i + 1
+		}
+		end := bytes.IndexByte(b[start:], '\n')
+		if end < 0 {
+			return nil, false
+		}
+		msg, ok := rewriteMessage(ctx, b[start:start+end])
+		if !ok {
+			return nil, false
+		}
+		return append(append(append([]byte{}, b[:start]...), msg...), b[start+end:]...), true
+	}
+	return nil, false
+}
+
+func rewriteJSON(ctx context.Context, b []byte) ([]byte, bool) {
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		return rewriteMessage(ctx, trimmed)
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(trimmed, &batch) != nil {
+		return nil, false
+	}
+	changed := false
+	for i, m := range batch {
+		if out, ok := rewriteMessage(ctx, m); ok {
+			batch[i], changed = out, true
+		}
+	}
+	if !changed {
+		return nil, false
+	}
+	out, err := json.Marshal(batch)
+	return out, err == nil
+}
+
+type wireResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Error   *jsonrpc.Error  `json:"error"`
+}
+
+func rewriteMessage(ctx context.Context, raw []byte) ([]byte, bool) {
+	var m wireResponse
+	if json.Unmarshal(raw, &m) != nil || m.Error == nil || len(m.Error.Data) > 0 {
+		return nil, false
+	}
+	p := sdkProblem(m.Error.Code).Wrap(errors.New(m.Error.Message))
+	p = problem.FromContext(ctx).Report(ctx, correlation.ID(ctx), p)
+	m.JSONRPC, m.Error = "2.0", rpcError(int(m.Error.Code), p)
+	out, err := json.Marshal(m)
+	return out, err == nil
+}
+
+// sdkProblem is the problem for an error code the SDK answers with before
+// any method handler runs.
+func sdkProblem(code int64) *problem.Problem {
+	switch code {
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest:
+		return problem.New(problem.InvalidJSON).WithDetail("The message is not a valid JSON-RPC request.")
+	case jsonrpc.CodeMethodNotFound:
+		return problem.New(problem.NotFound).WithDetail("The method does not exist on this server.")
+	case jsonrpc.CodeInvalidParams:
+		return problem.New(problem.BadRequest).WithDetail("The method's params are missing or do not have the expected shape.")
+	}
+	return problem.New(problem.Internal)
+}

@@ -1,0 +1,57 @@
+package mcpfault_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/faultline-go/faultline/mcpfault"
+	"github.com/faultline-go/faultline/middleware"
+	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestSDKOwnErrorsInServerSentEvents: over the streamable transport's
+// event stream too, an error the SDK answers on its own (params that do
+// not decode) carries the problem as data, and its raw message is logged,
+// not sent.
+func TestSDKOwnErrorsInServerSentEvents(t *testing.T) {
+	logs := &lockedBuffer{}
+	wr := problem.NewWriter(problem.WithLogger(slog.New(sanitize.NewLogHandler(slog.NewJSONHandler(logs, nil)))))
+	s := newServer(logs, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, out, error) {
+		return nil, out{}, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
+	srv := httptest.NewServer(middleware.Stack(middleware.WithWriter(wr))(mcpfault.Handler(h)))
+	defer srv.Close()
+
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":["t"]}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("X-Request-Id", "corr-sse-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	body := string(raw)
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") ||
+		!strings.Contains(body, "\ndata: {") || !strings.HasSuffix(body, "}\n\n") ||
+		!strings.Contains(body, `"code":-32602,"message":"bad_request: `) ||
+		!strings.Contains(body, `"data":{"type":"https://faultline.dev/problems/bad_request"`) ||
+		!strings.Contains(body, `"correlation_id":"corr-sse-1"`) {
+		t.Fatalf("%v\n%s", resp.Header, body)
+	}
+	if strings.Contains(body, "unmarshal") || strings.Contains(body, "CallToolParams") {
+		t.Fatalf("the SDK's raw text reached the agent:\n%s", body)
+	}
+	if !strings.Contains(logs.String(), "CallToolParams") {
+		t.Errorf("the SDK's message was not logged:\n%s", logs)
+	}
+}
