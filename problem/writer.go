@@ -237,13 +237,19 @@ var ErrResponseStarted = errors.New("problem: response already started")
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-// representation headers describe a body; the problem replaces that body, so
-// they would lie about it. Every other header (Allow, Retry-After,
-// WWW-Authenticate, rate limits, CORS, security) is kept.
-var representationHeaders = []string{
-	"Content-Length", "Content-Encoding", "Content-Range", "Content-Language",
-	"Content-Location", "Content-Disposition", "Content-Md5", "Digest",
-	"Etag", "Last-Modified", "Accept-Ranges", "Transfer-Encoding", "Trailer",
+// isRepresentationHeader reports the headers that describe a body; the
+// problem replaces that body, so they would lie about it. Every other header
+// (Allow, Retry-After, WWW-Authenticate, rate limits, CORS, security) is
+// kept. The writer ranges over the few headers a response has rather than
+// deleting each of these names from it.
+func isRepresentationHeader(name string) bool {
+	switch name {
+	case "Content-Length", "Content-Encoding", "Content-Range", "Content-Language",
+		"Content-Location", "Content-Disposition", "Content-Md5", "Digest",
+		"Etag", "Last-Modified", "Accept-Ranges", "Transfer-Encoding", "Trailer":
+		return true
+	}
+	return false
 }
 
 // Constant header values are shared slices: assigning them costs no
@@ -297,8 +303,10 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 		return ErrResponseStarted
 	}
 	legacy := wr.legacyActive()
-	for _, name := range representationHeaders {
-		delete(h, name)
+	for name := range h {
+		if isRepresentationHeader(name) {
+			delete(h, name)
+		}
 	}
 	media := negotiate(r.Header.Get("Accept"))
 	h["Content-Type"] = mediaValues[media]

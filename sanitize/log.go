@@ -12,6 +12,9 @@ import (
 // of IsInvisible are written as visible escapes (`\n`, `\u202e`), so one value
 // can neither forge a second log line nor reorder what a reader sees.
 func Log(s string) string {
+	if plain(s) {
+		return s
+	}
 	return unhideEscaped(logText(s), logText)
 }
 

@@ -78,6 +78,33 @@ var anchorPunct = func() (t [256]bool) {
 
 func scan(s string) flags { return withURL(scanRange(s, 0, len(s))) }
 
+// plain reports whether both tiers return s itself without reading it
+// again: it is within both limits and holds only bytes on which scanRange
+// sets no flag (boring bytes, and lower-case trigger letters inside a
+// word), and no '%' or '\\' that decodeEscapes would decode. The short
+// keys and values of a log record (a code, a method, a path) are mostly
+// such text, and answering here spares them the tiers' calls.
+func plain(s string) bool {
+	if len(s) > MaxPublicLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; byteClass[c] {
+		case clsBoring:
+			if c == '%' {
+				return false
+			}
+		case clsWord:
+			if c < 'a' || c > 'z' || wordStart(s, i) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func withURL(f flags) flags {
 	if f&fSchemeSep != 0 && f&fAt != 0 {
 		f |= fURL

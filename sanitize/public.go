@@ -15,6 +15,9 @@ import (
 // It is applied to every string that leaves in a problem, so the common case,
 // clean text, returns s itself without allocating.
 func Public(s string) string {
+	if plain(s) {
+		return s
+	}
 	return unhideEscaped(publicText(s), publicText)
 }
 
