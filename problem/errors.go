@@ -53,7 +53,9 @@ func FromError(err error) *Problem { return Default().FromError(err) }
 // in order, then the built-in mappings, then internal.
 // The result always wraps err, so the whole chain reaches the log; its
 // public detail comes only from a Problem, a mapper, or (for the built-in
-// mappings) a PublicDetailer in the chain.
+// mappings) a PublicDetailer in the chain. The result is always a new
+// Problem, never one found in the chain: a handler may return a shared
+// sentinel, and whoever sets a field on the result must not change it.
 func (wr *Writer) FromError(err error) *Problem {
 	if err == nil {
 		return New(Internal)
@@ -70,11 +72,14 @@ func (wr *Writer) FromError(err error) *Problem {
 		c = chainMatchAs(err)
 	}
 	if c.problem != nil {
-		if c.problem == err {
-			return c.problem
-		}
 		p := *c.problem
-		p.err = err
+		if c.problem == err {
+			// The problem itself was returned: its own chain is the
+			// evidence the log needs.
+			p.origin = c.problem
+		} else {
+			p.err = err
+		}
 		return &p
 	}
 	if c.kind != nil {

@@ -3,6 +3,7 @@ package problem_test
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // of its characters does not hide it: the escaped form is the same token to
 // whoever reads the response. Paths without secrets keep their escapes.
 func TestInstanceRedactsPercentEncodedTokens(t *testing.T) {
-	srv := httptest.NewServer(problem.NewWriter(problem.WithLogger(nil)).Handler(func(w http.ResponseWriter, r *http.Request) error {
+	srv := httptest.NewServer(problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler))).Handler(func(w http.ResponseWriter, r *http.Request) error {
 		return problem.New(problem.NotFound)
 	}))
 	defer srv.Close()

@@ -42,8 +42,10 @@ func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
 	title := p.renderedTitle()
 	dst = append(dst, `"title":`...)
 	dst = appendString(dst, title)
-	dst = append(dst, `,"status":`...)
-	dst = strconv.AppendInt(dst, int64(p.Status), 10)
+	if p.hasStatus() {
+		dst = append(dst, `,"status":`...)
+		dst = strconv.AppendInt(dst, int64(p.Status), 10)
+	}
 	// The legacy message usually repeats the detail: sanitize it once.
 	detail := p.renderedDetail()
 	if detail != "" {
@@ -59,23 +61,24 @@ func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
 	dst = appendString(dst, code)
 	// A peer's document may lack action or cause; an empty one is not a
 	// member of the closed set, so it is left out rather than sent as "".
-	if p.Action != "" {
+	g := p.renderedGuidance()
+	if g.action != "" {
 		dst = append(dst, `,"action":`...)
-		dst = appendString(dst, string(p.Action))
+		dst = appendString(dst, string(g.action))
 	}
-	if p.Cause != "" {
+	if g.cause != "" {
 		dst = append(dst, `,"cause":`...)
-		dst = appendString(dst, string(p.Cause))
+		dst = appendString(dst, string(g.cause))
 	}
 	dst = append(dst, `,"retryable":`...)
 	dst = strconv.AppendBool(dst, p.Retryable)
-	if ms := p.RetryAfter.Milliseconds(); ms > 0 {
+	if ms := g.retryAfterMS; ms > 0 {
 		dst = append(dst, `,"retry_after_ms":`...)
 		dst = strconv.AppendInt(dst, ms, 10)
 	}
-	if p.Outcome != "" {
+	if g.outcome != "" {
 		dst = append(dst, `,"outcome":`...)
-		dst = appendString(dst, string(p.Outcome))
+		dst = appendString(dst, string(g.outcome))
 	}
 	if p.CorrelationID != "" {
 		dst = append(dst, `,"correlation_id":`...)

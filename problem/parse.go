@@ -80,9 +80,10 @@ func (p *Problem) parseMember(name string, v any) bool {
 		}
 		return isString
 	case "status":
+		// 404.0 and 4.04e2 are the same JSON number as 404.
 		if n, ok := v.(json.Number); ok {
-			if i, err := n.Int64(); err == nil && i >= 100 && i <= 999 {
-				p.Status = int(i)
+			if f, err := n.Float64(); err == nil && f >= 100 && f <= 999 && f == math.Trunc(f) {
+				p.Status = int(f)
 				return true
 			}
 		}

@@ -62,6 +62,9 @@ type Problem struct {
 	ext      []Extension
 	err      error
 	logAttrs []slog.Attr
+	// origin is the shared Problem FromError copied this occurrence from,
+	// so errors.Is still finds it although the copy is another value.
+	origin *Problem
 	// buildErr records misuse found while building (an invalid extension
 	// name), reported in the problem's log record.
 	buildErr error
@@ -136,8 +139,17 @@ func (p *Problem) Error() string {
 }
 
 // Is reports whether target is the Kind p is an occurrence of (same code),
-// so errors.Is(err, problem.NotFound) matches any not_found problem.
+// so errors.Is(err, problem.NotFound) matches any not_found problem, or the
+// shared Problem that FromError copied p from.
 func (p *Problem) Is(target error) bool {
+	if t, ok := target.(*Problem); ok {
+		for o := p.origin; p != nil && o != nil; o = o.origin {
+			if o == t {
+				return true
+			}
+		}
+		return false
+	}
 	k, ok := target.(Kind)
 	return ok && p != nil && k.Name == p.Code
 }
@@ -179,6 +191,44 @@ func (p *Problem) renderedDetail() string {
 	}
 	return sanitize.Public(d)
 }
+
+// guidance is the retry guidance as every rendering shows it, whatever
+// path set the fields (a peer's document, a direct assignment): members
+// outside the closed sets are left out, action retry never goes with
+// retryable false, and a retry time goes only with a retryable problem.
+// The Writer applies the full retry rules before rendering; this keeps
+// a problem rendered without it from contradicting itself.
+type guidance struct {
+	action       Action
+	cause        Cause
+	outcome      Outcome
+	retryAfterMS int64
+}
+
+func (p *Problem) renderedGuidance() guidance {
+	g := guidance{action: p.Action, cause: p.Cause, outcome: p.Outcome}
+	if g.action != "" && !g.action.valid() {
+		g.action = ""
+	}
+	if g.action == ActionRetry && !p.Retryable {
+		g.action = ActionNone
+	}
+	if g.cause != "" && !g.cause.valid() {
+		g.cause = ""
+	}
+	if !g.outcome.valid() {
+		g.outcome = ""
+	}
+	if p.Retryable {
+		g.retryAfterMS = p.RetryAfter.Milliseconds()
+	}
+	return g
+}
+
+// hasStatus reports whether the problem has an HTTP status to render: a
+// peer's document may have none, and RFC 9457 makes the member optional
+// rather than let a client read 0 as a status.
+func (p *Problem) hasStatus() bool { return p.Status >= 100 && p.Status <= 999 }
 
 // hiddenDetail is a detail that was set but may not be shown, for the log.
 func (p *Problem) hiddenDetail() string {

@@ -21,19 +21,22 @@ func (p *Problem) AppendText(dst []byte, brand string) []byte {
 		dst = append(dst, oneLine(value)...)
 		dst = append(dst, '\n')
 	}
-	line("status", strconv.Itoa(p.Status))
-	if p.Action != "" {
-		line("action", string(p.Action))
+	if p.hasStatus() {
+		line("status", strconv.Itoa(p.Status))
 	}
-	if p.Cause != "" {
-		line("cause", string(p.Cause))
+	g := p.renderedGuidance()
+	if g.action != "" {
+		line("action", string(g.action))
+	}
+	if g.cause != "" {
+		line("cause", string(g.cause))
 	}
 	line("retryable", strconv.FormatBool(p.Retryable))
-	if ms := p.RetryAfter.Milliseconds(); ms > 0 {
+	if ms := g.retryAfterMS; ms > 0 {
 		line("retry_after_ms", strconv.FormatInt(ms, 10))
 	}
-	if p.Outcome != "" {
-		line("outcome", string(p.Outcome))
+	if g.outcome != "" {
+		line("outcome", string(g.outcome))
 	}
 	if p.CorrelationID != "" {
 		line("correlation_id", p.CorrelationID)

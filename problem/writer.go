@@ -654,7 +654,10 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	var more [6]slog.Attr
 	n := 0
 	if r != nil {
-		more[0], more[1] = slog.String("method", r.Method), slog.String("path", r.URL.Path)
+		// The path is the client's text: a token in it (a reset link, an
+		// API key in a route) and controls that forge or reorder a log
+		// line pass the log tier like any other text.
+		more[0], more[1] = slog.String("method", r.Method), slog.String("path", sanitize.Log(r.URL.Path))
 		n = 2
 	}
 	if res.err != nil {

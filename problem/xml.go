@@ -37,7 +37,9 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		elem("type", p.renderedType(), false)
 	}
 	elem("title", p.renderedTitle(), false)
-	elem("status", strconv.Itoa(p.Status), false)
+	if p.hasStatus() {
+		elem("status", strconv.Itoa(p.Status), false)
+	}
 	if d := p.renderedDetail(); d != "" {
 		elem("detail", d, false)
 	}
@@ -45,18 +47,19 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		elem("instance", publicInstance(p.Instance), false)
 	}
 	elem("code", p.peerText(p.Code), false)
-	if p.Action != "" {
-		elem("action", string(p.Action), false)
+	g := p.renderedGuidance()
+	if g.action != "" {
+		elem("action", string(g.action), false)
 	}
-	if p.Cause != "" {
-		elem("cause", string(p.Cause), false)
+	if g.cause != "" {
+		elem("cause", string(g.cause), false)
 	}
 	elem("retryable", strconv.FormatBool(p.Retryable), false)
-	if ms := p.RetryAfter.Milliseconds(); ms > 0 {
+	if ms := g.retryAfterMS; ms > 0 {
 		elem("retry_after_ms", strconv.FormatInt(ms, 10), false)
 	}
-	if p.Outcome != "" {
-		elem("outcome", string(p.Outcome), false)
+	if g.outcome != "" {
+		elem("outcome", string(g.outcome), false)
 	}
 	if p.CorrelationID != "" {
 		elem("correlation_id", p.peerText(p.CorrelationID), false)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -78,5 +80,39 @@ func TestParseDeepNestingRenders(t *testing.T) {
 	}
 	if err := wellFormedXML(p.AppendXML(nil)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// FromError hands back an occurrence its caller may change: a field set on
+// it never reaches the sentinel a handler returned, wrapped or not.
+func TestFromErrorNeverReturnsTheSentinel(t *testing.T) {
+	sentinel := problem.New(problem.NotFound).WithDetail("No such book.")
+	for _, err := range []error{sentinel, fmt.Errorf("load: %w", sentinel)} {
+		p := problem.FromError(err)
+		p.Detail = "Book 7 (owned by alice@example.com) is gone."
+		p.Retryable = true
+		if sentinel.Detail != "No such book." || sentinel.Retryable {
+			t.Fatalf("sentinel changed through FromError(%v): %+v", err, sentinel)
+		}
+		if !errors.Is(p, problem.NotFound) {
+			t.Fatal("occurrence lost its kind")
+		}
+	}
+}
+
+// A copy of a copy still matches the sentinel it came from, and the log
+// keeps the evidence the sentinel wraps.
+func TestFromErrorCopyKeepsIdentityAndEvidence(t *testing.T) {
+	evidence := errors.New("ldap: user alice not in group admins")
+	sentinel := problem.New(problem.Forbidden).Wrap(evidence)
+	first := problem.FromError(sentinel)
+	second := problem.FromError(first)
+	for _, p := range []*problem.Problem{first, second} {
+		if !errors.Is(p, sentinel) || !errors.Is(p, evidence) || !errors.Is(p, problem.Forbidden) {
+			t.Errorf("copy lost its identity: Is(sentinel)=%v Is(evidence)=%v", errors.Is(p, sentinel), errors.Is(p, evidence))
+		}
+	}
+	if errors.Is(first, problem.New(problem.Forbidden)) {
+		t.Error("a copy matches an unrelated problem of the same kind by identity")
 	}
 }
