@@ -23,8 +23,11 @@ import (
 // instead of being replaced by a problem+json body it cannot parse.
 //
 // The SDK also answers some malformed calls itself, before any middleware
-// runs, with a JSON-RPC error whose message quotes the request; Handler
-// logs that message and sends the error with a problem instead.
+// runs: with a JSON-RPC error whose message quotes the request (params
+// that do not decode), or with a plain-text 400 (a body that is not JSON,
+// a call without params, an unknown method). Handler logs the SDK's text
+// and answers a JSON-RPC error whose data is the problem instead, so the
+// client reads it as a protocol error and nothing raw reaches it.
 func Handler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id := correlation.ID(r.Context()); id != "" {
@@ -33,7 +36,12 @@ func Handler(h http.Handler) http.Handler {
 			r.Header.Del(correlationHeader)
 		}
 		m, _ := w.(problemhook.ProblemMarker)
-		h.ServeHTTP(&rpcErrorWriter{ResponseWriter: w, marker: m, ctx: r.Context()}, r)
+		rw := &rpcErrorWriter{ResponseWriter: w, marker: m, ctx: r.Context()}
+		h.ServeHTTP(rw, r)
+		if rw.held {
+			// The SDK set a plain-text 400 and wrote nothing after it.
+			rw.ResponseWriter.WriteHeader(http.StatusBadRequest)
+		}
 	})
 }
 
@@ -41,9 +49,16 @@ type rpcErrorWriter struct {
 	http.ResponseWriter
 	marker problemhook.ProblemMarker // nil outside the kit's Guard
 	ctx    context.Context
+	// held: the SDK began a plain-text 400; its text, in the next Write,
+	// says whether it is a JSON-RPC failure to answer in JSON-RPC.
+	held bool
 }
 
 func (w *rpcErrorWriter) WriteHeader(status int) {
+	if status == http.StatusBadRequest && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.held = true
+		return
+	}
 	if w.marker != nil && status >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
 		w.marker.MarkProblem()
 	}
@@ -56,6 +71,20 @@ func (w *rpcErrorWriter) WriteHeader(status int) {
 // quotes the request and names Go types, so it is logged, and the agent
 // gets the problem in its place.
 func (w *rpcErrorWriter) Write(b []byte) (int, error) {
+	if w.held {
+		w.held = false
+		out, ok := sdkTextError(w.ctx, b)
+		if !ok {
+			w.ResponseWriter.WriteHeader(http.StatusBadRequest)
+			return w.ResponseWriter.Write(b)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		if _, err := w.ResponseWriter.Write(out); err != nil {
+			return 0, err
+		}
+		return len(b), nil
+	}
 	out, ok := rewriteSDKErrors(w.ctx, w.Header().Get("Content-Type"), b)
 	if !ok {
 		return w.ResponseWriter.Write(b)

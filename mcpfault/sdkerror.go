@@ -87,6 +87,35 @@ func rewriteMessage(ctx context.Context, raw []byte) ([]byte, bool) {
 	return out, err == nil
 }
 
+// sdkTextErrors are the plain-text 400s the SDK's streamable handler
+// writes for a message it could not dispatch, by the start of their text,
+// with the JSON-RPC code each stands for. Any other plain-text 400 (a
+// transport matter: headers, session) is left to the kit's Guard.
+var sdkTextErrors = []struct {
+	prefix string
+	code   int64
+}{
+	{"malformed payload", jsonrpc.CodeParseError},
+	{"invalid request", jsonrpc.CodeInvalidRequest},
+	{"JSON RPC not handled", jsonrpc.CodeMethodNotFound},
+}
+
+// sdkTextError answers one of sdkTextErrors as a JSON-RPC error response
+// (id null: the SDK did not say which call failed) whose data is the
+// problem, and logs the SDK's text.
+func sdkTextError(ctx context.Context, text []byte) ([]byte, bool) {
+	for _, e := range sdkTextErrors {
+		if !bytes.HasPrefix(text, []byte(e.prefix)) {
+			continue
+		}
+		p := sdkProblem(e.code).Wrap(errors.New(strings.TrimSpace(string(text))))
+		p = problem.FromContext(ctx).Report(ctx, correlation.ID(ctx), p)
+		out, err := json.Marshal(wireResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: rpcError(int(e.code), p)})
+		return out, err == nil
+	}
+	return nil, false
+}
+
 // sdkProblem is the problem for an error code the SDK answers with before
 // any method handler runs.
 func sdkProblem(code int64) *problem.Problem {

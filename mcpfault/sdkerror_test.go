@@ -55,3 +55,28 @@ func TestSDKOwnErrorsInServerSentEvents(t *testing.T) {
 		t.Errorf("the SDK's message was not logged:\n%s", logs)
 	}
 }
+
+// TestHandlerAloneNeverSendsTheSDKsText: without the kit's stack in front,
+// a body that is not JSON is still a JSON-RPC parse error with a problem,
+// not the SDK's plain text.
+func TestHandlerAloneNeverSendsTheSDKsText(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	srv := httptest.NewServer(mcpfault.Handler(h))
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	body := string(raw)
+	if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json" ||
+		!strings.HasPrefix(body, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"invalid_json: `) ||
+		strings.Contains(body, "malformed") || strings.Contains(body, "EOF") {
+		t.Fatalf("%d %v\n%s", resp.StatusCode, resp.Header, body)
+	}
+}
