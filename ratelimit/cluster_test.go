@@ -139,9 +139,13 @@ func TestRedisCluster(t *testing.T) {
 		}
 		// The documented bound: while the shared counter is unreachable each
 		// instance enforces the limit on its own, from the counts Redis last
-		// gave it, so two instances admit at most twice the limit.
-		if total := before + statuses[200]; total > 2*limit {
-			t.Errorf("%d admitted for one key across the failover, bound %d", total, 2*limit)
+		// gave it, so two instances admit at most twice the limit; and what
+		// the killed master had not yet replicated can be admitted again
+		// once. Replication over loopback lags by well under a request, so
+		// at most the requests in flight at the kill (one per client).
+		const inFlight = 4
+		if total := before + statuses[200]; total > 2*limit+inFlight {
+			t.Errorf("%d admitted for one key across the failover, bound %d", total, 2*limit+inFlight)
 		}
 		// Back on Redis, what was admitted locally counts: no fresh limit.
 		if after := burst(t, 10, "victim", a, b)[200]; after != 0 {

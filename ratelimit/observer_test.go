@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -77,8 +78,13 @@ func TestObserverSeesDecisionsAndTransitions(t *testing.T) {
 	rs.Kill()
 	get(t, srv.URL, nil)
 	rs.Restart()
-	time.Sleep(60 * time.Millisecond)
-	get(t, srv.URL, nil)
+	// The first probe after the restart can meet a connection the pool kept
+	// from before it; the next probe (50ms on) then succeeds. Each failed
+	// probe is one more request counted in the fallback, dropped below.
+	for i := 0; i < 40 && !slices.Contains(rec.list(), "healthy=true err=false"); i++ {
+		time.Sleep(60 * time.Millisecond)
+		get(t, srv.URL, nil)
+	}
 
 	want := []string{
 		"wide allowed fallback=false", "narrow allowed fallback=false",
@@ -89,7 +95,7 @@ func TestObserverSeesDecisionsAndTransitions(t *testing.T) {
 		"healthy=true err=false",
 		"wide allowed fallback=false", "narrow limited fallback=false",
 	}
-	if got := rec.list(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if got := collapseFallbackRepeats(rec.list()); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("observed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
@@ -147,4 +153,20 @@ func httpHandlerWithValue(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), probeKey{}, true)))
 	})
+}
+
+// collapseFallbackRepeats drops a fallback pair that repeats the one before
+// it: how many requests the outage spans depends on the machine's speed,
+// what is observed for each does not.
+func collapseFallbackRepeats(events []string) []string {
+	var out []string
+	for i := 0; i < len(events); i++ {
+		if i >= 2 && i+1 < len(events) && strings.Contains(events[i], "fallback=true") &&
+			events[i] == events[i-2] && events[i+1] == events[i-1] {
+			i++
+			continue
+		}
+		out = append(out, events[i])
+	}
+	return out
 }
