@@ -116,3 +116,30 @@ func TestFromErrorCopyKeepsIdentityAndEvidence(t *testing.T) {
 		t.Error("a copy matches an unrelated problem of the same kind by identity")
 	}
 }
+
+// A map encoding/json refuses (interface keys, as YAML decoders return) is
+// kept as a member with its keys formatted, its secrets redacted in every
+// rendering, and a cycle through it cut.
+func TestRenderMapWithInterfaceKeys(t *testing.T) {
+	cyclic := map[any]any{"id": "a1"}
+	cyclic["self"] = cyclic
+	v := map[any]any{
+		"db":   map[any]any{"host": "db1", "password": "S3cretValue9", 5432: "port"},
+		"list": []map[any]any{{"api_key": "S3cretValue9"}},
+		"cyc":  cyclic,
+	}
+	p := problem.New(problem.BadRequest).WithExtension("config", v)
+	doc := p.AppendJSON(nil)
+	if !json.Valid(doc) || bytes.Contains(doc, []byte("S3cretValue9")) {
+		t.Fatalf("invalid or leaking: %s", doc)
+	}
+	for _, want := range []string{`"host":"db1"`, `"5432":"port"`, `"password":"[redacted]"`, `"api_key":"[redacted]"`, `"self":null`} {
+		if !bytes.Contains(doc, []byte(want)) {
+			t.Errorf("missing %s in %s", want, doc)
+		}
+	}
+	x := p.AppendXML(nil)
+	if err := wellFormedXML(x); err != nil || bytes.Contains(x, []byte("S3cretValue9")) || !bytes.Contains(x, []byte("db1")) {
+		t.Errorf("XML: %v %s", err, x)
+	}
+}

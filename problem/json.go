@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -229,20 +230,11 @@ func appendNested(dst []byte, v any, path *valuePath) []byte {
 			return append(dst, "null"...)
 		}
 		defer path.leave()
-		dst = append(dst, '{')
-		for i, m := range publicMembers(v) {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, m.Name)
-			dst = append(dst, ':')
-			dst = appendNested(dst, m.Value, path)
-		}
-		return append(dst, '}')
+		return appendMembers(dst, v, path)
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return append(dst, "null"...)
+		return appendUnmarshalable(dst, v, path)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -251,6 +243,63 @@ func appendNested(dst []byte, v any, path *valuePath) []byte {
 		return append(dst, "null"...)
 	}
 	return appendNested(dst, generic, path)
+}
+
+// appendMembers renders a map's members: sorted, names public and unique,
+// secrets redacted (see publicMembers).
+func appendMembers(dst []byte, m map[string]any, path *valuePath) []byte {
+	dst = append(dst, '{')
+	for i, e := range publicMembers(m) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, e.Name)
+		dst = append(dst, ':')
+		dst = appendNested(dst, e.Value, path)
+	}
+	return append(dst, '}')
+}
+
+// appendUnmarshalable renders a map or slice encoding/json refuses, most
+// often for a map with interface keys (what YAML decoders return): keys are
+// formatted with fmt, so the member is kept and its secret-named keys are
+// redacted like any other. Anything else encoding/json refuses (channels,
+// functions, a failing MarshalJSON) is null. Cycles are cut on the original
+// container, since each conversion makes a new one.
+func appendUnmarshalable(dst []byte, v any, path *valuePath) []byte {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Map:
+		if path == nil {
+			path = new(valuePath)
+		}
+		if rv.IsNil() || !path.enter(container{rv.UnsafePointer(), 0}) {
+			return append(dst, "null"...)
+		}
+		defer path.leave()
+		m := make(map[string]any, rv.Len())
+		for it := rv.MapRange(); it.Next(); {
+			m[fmt.Sprint(it.Key().Interface())] = it.Value().Interface()
+		}
+		return appendMembers(dst, m, path)
+	case reflect.Slice:
+		if path == nil {
+			path = new(valuePath)
+		}
+		if rv.IsNil() || !path.enter(container{rv.UnsafePointer(), rv.Len()}) {
+			return append(dst, "null"...)
+		}
+		defer path.leave()
+		dst = append(dst, '[')
+		for i := range rv.Len() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendNested(dst, rv.Index(i).Interface(), path)
+		}
+		return append(dst, ']')
+	}
+	return append(dst, "null"...)
 }
 
 // valuePath is the stack of containers being rendered. The first few are
