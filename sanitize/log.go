@@ -15,7 +15,7 @@ func Log(s string) string {
 	if plain(s) {
 		return s
 	}
-	return unhideEscaped(logText(s), logText)
+	return unhideEscaped(s, logText(s), logText)
 }
 
 func logText(s string) string {

@@ -20,10 +20,10 @@ func FuzzPlain(f *testing.F) {
 		if !plain(s) {
 			return
 		}
-		if got := unhideEscaped(logText(s), logText); got != s {
+		if got := unhideEscaped(s, logText(s), logText); got != s {
 			t.Fatalf("plain(%q) but the log tier gives %q", s, got)
 		}
-		if got := unhideEscaped(publicText(s), publicText); got != s {
+		if got := unhideEscaped(s, publicText(s), publicText); got != s {
 			t.Fatalf("plain(%q) but the public tier gives %q", s, got)
 		}
 	})

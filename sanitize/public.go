@@ -18,7 +18,7 @@ func Public(s string) string {
 	if plain(s) {
 		return s
 	}
-	return unhideEscaped(publicText(s), publicText)
+	return unhideEscaped(s, publicText(s), publicText)
 }
 
 func publicText(s string) string {
