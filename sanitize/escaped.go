@@ -17,8 +17,13 @@ import (
 // out is. Decoding out rather than the raw text keeps every redaction the
 // first pass made, whatever the decoding does to quotes around it.
 //
-// Text without a backslash or a percent sign costs two byte searches.
-func unhideEscaped(out string, tier func(string) string) string {
+// Input without a backslash or a percent sign costs two byte searches.
+func unhideEscaped(in, out string, tier func(string) string) string {
+	if strings.IndexByte(in, '\\') < 0 && strings.IndexByte(in, '%') < 0 {
+		// The escapes in out, if any, are the tier's own (the log tier's
+		// "\n" for a line break): the first pass saw what they stand for.
+		return out
+	}
 	decoded, ok := decodeEscapes(out)
 	if !ok {
 		return out

@@ -12,7 +12,7 @@ import (
 // of IsInvisible are written as visible escapes (`\n`, `\u202e`), so one value
 // can neither forge a second log line nor reorder what a reader sees.
 func Log(s string) string {
-	return unhideEscaped(logText(s), logText)
+	return unhideEscaped(s, logText(s), logText)
 }
 
 func logText(s string) string {

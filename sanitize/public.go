@@ -15,7 +15,7 @@ import (
 // It is applied to every string that leaves in a problem, so the common case,
 // clean text, returns s itself without allocating.
 func Public(s string) string {
-	return unhideEscaped(publicText(s), publicText)
+	return unhideEscaped(s, publicText(s), publicText)
 }
 
 func publicText(s string) string {
