@@ -304,7 +304,9 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 	}
 	legacy := wr.legacyActive()
 	for name := range h {
-		if isRepresentationHeader(name) {
+		// A 416's Content-Range ("bytes */length") describes the selected
+		// representation, not the body, and RFC 9110 §15.5.17 asks for it.
+		if isRepresentationHeader(name) && (name != "Content-Range" || res.Status != http.StatusRequestedRangeNotSatisfiable) {
 			delete(h, name)
 		}
 	}
