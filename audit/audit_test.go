@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"log/slog"
 	"net/http"
@@ -25,35 +26,18 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // app is a chi service behind Stack and the audit middleware; executed
 // records the correlation ID of every request whose handler ran.
 type app struct {
 	srv      *httptest.Server
-	logs     *lockedBuffer
+	logs     *testlog.Buffer
 	mu       sync.Mutex
 	executed []string
 }
 
 func newApp(t *testing.T, sink audit.Sink, opts ...audit.Option) *app {
 	t.Helper()
-	a := &app{logs: &lockedBuffer{}}
+	a := &app{logs: &testlog.Buffer{}}
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.NewJSONHandler(a.logs, nil))))
 	r := chi.NewRouter()
 	r.Use(middleware.Stack(middleware.WithWriter(wr)))

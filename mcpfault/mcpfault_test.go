@@ -1,13 +1,12 @@
 package mcpfault_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/faultline-go/faultline/mcpfault"
@@ -16,23 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 type in struct {
 	N int `json:"n"`
@@ -59,7 +41,7 @@ func connect(tb testing.TB, s *mcp.Server) *mcp.ClientSession {
 	return cs
 }
 
-func newServer(logs *lockedBuffer, h mcp.ToolHandlerFor[in, out]) *mcp.Server {
+func newServer(logs *testlog.Buffer, h mcp.ToolHandlerFor[in, out]) *mcp.Server {
 	wr := problem.NewWriter(problem.WithLogger(slog.New(sanitize.NewLogHandler(slog.NewJSONHandler(logs, nil)))))
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	s.AddReceivingMiddleware(mcpfault.Middleware(mcpfault.WithWriter(wr)))
@@ -68,7 +50,7 @@ func newServer(logs *lockedBuffer, h mcp.ToolHandlerFor[in, out]) *mcp.Server {
 }
 
 func TestRawErrorNeverReachesTheAgent(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &testlog.Buffer{}
 	s := newServer(logs, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, out, error) {
 		return nil, out{}, errors.New(`pq: duplicate key value violates unique constraint "users_email_key" password=hunter2 at 10.0.0.7`)
 	})
@@ -109,7 +91,7 @@ func TestWithoutMiddlewareTheTextIsStillPublic(t *testing.T) {
 }
 
 func TestSuccessIsUntouched(t *testing.T) {
-	s := newServer(&lockedBuffer{}, func(_ context.Context, _ *mcp.CallToolRequest, i in) (*mcp.CallToolResult, out, error) {
+	s := newServer(&testlog.Buffer{}, func(_ context.Context, _ *mcp.CallToolRequest, i in) (*mcp.CallToolResult, out, error) {
 		return nil, out{N: i.N * 2}, nil
 	})
 	res, err := connect(t, s).CallTool(context.Background(), &mcp.CallToolParams{Name: "t", Arguments: map[string]any{"n": 21}})
@@ -133,7 +115,7 @@ func BenchmarkToolCall(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		s    *mcp.Server
-	}{{"bare", bare}, {"mcpfault", newServer(&lockedBuffer{}, h)}} {
+	}{{"bare", bare}, {"mcpfault", newServer(&testlog.Buffer{}, h)}} {
 		b.Run(c.name, func(b *testing.B) {
 			cs := connect(b, c.s)
 			params := &mcp.CallToolParams{Name: "t", Arguments: map[string]any{"n": 1}}

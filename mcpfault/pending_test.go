@@ -3,6 +3,7 @@ package mcpfault_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"testing"
 
 	"github.com/faultline-go/faultline/mcpfault"
@@ -13,7 +14,7 @@ import (
 // a result with isError false carrying approval_id and the poll interval
 // (the HTTP default when the tool set none), never a problem.
 func TestPendingIsNotAnErrorAndSaysWhenToPoll(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &testlog.Buffer{}
 	s := newServer(logs, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, out, error) {
 		return nil, out{}, &mcpfault.Pending{ApprovalID: "apr-9"}
 	})

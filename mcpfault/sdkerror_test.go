@@ -2,6 +2,7 @@ package mcpfault_test
 
 import (
 	"context"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"log/slog"
 	"net/http"
@@ -21,7 +22,7 @@ import (
 // not decode) carries the problem as data, and its raw message is logged,
 // not sent.
 func TestSDKOwnErrorsInServerSentEvents(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &testlog.Buffer{}
 	wr := problem.NewWriter(problem.WithLogger(slog.New(sanitize.NewLogHandler(slog.NewJSONHandler(logs, nil)))))
 	s := newServer(logs, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, out, error) {
 		return nil, out{}, nil

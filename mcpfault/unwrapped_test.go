@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ import (
 // and its panic becomes an internal problem instead of killing the server.
 func TestUnwrappedToolsStayInTheContract(t *testing.T) {
 	const secret = "pq: password=hunter2 at 10.0.0.7"
-	logs := &lockedBuffer{}
+	logs := &testlog.Buffer{}
 	s := newServer(logs, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, out, error) {
 		return nil, out{N: 7}, nil
 	})

@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"bufio"
 	"context"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"net"
 	"net/http"
@@ -206,7 +207,7 @@ func TestByIPWithoutAnAddressIsAConfigurationError(t *testing.T) {
 	if err != nil {
 		t.Skipf("no Unix sockets here: %v", err)
 	}
-	var logs syncBuffer
+	var logs testlog.Buffer
 	srv := httptest.NewUnstartedServer(ratelimit.LimitBy(5, time.Hour, ratelimit.ByIP, ratelimit.WithWriter(quietWriter(&logs)))(okHandler))
 	srv.Listener = ln
 	srv.Start()

@@ -1,8 +1,8 @@
 package ratelimit_test
 
 import (
-	"bytes"
 	"errors"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"log"
 	"log/slog"
@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,24 +20,6 @@ import (
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
 )
-
-// syncBuffer collects log output written from server goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func quietWriter(buf io.Writer) *problem.Writer {
 	return problem.NewWriter(problem.WithLogger(slog.New(slog.NewTextHandler(buf, nil))))
@@ -50,9 +31,9 @@ var okHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 
 // serve starts a real HTTP server; ErrorLog catches superfluous WriteHeader
 // calls, which would mean a request got more than one response.
-func serve(t *testing.T, h http.Handler) (*httptest.Server, *syncBuffer) {
+func serve(t *testing.T, h http.Handler) (*httptest.Server, *testlog.Buffer) {
 	t.Helper()
-	var errLog syncBuffer
+	var errLog testlog.Buffer
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ErrorLog = log.New(&errLog, "", 0)
 	srv.Start()
@@ -109,7 +90,7 @@ func TestRefusalIsARateLimitedProblem(t *testing.T) {
 	const limit = 3
 	window := 2 * time.Second
 	sleepUntilPhase(window, 0.5)
-	var logs syncBuffer
+	var logs testlog.Buffer
 	mw := ratelimit.LimitBy(limit, window, httprate.Key("all"),
 		ratelimit.WithWriter(quietWriter(&logs)), ratelimit.WithDraftHeaders())
 	srv, _ := serve(t, mw(okHandler))
@@ -287,7 +268,7 @@ func TestInvalidPolicies(t *testing.T) {
 }
 
 func TestEmptyKeyFailsLoudly(t *testing.T) {
-	var logs syncBuffer
+	var logs testlog.Buffer
 	wr := quietWriter(&logs)
 	r := chi.NewRouter()
 	empty := func(*http.Request) (string, error) { return "", nil }
@@ -336,7 +317,7 @@ func TestLimitByPanicsOnInvalidPolicy(t *testing.T) {
 // Without WithWriter the limiter writes through the Writer the request's
 // context carries (middleware.Stack's), so a service configures it once.
 func TestWriterFromRequestContext(t *testing.T) {
-	var logs syncBuffer
+	var logs testlog.Buffer
 	wr := problem.NewWriter(problem.WithBaseURI("urn:acme:"), problem.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	mw := ratelimit.LimitBy(1, time.Hour, httprate.Key("all"))
 	withWriter := func(next http.Handler) http.Handler {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -56,7 +57,7 @@ type probeKey struct{}
 func TestObserverSeesDecisionsAndTransitions(t *testing.T) {
 	rs := redistest.Start(t)
 	var rec recorder
-	var logs syncBuffer
+	var logs testlog.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
 	l, err := ratelimit.New([]ratelimit.Policy{
 		{Name: "wide", Limit: 100, Window: time.Hour, Key: httprate.Key("secret-api-key")},

@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"context"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"log/slog"
 	"net/http"
@@ -42,7 +43,7 @@ func newRedisClient(t *testing.T, addr string) redis.UniversalClient {
 // server, as on another machine.
 type instance struct {
 	url  string
-	logs *syncBuffer
+	logs *testlog.Buffer
 }
 
 func newInstance(t *testing.T, addr string, policies []ratelimit.Policy, opts ...ratelimit.Option) instance {
@@ -54,7 +55,7 @@ func newInstance(t *testing.T, addr string, policies []ratelimit.Policy, opts ..
 // Cluster client.
 func newInstanceOn(t *testing.T, client redis.UniversalClient, policies []ratelimit.Policy, opts ...ratelimit.Option) instance {
 	t.Helper()
-	var logs syncBuffer
+	var logs testlog.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	opts = append([]ratelimit.Option{
 		// Generous by default: bursts on fresh connections under the race

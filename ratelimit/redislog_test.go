@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"encoding/json"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"log/slog"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ import (
 // go-redis log its failed dials: with RedisLogger installed they are JSON
 // records of the service's log, not plain text lines.
 func TestRedisLogLinesAreRecords(t *testing.T) {
-	var logs syncBuffer
+	var logs testlog.Buffer
 	redis.SetLogger(ratelimit.RedisLogger{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	t.Cleanup(func() { redis.SetLogger(discardRedisLog{}) })
 

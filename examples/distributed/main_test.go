@@ -1,37 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/faultline-go/faultline/internal/redistest"
 	"github.com/faultline-go/faultline/problem"
 )
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 var listeningRE = regexp.MustCompile(`instance ([ab]) listening on (http://\S+)`)
 
@@ -41,7 +23,7 @@ func TestLimitHoldsAcrossInstances(t *testing.T) {
 
 	const limit = 6
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &testlog.Buffer{}, &testlog.Buffer{}
 	done := make(chan error, 1)
 	args := []string{"-addr-a", "127.0.0.1:0", "-addr-b", "127.0.0.1:0",
 		"-redis", "redis://" + rdb.Addr() + "/0", "-limit", "6", "-window", "1m"}

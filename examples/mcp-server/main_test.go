@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,33 +20,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// syncBuffer collects the server's log lines from handler goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type fixture struct {
 	app  *app
 	srv  *httptest.Server
-	logs *syncBuffer
+	logs *testlog.Buffer
 }
 
 func start(t *testing.T) *fixture {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testlog.Buffer{}
 	logger := slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(logs, nil))))
 	a := newApp(logger)
 	srv := httptest.NewServer(a.handler)

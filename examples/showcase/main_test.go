@@ -2,10 +2,10 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"net/http"
 	"regexp"
@@ -22,28 +22,10 @@ import (
 	"github.com/faultline-go/faultline/problemdocs"
 )
 
-// syncBuffer lets the test read what the server writes while it runs.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 type instance struct {
 	base   string
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *testlog.Buffer
+	stderr *testlog.Buffer
 }
 
 var listeningRE = regexp.MustCompile(`listening on (http://\S+)`)
@@ -58,7 +40,7 @@ func start(t *testing.T, args ...string) *instance {
 func startEnv(t *testing.T, env map[string]string, args ...string) *instance {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	inst := &instance{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	inst := &instance{stdout: &testlog.Buffer{}, stderr: &testlog.Buffer{}}
 	done := make(chan error, 1)
 	args = append([]string{"-addr", "127.0.0.1:0", "-timeout", "300ms", "-limit", "3", "-limit-window", "1m"}, args...)
 	go func() { done <- run(ctx, args, inst.stdout, inst.stderr, func(k string) string { return env[k] }) }()
