@@ -205,6 +205,13 @@ func TestDecodeOverHTTP(t *testing.T) {
 			}}},
 		{"duplicate map key", "application/json", strings.NewReader(`{"labels":{"ab":"x","ab":"y"}}`),
 			want{status: 400, code: "invalid_json", errors: []problem.FieldError{{Detail: "appears more than once", Pointer: "/labels/ab", Code: "duplicate_field"}}}},
+		{"duplicate inside a value of the wrong type", "application/json", strings.NewReader(`{"currency":{"a":1,"a":2},"items":[[{"":1,"":2}]]}`),
+			want{status: 400, code: "invalid_json", errors: []problem.FieldError{
+				{Detail: "appears more than once", Pointer: "/currency/a", Code: "duplicate_field"},
+				{Detail: "must be a string", Pointer: "/currency", Code: "wrong_type"},
+				{Detail: "appears more than once", Pointer: "/items/0/0/", Code: "duplicate_field"},
+				{Detail: "must be an object", Pointer: "/items/0", Code: "wrong_type"},
+			}}},
 		{"member name in the wrong case", "application/json", strings.NewReader(`{"items":[{"SKU":"abc","qty":1,"price":1}],"Currency":"EUR"}`),
 			want{status: 400, code: "invalid_json", errors: []problem.FieldError{
 				{Detail: `is not a known field; names are case-sensitive: did you mean "sku"?`, Pointer: "/items/0/SKU", Code: "unknown_field"},

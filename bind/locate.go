@@ -104,33 +104,52 @@ func (l *locator) expect(c byte) {
 	l.pos++
 }
 
-// skip moves past one value and returns its raw bytes.
+// skip moves past one value and returns its raw bytes. The decoder
+// refuses a repeated member name anywhere in the document, even inside a
+// value no field takes or one of the wrong type, so skip lists those too.
 func (l *locator) skip() []byte {
 	start := l.pos
-	depth := 0
-	for {
-		c := l.peek()
-		switch c {
-		case '{', '[':
-			depth++
-			l.pos++
-		case '}', ']':
-			depth--
-			l.pos++
-		case '"':
-			l.rawString()
-		case ',', ':':
-			l.pos++
-		default:
-			l.literal()
+	switch l.peek() {
+	case '{':
+		l.pos++
+		var seen map[string]struct{}
+		for l.peek() != '}' {
+			if l.peek() == ',' {
+				l.pos++
+			}
+			key := l.str()
+			l.expect(':')
+			l.path = append(l.path, key)
+			if _, dup := seen[key]; dup {
+				l.skip()
+				l.fail(duplicateDetail, codeDuplicateField)
+			} else {
+				if seen == nil {
+					seen = make(map[string]struct{})
+				}
+				seen[key] = struct{}{}
+				l.skip()
+			}
+			l.path = l.path[:len(l.path)-1]
 		}
-		if depth == 0 {
-			return l.data[start:l.pos]
+		l.pos++
+	case '[':
+		l.pos++
+		for i := 0; l.peek() != ']'; i++ {
+			if l.peek() == ',' {
+				l.pos++
+			}
+			l.path = append(l.path, strconv.Itoa(i))
+			l.skip()
+			l.path = l.path[:len(l.path)-1]
 		}
-		if depth < 0 {
-			panic(errMalformed)
-		}
+		l.pos++
+	case '"':
+		l.rawString()
+	default:
+		l.literal()
 	}
+	return l.data[start:l.pos]
 }
 
 func (l *locator) rawString() []byte {
