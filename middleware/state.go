@@ -62,7 +62,7 @@ type state struct {
 	// reqCopy is the request with this state as its context, when the
 	// layer that made the state passed it on (req then points here).
 	reqCopy http.Request
-	cfg *config
+	cfg     *config
 
 	flags atomic.Uint32
 	guard bool
