@@ -22,7 +22,7 @@ var (
 func loggedTokens[T ~string](key string, tokens ...T) map[T]slog.Attr {
 	m := make(map[T]slog.Attr, len(tokens))
 	for _, tok := range tokens {
-		m[tok] = loggedAttr(slog.String(key, string(tok)))
+		m[tok] = loggedAttr(key, string(tok))
 	}
 	return m
 }
@@ -36,13 +36,14 @@ func tokenAttr[T ~string](table map[T]slog.Attr, key string, tok T) slog.Attr {
 	return slog.String(key, string(tok))
 }
 
-// loggedAttr returns a marked as having passed the log tier when the tier
-// leaves it as it is, and a itself otherwise: a handler other than
-// sanitize's must log the same text either way.
-func loggedAttr(a slog.Attr) slog.Attr {
-	m := sanitize.AppendLogAttrs(nil, a)[0]
-	if m.Key != a.Key || !m.Value.Resolve().Equal(a.Value) {
-		return a
+// loggedAttr returns the attribute of key and value marked as having
+// passed the log tier when the tier leaves both as they are, and a plain
+// one otherwise: a handler other than sanitize's must log the same text
+// either way.
+func loggedAttr(key, value string) slog.Attr {
+	a := sanitize.LogAttr(key, value)
+	if a.Key != key || a.Value.Resolve().String() != value {
+		return slog.String(key, value)
 	}
-	return m
+	return a
 }

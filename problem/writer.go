@@ -561,9 +561,9 @@ type codeEntry struct {
 	kind   Kind
 	header []string // the code header's value
 	typ    string   // the type URI
-	// code and status are the record's attributes for the kind's code and
-	// status, made once (see loggedAttr).
-	code, status slog.Attr
+	// code is the record's attribute for the code, made once (see
+	// loggedAttr).
+	code slog.Attr
 }
 
 // cached returns the kind and strings of a registered code, made on first
@@ -578,7 +578,7 @@ func (wr *Writer) cached(code string) *codeEntry {
 	}
 	v, _ := wr.codes.LoadOrStore(code, &codeEntry{
 		kind: k, header: []string{code}, typ: wr.baseURI + code,
-		code: loggedAttr(slog.String("code", code)), status: loggedAttr(slog.Int("status", k.Status)),
+		code: loggedAttr("code", code),
 	})
 	return v.(*codeEntry)
 }
@@ -644,12 +644,11 @@ func (wr *Writer) log(r *http.Request, res *Problem, e *codeEntry, started bool)
 // res's code, if known, and skip counts the frames between runtime.Callers
 // and the code to name as the record's source.
 //
-// The attributes the record shares with every problem of its code (code,
-// status, cause, action, a standard method) are made once, marked as having
-// passed sanitize's log tier; the request's own text (path, error chain)
-// passes it here, marked in one allocation. sanitize's log handler then
-// looks again only at the correlation ID and what a caller added. What is
-// logged is the same, byte for byte, through any handler.
+// The attributes that take one of a few values (code, cause, action, a
+// standard method) are made once, and the error chain passes the log tier
+// here, all marked by sanitize.LogAttr so that sanitize's log handler does
+// not look at them again. What is logged is the same, byte for byte,
+// through any handler.
 func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, e *codeEntry, started bool, skip int) {
 	h := wr.Logger().Handler()
 	level := wr.level(res)
@@ -665,53 +664,40 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	rec := slog.NewRecord(time.Now(), level, msg, pcs[0])
 	// The first five fill the record's inline storage; the rest go in one
 	// AddAttrs call so the overflow is allocated once.
-	code, status := slog.String("code", res.Code), slog.Int("status", res.Status)
+	code := slog.String("code", res.Code)
 	if e != nil && e.kind.Name == res.Code {
 		code = e.code
-		if e.kind.Status == res.Status {
-			status = e.status
-		}
 	}
 	rec.AddAttrs(
 		code,
-		status,
+		slog.Int("status", res.Status),
 		tokenAttr(causeAttrs, "cause", res.Cause),
 		tokenAttr(actionAttrs, "action", res.Action),
 		slog.String("correlation_id", res.CorrelationID),
 	)
 	var more [6]slog.Attr
 	n := 0
-	var text [4]slog.Attr
-	t := 0
 	if r != nil {
-		more[0] = tokenAttr(methodAttrs, "method", r.Method)
-		n = 1
-		// The path is the client's text: a token in it (a reset link, an
-		// API key in a route) and controls that forge or reorder a log
-		// line pass the log tier like any other text.
-		text[0] = slog.String("path", r.URL.Path)
-		t = 1
+		more[0], more[1] = tokenAttr(methodAttrs, "method", r.Method), slog.String("path", sanitize.Log(r.URL.Path))
+		n = 2
 	}
 	if res.err != nil {
-		text[t] = slog.String("error", res.err.Error())
-		t++
+		more[n] = sanitize.LogAttr("error", res.err.Error())
+		n++
 	}
 	if d := res.hiddenDetail(); d != "" {
-		text[t] = slog.String("hidden_detail", d)
-		t++
+		more[n] = sanitize.LogAttr("hidden_detail", d)
+		n++
 	}
 	if res.buildErr != nil {
-		text[t] = slog.String("build_error", res.buildErr.Error())
-		t++
-	}
-	attrs := more[:n]
-	if t > 0 {
-		attrs = sanitize.AppendLogAttrs(attrs, text[:t]...)
+		more[n] = sanitize.LogAttr("build_error", res.buildErr.Error())
+		n++
 	}
 	if started {
-		attrs = append(attrs, slog.Bool("response_started", true))
+		more[n] = slog.Bool("response_started", true)
+		n++
 	}
-	rec.AddAttrs(attrs...)
+	rec.AddAttrs(more[:n]...)
 	rec.AddAttrs(res.logAttrs...)
 	_ = h.Handle(ctx, rec)
 }
