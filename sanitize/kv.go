@@ -307,11 +307,25 @@ func redactKeyValues(s string) string {
 			continue
 		}
 		vs := valueStart(s, q)
-		if vs >= len(s) || valueIsKey(s, vs) {
+		if vs >= len(s) {
 			continue
 		}
-		vs, ve := valueAt(s, q, line)
-		if ve <= vs || s[q] == ':' && !line && validationWords[strings.ToLower(s[vs:ve])] {
+		var ve int
+		if n := lineBreakAt(s, vs); n > 0 && s[q] != '>' && s[q] != ',' {
+			var ok bool
+			if vs, ve, ok = nextLineValue(s, vs+n, line); !ok {
+				continue
+			}
+		} else {
+			if valueIsKey(s, vs) {
+				continue
+			}
+			vs, ve = valueAt(s, q, line)
+			if !line {
+				ve = dsnValueEnd(s, ks, vs, ve)
+			}
+		}
+		if ve <= vs || s[q] != '>' && !line && validationWords[strings.ToLower(s[vs:ve])] {
 			continue
 		}
 		cs, ce := valueCore(s, vs, ve)
@@ -324,6 +338,137 @@ func redactKeyValues(s string) string {
 		}
 	}
 	return e.result()
+}
+
+// lineBreakAt returns the length of the line break at s[p], real or
+// escaped as JSON and the log tier write it ("\r\n", `\n`), or 0.
+func lineBreakAt(s string, p int) int {
+	switch {
+	case p >= len(s):
+		return 0
+	case s[p] == '\n':
+		return 1
+	case s[p] == '\r':
+		if p+1 < len(s) && s[p+1] == '\n' {
+			return 2
+		}
+		return 1
+	case s[p] == '\\' && p+1 < len(s) && (s[p+1] == 'n' || s[p+1] == 'r'):
+		if s[p+1] == 'r' && strings.HasPrefix(s[p+2:], `\n`) {
+			return 4
+		}
+		return 2
+	}
+	return 0
+}
+
+// nextLineValue finds the value of a key whose line ends at its separator
+// ("password:" then the value on the next line, as YAML indents it and
+// pretty-printed JSON may break it). The next line counts as the value only
+// when it holds exactly one value: a quoted string or a single bare word,
+// which may be followed by a comma, spaces and the end of the line or of an
+// enclosing string. A line of several words is prose about the key
+// ("password reset failed:" / "user not found"), not its value, and stays.
+// A header folded onto a line that starts with a space or a tab (obsolete
+// in HTTP/1.1 but still parsed) continues the header: its whole line goes.
+// p is the start of the next line; the reads stop at its end.
+func nextLineValue(s string, p int, line bool) (int, int, bool) {
+	from := p
+	for p < len(s) {
+		if s[p] == ' ' || s[p] == '\t' {
+			p++
+		} else if s[p] == '\\' && p+1 < len(s) && s[p+1] == 't' {
+			p += 2
+		} else {
+			break
+		}
+	}
+	spend(p - from)
+	if p >= len(s) || lineBreakAt(s, p) > 0 {
+		return 0, 0, false
+	}
+	if line && p > from {
+		return p, lineEnd(s, p), true
+	}
+	if valueIsKey(s, p) {
+		return 0, 0, false
+	}
+	e := valueEnd(s, p, false)
+	if e <= p {
+		return 0, 0, false
+	}
+	r := e
+	if r < len(s) && s[r] == ',' {
+		r++
+	}
+	for r < len(s) && (s[r] == ' ' || s[r] == '\t') {
+		r++
+	}
+	spend(r - e)
+	if r < len(s) && lineBreakAt(s, r) == 0 && !closesValue[s[r]] {
+		return 0, 0, false
+	}
+	return p, e, true
+}
+
+// closesValue holds the bytes that may end a line's only value besides a
+// line break: the end of an enclosing string, object, list or element.
+var closesValue = byteSet("\"'}])<")
+
+// dsnValueEnd extends a bare value that a space cut short inside a
+// key-value connection string: "host=db password=hunter 2 user=app" is
+// ambiguous, but in a run of key=value pairs a word without '=' belongs to
+// the value before it. The value is extended over at most two such words,
+// and only when a key=value pair stands both before its key and after the
+// words, so prose after a value ("token=x for user=bob") keeps its words.
+// The reads stay within maxDSNGap bytes of the value.
+func dsnValueEnd(s string, ks, vs, ve int) int {
+	if ve >= len(s) || s[ve] != ' ' || vs >= len(s) || s[vs] == '"' || s[vs] == '\'' || s[vs] == '\\' ||
+		ks < 2 || s[ks-1] != ' ' || !pairBefore(s, ks-1) {
+		return ve
+	}
+	// p is at the space before the next word.
+	for p, words := ve, 0; words <= 2; words++ {
+		w := p + 1
+		e, key := w, true
+		for e < len(s) && e-ve < maxDSNGap && !isSpace(s[e]) && s[e] != '=' && !endsValueWord[s[e]] {
+			key = key && isKeyNameByte(s[e])
+			e++
+		}
+		spend(e - w)
+		switch {
+		case e == w || e >= len(s) || e-ve >= maxDSNGap:
+			return ve
+		case s[e] == '=' && key:
+			if words == 0 {
+				return ve
+			}
+			return p
+		case s[e] != ' ' || words == 2:
+			return ve
+		}
+		p = e
+	}
+	return ve
+}
+
+// endsValueWord ends a word of a key-value connection string.
+var endsValueWord = byteSet("\"'&;,<>)}")
+
+const maxDSNGap = 48
+
+// pairBefore reports whether the word that ends at s[end] (exclusive) is
+// a key=value pair.
+func pairBefore(s string, end int) bool {
+	for i := end - 1; i >= 0 && end-i < maxDSNGap; i-- {
+		switch c := s[i]; {
+		case c == '=':
+			return i > 0 && isKeyNameByte(s[i-1]) && i+1 < end
+		case isSpace(c), c == '"', c == '\'':
+			return false
+		}
+	}
+	return false
 }
 
 // validationWords start the messages of validators ("password: field
