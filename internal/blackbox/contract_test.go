@@ -125,3 +125,31 @@ func TestHeadOnFailuresHasHeadersOnly(t *testing.T) {
 		})
 	}
 }
+
+// A write that failed while it ran (a returned error, an upstream's, a
+// panic, a timeout) may have taken effect: without an Idempotency-Key its
+// problem is never retryable and asks the client to verify, whichever path
+// wrote it; with a key it is retryable. A client that reads only action
+// never replays it blindly.
+func TestWritesThatMayHaveRunAreNeverRetryableWithoutAKey(t *testing.T) {
+	for name, newApp := range apps(t, false) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a := newApp(t)
+			for _, path := range []string{"/err", "/upstream", "/panic", "/slow"} {
+				ans := a.request("POST", path, "")
+				if ans.doc["action"] != "verify" || ans.doc["retryable"] != false || ans.doc["outcome"] != "unknown" {
+					t.Errorf("POST %s without a key: %s", path, ans.body)
+				}
+				ans = a.request("POST", path, "", "Idempotency-Key", "key-"+path)
+				if ans.doc["action"] != "retry" || ans.doc["retryable"] != true || ans.doc["outcome"] != "unknown" {
+					t.Errorf("POST %s with a key: %s", path, ans.body)
+				}
+				ans = a.request("GET", path, "")
+				if ans.doc["action"] != "retry" || ans.doc["retryable"] != true || ans.doc["outcome"] == "unknown" {
+					t.Errorf("GET %s: %s", path, ans.body)
+				}
+			}
+		})
+	}
+}

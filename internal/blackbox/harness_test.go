@@ -130,6 +130,12 @@ func routes(wr *problem.Writer, execs *counter) map[string]http.Handler {
 		"POST /err": wr.Handler(func(http.ResponseWriter, *http.Request) error {
 			return errors.New(leakyText)
 		}),
+		"POST /upstream": wr.Handler(func(http.ResponseWriter, *http.Request) error {
+			return problem.New(problem.UpstreamError).Wrap(errors.New(leakyText))
+		}),
+		"GET /upstream": wr.Handler(func(http.ResponseWriter, *http.Request) error {
+			return problem.New(problem.UpstreamRequestFailed).Wrap(errors.New(leakyText))
+		}),
 		"GET /panic": http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 			panic(leakyText)
 		}),
