@@ -9,8 +9,13 @@ import "strings"
 
 var (
 	secretKeys = []string{"password", "passwd", "passphrase", "pass", "pwd", "secret", "token",
-		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature", "sig"}
-	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account"}
+		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature", "sig",
+		"secret_key_base"}
+	// A key named "<qualifier>_key" ("DD_APP_KEY", "Ocp-Apim-Subscription-Key")
+	// holds a credential; "key" alone names too many other things.
+	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account",
+		"subscription", "license", "application", "app", "functions", "auth", "session", "shared", "storage",
+		"deploy", "write", "consumer", "webhook"}
 	// Header keys take the rest of the line as their value.
 	lineKeys = []string{"authorization", "cookie"}
 )
@@ -320,9 +325,16 @@ func redactKeyValues(s string) string {
 			if valueIsKey(s, vs) {
 				continue
 			}
-			vs, ve = valueAt(s, q, line)
-			if !line {
-				ve = dsnValueEnd(s, ks, vs, ve)
+			if n := blockIndicator(s, vs); n > 0 && !line && s[q] == ':' {
+				var ok bool
+				if vs, ve, ok = blockScalarLine(s, vs+n); !ok {
+					continue
+				}
+			} else {
+				vs, ve = valueAt(s, q, line)
+				if !line {
+					ve = dsnValueEnd(s, ks, vs, ve)
+				}
 			}
 		}
 		if ve <= vs || s[q] != '>' && !line && validationWords[strings.ToLower(s[vs:ve])] {
@@ -394,7 +406,7 @@ func nextLineValue(s string, p int, line bool) (int, int, bool) {
 		return 0, 0, false
 	}
 	e := valueEnd(s, p, false)
-	if e <= p {
+	if e <= p || emptyPair(s[p:e]) {
 		return 0, 0, false
 	}
 	r := e
@@ -411,9 +423,69 @@ func nextLineValue(s string, p int, line bool) (int, int, bool) {
 	return p, e, true
 }
 
+// emptyPair reports whether w is a key with an empty value ("DB_PASSWORD=",
+// "url:"), as in a list of unset variables: the key of the next line, not
+// the value of the last. Base64 padding also ends in '=', but base64 has no
+// '_', '.' or '-' before it, and a name of secret or configuration keys
+// usually has.
+func emptyPair(w string) bool {
+	last := w[len(w)-1]
+	if len(w) < 2 || last != '=' && last != ':' {
+		return false
+	}
+	w = w[:len(w)-1]
+	named := false
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if !isKeyNameByte(c) {
+			return false
+		}
+		named = named || c == '_' || c == '.' || c == '-'
+	}
+	return named || last == ':'
+}
+
 // closesValue holds the bytes that may end a line's only value besides a
 // line break: the end of an enclosing string, object, list or element.
 var closesValue = byteSet("\"'}])<")
+
+// blockIndicator returns the length of the YAML indicator of a block
+// scalar at s[p] ("|", ">-", "|+"), whose value starts on the next line,
+// or 0.
+func blockIndicator(s string, p int) int {
+	if s[p] != '|' && s[p] != '>' {
+		return 0
+	}
+	if p+1 < len(s) && (s[p+1] == '-' || s[p+1] == '+') {
+		return 2
+	}
+	return 1
+}
+
+// blockScalarLine returns the bounds of the first line of a YAML block
+// scalar whose indicator ends at s[p]: the indented line after the break.
+// A block scalar holds any text, so the whole line goes; its later lines
+// are not read (a multi-line secret there is a private key, which its own
+// rule finds).
+func blockScalarLine(s string, p int) (int, int, bool) {
+	from := p
+	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
+		p++
+	}
+	spend(p - from)
+	n := lineBreakAt(s, p)
+	if n == 0 {
+		return 0, 0, false
+	}
+	v := p + n
+	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+		v++
+	}
+	if s[v-1] != ' ' && s[v-1] != '\t' || v >= len(s) || lineBreakAt(s, v) > 0 {
+		return 0, 0, false
+	}
+	return v, lineEnd(s, v), true
+}
 
 // dsnValueEnd extends a bare value that a space cut short inside a
 // key-value connection string: "host=db password=hunter 2 user=app" is
@@ -423,8 +495,13 @@ var closesValue = byteSet("\"'}])<")
 // words, so prose after a value ("token=x for user=bob") keeps its words.
 // The reads stay within maxDSNGap bytes of the value.
 func dsnValueEnd(s string, ks, vs, ve int) int {
-	if ve >= len(s) || s[ve] != ' ' || vs >= len(s) || s[vs] == '"' || s[vs] == '\'' || s[vs] == '\\' ||
-		ks < 2 || s[ks-1] != ' ' || !pairBefore(s, ks-1) {
+	if ve >= len(s) || s[ve] != ' ' || vs >= len(s) || s[vs] == '"' || s[vs] == '\'' || s[vs] == '\\' || ks < 2 {
+		return ve
+	}
+	if s[ks-1] == ';' {
+		return semicolonValueEnd(s, ve)
+	}
+	if s[ks-1] != ' ' || !pairBefore(s, ks-1) {
 		return ve
 	}
 	// p is at the space before the next word.
@@ -456,6 +533,28 @@ func dsnValueEnd(s string, ks, vs, ve int) int {
 var endsValueWord = byteSet("\"'&;,<>)}")
 
 const maxDSNGap = 48
+
+// semicolonValueEnd extends a bare value cut short by a space in an
+// ADO.NET or ODBC connection string ("User ID=sa;Password=My Pass;..."),
+// where pairs are split by ';' and a value may hold spaces: it runs to the
+// next ';' or the end of the line, when that comes within maxDSNGap bytes
+// and before any '=' or quote.
+func semicolonValueEnd(s string, ve int) int {
+	p := ve
+	defer func() { spend(p - ve) }()
+	for ; p < len(s) && p-ve < maxDSNGap; p++ {
+		switch c := s[p]; {
+		case c == ';' || c == '\r' || c == '\n' || c == '\\' && lineBreakAt(s, p) > 0:
+			return p
+		case c == '=' || c == '"' || c == '\'':
+			return ve
+		}
+	}
+	if p == len(s) {
+		return p
+	}
+	return ve
+}
 
 // pairBefore reports whether the word that ends at s[end] (exclusive) is
 // a key=value pair.

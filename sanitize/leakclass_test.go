@@ -205,3 +205,44 @@ func TestCurlQuotedPasswordRedacted(t *testing.T) {
 		{"curl -u double", `exec: curl -u admin:"s3cr3t pass" https://x`, []string{"s3cr3t pass"}},
 	})
 }
+
+// More places upstream errors and configuration dumps put credentials.
+func TestConfigAndHeaderDumpsRedacted(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"apim subscription key", "Ocp-Apim-Subscription-Key: 0123456789abcdef0123456789abcdef", []string{"0123456789abcdef0123456789abcdef"}},
+		{"datadog app key", "DD-APPLICATION-KEY: 0123456789abcdef0123456789abcdef01234567", []string{"0123456789abcdef0123456789abcdef01234567"}},
+		{"datadog app key env", "DD_APP_KEY=0123456789abcdef0123456789abcdef01234567", []string{"0123456789abcdef0123456789abcdef01234567"}},
+		{"license key", "license_key: NRAL0123456789abcdef", []string{"NRAL0123456789abcdef"}},
+		{"rails secret_key_base", "SECRET_KEY_BASE=9f3b1c2d4e5f60718293a4b5c6d7e8f90a1b2c3d", []string{"9f3b1c2d4e5f60718293a4b5c6d7e8f90a1b2c3d"}},
+		{"yaml block scalar", "db:\n  password: |\n    hunter2\n  host: db", []string{"hunter2"}},
+		{"yaml folded scalar", "password: >-\n  hunter2", []string{"hunter2"}},
+		{"ado connection string", "Server=tcp:db,1433;User ID=sa;Password=My Pass word;Encrypt=True", []string{"My Pass", "Pass word"}},
+		{"odbc pwd", "DRIVER={ODBC Driver 18};SERVER=db;UID=sa;PWD=a b c;", []string{"a b c"}},
+		{"base64 pem", "client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdGVzdA==", []string{"LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NB"}},
+		{"base64 pem bare", "secret data LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JSUV2UUlCQURBTkJna3Foa2lHOXcwQkFRRUZBQVND", []string{"LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JSUV2UUlCQURB"}},
+		{"google auth code", "oauth2: cannot fetch token: code 4/0AX4XfWjabcdefghijklmnopqrstuvwxyz0123456789 invalid_grant", []string{"AX4XfWjabcdefghijklmnopqrstuvwxyz"}},
+		{"telegram bot url", "Post \"https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage\": timeout", []string{"AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "HdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"}},
+		{"presigned s3", "GET https://b.s3.amazonaws.com/k?X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20260101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=0a1b2c3d4e5f60718293a4b5c6d7e8f9&X-Amz-Security-Token=FwoGZXIvYXdzEBYaDabc123", []string{"IOSFODNN7EXAMPLE", "0a1b2c3d4e5f60718293a4b5c6d7e8f9", "FwoGZXIvYXdzEBYaDabc123"}},
+		{"go struct dump", "config: {User:bob Password:hunter2 Host:db}", []string{"hunter2"}},
+		{"go struct dump quoted", `config: &Config{User:"bob", Password:"hunter 2", Host:"db"}`, []string{"hunter 2"}},
+		{"python dict", "kwargs={'user': 'bob', 'password': 'hunter 2'}", []string{"hunter 2"}},
+		{"git credential url", "fatal: unable to access 'https://x-access-token:ghs_16C7e42F292c6912E7710c838347Ae178B4a@github.com/o/r.git/'", []string{"16C7e42F292c6912E7710c838347Ae178B4a"}},
+	})
+	checkBenign(t, []string{
+		"Server=tcp:db,1433;Database=orders;Encrypt=True",
+		"password=[redacted]; try again",
+		"the key pair was not found",
+	})
+}
+
+// A list of unset keys is not a key and its value.
+func TestEmptyKeysOnNextLinesKept(t *testing.T) {
+	checkBenign(t, []string{
+		"GITHUB_API_KEY=\nDYNATRACE_API_KEY=",
+		"snowflake.password=\njdbc.snowflake.url=",
+		"password:\nurl:",
+	})
+	checkLeakCases(t, []leakCase{
+		{"base64 padded", "password=\ndXNlcjpwYXNzd29yZA=", []string{"dXNlcjpwYXNzd29yZA"}},
+	})
+}

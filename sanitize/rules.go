@@ -146,7 +146,7 @@ var tokenFormats = []tokenFormat{
 	{name: "vault-legacy-token", triggers: []string{"s."}, body: alnum, min: 24, max: 24, mixed: true},
 	{name: "azure-ad-client-secret", triggers: []string{"Q~"}, before: "A-Za-z0-9_.", beforeMin: 3, body: "A-Za-z0-9_~.-", min: 31, mixed: true},
 	{name: "atlassian-api-token", triggers: []string{"ATATT3", "ATCTT3"}, body: "A-Za-z0-9_=-", min: 60},
-	{name: "clickhouse-cloud-api-secret-key", triggers: []string{"4b1d"}, body: alnum, min: 38, max: 38},
+	{name: "clickhouse-cloud-api-secret-key", triggers: []string{"4b1d"}, body: alnum, min: 38, max: 38, mixed: true},
 	{name: "facebook-app-access-token", triggers: []string{"|"}, before: "0-9", beforeMin: 15, body: b64url, min: 27, mixed: true},
 	{name: "figma-pat", triggers: []string{"figd_"}, body: b64url, min: 30},
 	{name: "google-oauth-access-token", triggers: []string{"ya29."}, body: "A-Za-z0-9_.-", min: 20, mixed: true},
@@ -162,6 +162,12 @@ var tokenFormats = []tokenFormat{
 	{name: "tavily-api-key", triggers: []string{"tvly-"}, body: "A-Za-z0-9-", min: 24, mixed: true},
 	{name: "telegram-bot-token", triggers: []string{":A"}, before: "0-9", beforeMin: 5, body: b64url, min: 30, mixed: true},
 	{name: "xai-api-key", triggers: []string{"xai-"}, body: alnum, min: 60},
+	// A private key encoded once more in base64, as Kubernetes stores it
+	// ("client-key-data: LS0tLS1CRUdJTi..."): the triggers are the
+	// encodings of "-----BEGIN <kind> PRI..." cut to 24 bytes.
+	{name: "base64-private-key", triggers: []string{"LS0tLS1CRUdJTiBSU0EgUFJJ", "LS0tLS1CRUdJTiBQUklWQVRF", "LS0tLS1CRUdJTiBFQyBQUklW",
+		"LS0tLS1CRUdJTiBPUEVOU1NI", "LS0tLS1CRUdJTiBEU0EgUFJJ", "LS0tLS1CRUdJTiBFTkNSWVBU", "LS0tLS1CRUdJTiBQR1AgUFJJ"}, body: b64, min: 40},
+	{name: "google-oauth-authorization-code", triggers: []string{"4/0A"}, body: b64url, min: 30, mixed: true},
 	{name: "yandex-token", triggers: []string{"t1."}, body: "A-Za-z0-9_=.-", min: 60},
 	{name: "yandex-api-key", triggers: []string{"AQVN"}, body: b64url, min: 35, max: 38},
 	{name: "yandex-aws-access-token", triggers: []string{"YC"}, body: b64url, min: 38, max: 38, mixed: true},
