@@ -30,8 +30,9 @@ type Event struct {
 	Kind          string `json:"kind"`
 	CorrelationID string `json:"correlation_id"`
 	Method        string `json:"method"`
-	// Route is the matched route pattern when the router exposes it, else
-	// the escaped request path.
+	// Route is the route pattern when the router exposes it (chi's, also
+	// before it has routed; ServeMux's once it has), else the escaped
+	// request path through sanitize's log tier.
 	Route     string `json:"route"`
 	Status    int    `json:"status,omitempty"`
 	Code      string `json:"code,omitempty"`

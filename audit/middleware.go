@@ -9,6 +9,7 @@ import (
 	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
 	"github.com/go-chi/chi/v5"
 )
 
@@ -118,16 +119,43 @@ func (c *config) event(r *http.Request, kind string) Event {
 }
 
 // route prefers the matched pattern (bounded, no identifiers) to the path.
+// Mounted with chi's Use, the middleware runs before routing (always so
+// for the strict-mode attempt), so the router is asked which pattern will
+// match. A path is the client's text and passes the log tier: a token in
+// a reset link must not reach the audit store in clear.
 func route(r *http.Request) string {
 	if rc := chi.RouteContext(r.Context()); rc != nil {
 		if p := rc.RoutePattern(); p != "" {
+			return p
+		}
+		if p := patternAhead(rc, r); p != "" {
 			return p
 		}
 	}
 	if r.Pattern != "" {
 		return r.Pattern
 	}
-	return r.URL.EscapedPath()
+	return sanitize.Log(r.URL.EscapedPath())
+}
+
+// patternAhead asks rc's router for the pattern r will be routed to, on the
+// path chi itself routes by.
+func patternAhead(rc *chi.Context, r *http.Request) string {
+	if rc.Routes == nil {
+		return ""
+	}
+	path := rc.RoutePath
+	if path == "" {
+		path = r.URL.Path
+		if r.URL.RawPath != "" {
+			path = r.URL.RawPath
+		}
+	}
+	probe := chi.NewRouteContext()
+	if !rc.Routes.Match(probe, r.Method, path) {
+		return ""
+	}
+	return probe.RoutePattern()
 }
 
 // logLost writes an event the sink refused to the log, whole, so an

@@ -317,13 +317,19 @@ func unmarshal(body []byte, dst any, t reflect.Type, allowUnknown bool) (*mistyp
 func decodeProblem(err error, body []byte, t reflect.Type, strict bool) (*mistyped, *problem.Problem) {
 	var syntax *jsontext.SyntacticError
 	if errors.As(err, &syntax) && !errors.Is(err, jsontext.ErrDuplicateName) {
-		return nil, syntaxProblem(err, syntax, body)
+		return nil, syntaxProblem(err, body)
+	}
+	// The decoder stops at its first error, which may come before a syntax
+	// error further on: a body that is not JSON is answered as such, never
+	// with field errors guessed from its broken tail.
+	if serr := checkSyntax(body); serr != nil {
+		return nil, syntaxProblem(serr, body)
 	}
 	issues := locate(body, t, strict)
-	if len(issues) == 0 {
-		// The walk follows the decoder's rules; where a custom type's
-		// rules differ, the decoder's own pointer still places the error.
-		issues = []problem.FieldError{decoderIssue(err)}
+	// The walk follows the decoder's rules; where a custom type's rules
+	// differ, the decoder's own pointer still places the error.
+	if at := decoderIssue(err); !listsPointer(issues, at.Pointer) {
+		issues = append(issues, at)
 	}
 	if !misfitsOnly(issues) {
 		return nil, problem.New(problem.InvalidJSON).
@@ -345,6 +351,35 @@ func misfitsOnly(issues []problem.FieldError) bool {
 	return true
 }
 
+// checkSyntax reads the whole body as one JSON value, repeated names
+// allowed (the walk reports those), and returns the first syntax error or
+// errTrailingData.
+func checkSyntax(body []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true))
+	if err := dec.SkipValue(); err != nil {
+		return err
+	}
+	switch _, err := dec.ReadToken(); err {
+	case io.EOF:
+		return nil
+	case nil:
+		return errTrailingData
+	default:
+		return err
+	}
+}
+
+var errTrailingData = errors.New("bind: data after the JSON value")
+
+func listsPointer(issues []problem.FieldError, ptr string) bool {
+	for _, fe := range issues {
+		if fe.Pointer == ptr {
+			return true
+		}
+	}
+	return false
+}
+
 func decoderIssue(err error) problem.FieldError {
 	var (
 		syntax   *jsontext.SyntacticError
@@ -363,20 +398,22 @@ func decoderIssue(err error) problem.FieldError {
 
 // syntaxProblem tells apart a value cut short, data after a complete
 // value, and a malformed one, by where the error is.
-func syntaxProblem(err error, syntax *jsontext.SyntacticError, body []byte) *problem.Problem {
+func syntaxProblem(err error, body []byte) *problem.Problem {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return problem.New(problem.InvalidJSON).WithDetail(truncatedDetail).Wrap(err)
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(body))
-	if _, first := dec.ReadValue(); first == nil {
+	dec := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true))
+	if first := dec.SkipValue(); first == nil {
 		rest := bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n")
 		at := strconv.Itoa(len(body) - len(rest) + 1)
 		return problem.New(problem.InvalidJSON).
 			WithDetail("The request body has data after the JSON value (at byte " + at + ").").Wrap(err)
 	}
-	return problem.New(problem.InvalidJSON).
-		WithDetail("The request body is not valid JSON (syntax error at byte " + strconv.FormatInt(syntax.ByteOffset+1, 10) + ").").
-		Wrap(err)
+	detail := "The request body is not valid JSON."
+	if syntax := (*jsontext.SyntacticError)(nil); errors.As(err, &syntax) {
+		detail = "The request body is not valid JSON (syntax error at byte " + strconv.FormatInt(syntax.ByteOffset+1, 10) + ")."
+	}
+	return problem.New(problem.InvalidJSON).WithDetail(detail).Wrap(err)
 }
 
 var issueDetails = map[string]string{

@@ -212,6 +212,12 @@ func TestDecodeOverHTTP(t *testing.T) {
 				{Detail: "appears more than once", Pointer: "/items/0/0/", Code: "duplicate_field"},
 				{Detail: "must be an object", Pointer: "/items/0", Code: "wrong_type"},
 			}}},
+		{"unknown member before a syntax error", "application/json", strings.NewReader(`{"id":"","":{"": 0"":000000`),
+			want{status: 400, code: "invalid_json", detail: "is not valid JSON (syntax error at byte 19)"}},
+		{"wrong type before data after the value", "application/json", strings.NewReader(`{"currency":1} {}`),
+			want{status: 400, code: "invalid_json", detail: "has data after the JSON value (at byte 16)"}},
+		{"wrong type before a cut-short body", "application/json", strings.NewReader(`{"currency":1,"items":[`),
+			want{status: 400, code: "invalid_json", detail: "ended before"}},
 		{"member name in the wrong case", "application/json", strings.NewReader(`{"items":[{"SKU":"abc","qty":1,"price":1}],"Currency":"EUR"}`),
 			want{status: 400, code: "invalid_json", errors: []problem.FieldError{
 				{Detail: `is not a known field; names are case-sensitive: did you mean "sku"?`, Pointer: "/items/0/SKU", Code: "unknown_field"},

@@ -75,9 +75,16 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // finish runs when the handler has returned or panicked; v is the panic
 // value a recovering layer took (see recoverPanic), else nil.
 func (l *layer) finish(st *state, own bool, v any) {
-	if v == nil && own && st.pending != 0 {
-		// The handler returned after a bare error status without a body.
-		st.writeReplacement(nil)
+	if v == nil && own {
+		switch {
+		case st.pending != 0:
+			// The handler returned after a bare error status without a body.
+			st.writeReplacement(nil)
+		case st.flags.Load()&(fTripped|fStarted|fHijacked) == fTripped:
+			// The limit cut the body and the handler gave up without
+			// answering: net/http would send an empty 200, a silent drop.
+			st.safeWrite(st, tooLarge(st))
+		}
 	}
 	if l.cfg.timeout > 0 && st.timer != nil {
 		st.disarm()

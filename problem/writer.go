@@ -458,6 +458,12 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, 
 	if !res.Outcome.valid() {
 		res.Outcome = OutcomeUnknown
 	}
+	if res.Outcome == "" && res.Retryable && r != nil && (res.Cause == CauseInternal || res.Cause == CauseUpstream) {
+		// The server or a dependency failed while the request ran: what
+		// became of a write nobody knows, so it says so, as a panic or a
+		// timeout of the same request would.
+		res.forRequest(r)
+	}
 	if res.Title == "" {
 		res.Title = http.StatusText(res.Status)
 	}

@@ -34,7 +34,8 @@ func newConfig(opts []Option) config {
 // Handler serves the catalog: the last segment of the path names a code
 // (GET /problems/rate_limited), a path ending in a slash is the index
 // (a code's name followed by a slash redirects to the code's page). Each
-// is HTML, or JSON when the Accept header prefers application/json. A
+// is HTML, or JSON when the Accept header prefers application/json; an
+// Accept header that refuses both is a not_acceptable problem. A
 // retired code is a gone problem, an unknown code a not_found problem,
 // another method a method_not_allowed problem.
 func Handler(opts ...Option) http.Handler {
@@ -46,8 +47,13 @@ func Handler(opts ...Option) http.Handler {
 			return
 		}
 		name := r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
-		asJSON := prefersJSON(r.Header.Get("Accept"))
 		w.Header().Set("Vary", "Accept")
+		asJSON, acceptable := negotiate(r.Header.Get("Accept"))
+		if !acceptable {
+			c.writer.Write(w, r, problem.New(problem.NotAcceptable).
+				WithDetail("This documentation is served as text/html or application/json."))
+			return
+		}
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		if name == "" {
 			// A code's page asked for with a trailing slash would otherwise
@@ -105,46 +111,4 @@ func writeJSON(w http.ResponseWriter, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(append(body, '\n'))
-}
-
-// prefersJSON reports whether Accept ranks a JSON type above HTML. A
-// browser sends text/html first; an agent or curl -H 'Accept:
-// application/json' gets the JSON.
-func prefersJSON(accept string) bool {
-	best, bestQ := "", -1.0
-	for part := range strings.SplitSeq(accept, ",") {
-		media, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		media = strings.ToLower(strings.TrimSpace(media))
-		q := 1.0
-		for p := range strings.SplitSeq(params, ";") {
-			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
-			if ok && strings.EqualFold(k, "q") {
-				q = parseQ(v)
-			}
-		}
-		if q > bestQ && (media == "text/html" || strings.HasSuffix(media, "json")) {
-			best, bestQ = media, q
-		}
-	}
-	return strings.HasSuffix(best, "json") && bestQ > 0
-}
-
-func parseQ(s string) float64 {
-	q, div, seenDot := 0.0, 1.0, false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '.' && !seenDot:
-			seenDot = true
-		case c >= '0' && c <= '9':
-			if seenDot {
-				div *= 10
-				q += float64(c-'0') / div
-			} else {
-				q = q*10 + float64(c-'0')
-			}
-		default:
-			return 0
-		}
-	}
-	return min(q, 1)
 }

@@ -9,17 +9,21 @@ import (
 // unhideEscaped catches secrets that escapes hid from a tier's rules.
 // Upstream bodies reach error text still escaped: a JSON string's "\n"
 // glues its letter to the token after it ("\nghp_..." no longer starts a
-// word), and "\u0073k_live_...", "%67hp_..." or "\x67hp_..." spell a token
-// no prefix matches. out is the tier's result for the raw text; its escapes
-// are decoded once and the tier runs again on the decoded text. When that
-// finds more to redact, the decoded result is returned (its escapes are
-// lost, which only costs fidelity on text that held a secret); otherwise
-// out is. Decoding out rather than the raw text keeps every redaction the
-// first pass made, whatever the decoding does to quotes around it.
+// word), and "\u0073k_live_...", "%67hp_...", "\x67hp_..." or "&#x67;hp_..."
+// spell a token no prefix matches. An escape may itself be escaped
+// ("%2567hp_", "\u002567hp_", "password%253D"): a value passed through two
+// layers of encoding. out is the tier's result for the raw text; its escapes
+// are decoded, layer after layer up to maxDecodeLayers, and the tier runs
+// again on the decoded text. When that finds more to redact, the decoded
+// result is returned (its escapes are lost, which only costs fidelity on
+// text that held a secret); otherwise out is. Decoding out rather than the
+// raw text keeps every redaction the first pass made, whatever the decoding
+// does to quotes around it.
 //
-// Input without a backslash or a percent sign costs two byte searches.
+// Input without a backslash, a percent sign or an ampersand costs three
+// byte searches.
 func unhideEscaped(in, out string, tier func(string) string) string {
-	if strings.IndexByte(in, '\\') < 0 && strings.IndexByte(in, '%') < 0 {
+	if strings.IndexByte(in, '\\') < 0 && strings.IndexByte(in, '%') < 0 && strings.IndexByte(in, '&') < 0 {
 		// The escapes in out, if any, are the tier's own (the log tier's
 		// "\n" for a line break): the first pass saw what they stand for.
 		return out
@@ -27,6 +31,13 @@ func unhideEscaped(in, out string, tier func(string) string) string {
 	decoded, ok := decodeEscapes(out)
 	if !ok {
 		return out
+	}
+	for range maxDecodeLayers - 1 {
+		d, ok := decodeEscapes(decoded)
+		if !ok {
+			break
+		}
+		decoded = d
 	}
 	again := tier(decoded)
 	if strings.Count(again, Redacted) > strings.Count(out, Redacted) ||
@@ -36,28 +47,32 @@ func unhideEscaped(in, out string, tier func(string) string) string {
 	return out
 }
 
+// maxDecodeLayers bounds the layers of encoding undone. Each layer is one
+// linear pass over a text that shrinks; real values are encoded once or
+// twice, and a text nested deeper than this is not decoded further.
+const maxDecodeLayers = 4
+
+// escapeStarts marks the bytes that may start an escape.
+var escapeStarts = byteSet("%\\&")
+
 // decodeEscapes decodes, in one pass, the escapes that hide a token's
 // characters or glue it to the previous word: percent-encodings, \xHH,
-// \uHHHH (with surrogate pairs) and the JSON and C escapes of whitespace
-// and '/'. Escaped quotes and backslashes stay as they are, so quoted
-// values keep their bounds. It reports false when s has no such escape.
+// \uHHHH (with surrogate pairs), the JSON and C escapes of whitespace and
+// '/', and HTML character references (&#61; &#x67; &quot; &amp; ...).
+// Escaped quotes and backslashes stay as they are, so quoted values keep
+// their bounds. It reports false when s has no such escape.
 func decodeEscapes(s string) (string, bool) {
-	pct, bs := strings.IndexByte(s, '%'), strings.IndexByte(s, '\\')
-	if pct < 0 && bs < 0 {
+	first := 0
+	for first < len(s) && !escapeStarts[s[first]] {
+		first++
+	}
+	if first == len(s) {
 		return s, false
-	}
-	first := len(s)
-	if pct >= 0 {
-		first = pct
-	}
-	if bs >= 0 {
-		first = min(first, bs)
 	}
 	var b strings.Builder
 	decoded, start := false, 0
 	for i := first; i < len(s); {
-		c := s[i]
-		if c != '%' && c != '\\' {
+		if !escapeStarts[s[i]] {
 			i++
 			continue
 		}
@@ -94,6 +109,9 @@ const rawByte = utf8.MaxRune + 1
 // decodeAt decodes the escape at s[i], returning its value (see byteRune)
 // and length, or a length of 0 when s[i] starts none.
 func decodeAt(s string, i int) (rune, int) {
+	if s[i] == '&' {
+		return entityAt(s, i)
+	}
 	if s[i] == '%' {
 		if i+2 < len(s) && isHexDigit(s[i+1]) && isHexDigit(s[i+2]) {
 			return byteRune(hexValue(s[i+1])<<4 | hexValue(s[i+2])), 3
@@ -138,6 +156,55 @@ func decodeAt(s string, i int) (rune, int) {
 			return utf8.RuneError, 6
 		}
 		return r, 6
+	}
+	return 0, 0
+}
+
+// htmlEntities are the named character references that spell the bytes
+// the rules hinge on: quotes, separators and brackets.
+var htmlEntities = map[string]rune{
+	"quot": '"', "apos": '\'', "amp": '&', "lt": '<', "gt": '>', "equals": '=', "colon": ':', "sol": '/',
+}
+
+// entityAt decodes an HTML character reference at s[i]: "&#61;", "&#x3D;"
+// or one of htmlEntities, each ended by ';'.
+func entityAt(s string, i int) (rune, int) {
+	j := i + 1
+	if j < len(s) && s[j] == '#' {
+		j++
+		digit := isDigit
+		if j < len(s) && (s[j] == 'x' || s[j] == 'X') {
+			j++
+			digit = isHexDigit
+		}
+		k := j
+		for k < len(s) && k-j < 7 && digit(s[k]) {
+			k++
+		}
+		if k == j || k >= len(s) || s[k] != ';' {
+			return 0, 0
+		}
+		var r rune
+		for _, c := range []byte(s[j:k]) {
+			if s[j-1] == '#' {
+				r = r*10 + rune(c-'0')
+			} else {
+				r = r<<4 | rune(hexValue(c))
+			}
+		}
+		if r == 0 || r > utf8.MaxRune || utf16.IsSurrogate(r) {
+			return 0, 0
+		}
+		return r, k + 1 - i
+	}
+	k := j
+	for k < len(s) && k-j < 6 && isLetter(s[k]) {
+		k++
+	}
+	if k < len(s) && s[k] == ';' {
+		if r, ok := htmlEntities[s[j:k]]; ok {
+			return r, k + 1 - i
+		}
 	}
 	return 0, 0
 }

@@ -9,8 +9,13 @@ import "strings"
 
 var (
 	secretKeys = []string{"password", "passwd", "passphrase", "pass", "pwd", "secret", "token",
-		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature", "sig"}
-	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account"}
+		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature", "sig",
+		"secret_key_base"}
+	// A key named "<qualifier>_key" ("DD_APP_KEY", "Ocp-Apim-Subscription-Key")
+	// holds a credential; "key" alone names too many other things.
+	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account",
+		"subscription", "license", "application", "app", "functions", "auth", "session", "shared", "storage",
+		"deploy", "write", "consumer", "webhook"}
 	// Header keys take the rest of the line as their value.
 	lineKeys = []string{"authorization", "cookie"}
 )
@@ -307,11 +312,32 @@ func redactKeyValues(s string) string {
 			continue
 		}
 		vs := valueStart(s, q)
-		if vs >= len(s) || valueIsKey(s, vs) {
+		if vs >= len(s) {
 			continue
 		}
-		vs, ve := valueAt(s, q, line)
-		if ve <= vs || s[q] == ':' && !line && validationWords[strings.ToLower(s[vs:ve])] {
+		var ve int
+		if n := lineBreakAt(s, vs); n > 0 && s[q] != '>' && s[q] != ',' {
+			var ok bool
+			if vs, ve, ok = nextLineValue(s, vs+n, line); !ok {
+				continue
+			}
+		} else {
+			if valueIsKey(s, vs) {
+				continue
+			}
+			if n := blockIndicator(s, vs); n > 0 && !line && s[q] == ':' {
+				var ok bool
+				if vs, ve, ok = blockScalarLine(s, vs+n); !ok {
+					continue
+				}
+			} else {
+				vs, ve = valueAt(s, q, line)
+				if !line {
+					ve = dsnValueEnd(s, ks, vs, ve)
+				}
+			}
+		}
+		if ve <= vs || s[q] != '>' && !line && validationWords[strings.ToLower(s[vs:ve])] {
 			continue
 		}
 		cs, ce := valueCore(s, vs, ve)
@@ -324,6 +350,224 @@ func redactKeyValues(s string) string {
 		}
 	}
 	return e.result()
+}
+
+// lineBreakAt returns the length of the line break at s[p], real or
+// escaped as JSON and the log tier write it ("\r\n", `\n`), or 0.
+func lineBreakAt(s string, p int) int {
+	switch {
+	case p >= len(s):
+		return 0
+	case s[p] == '\n':
+		return 1
+	case s[p] == '\r':
+		if p+1 < len(s) && s[p+1] == '\n' {
+			return 2
+		}
+		return 1
+	case s[p] == '\\' && p+1 < len(s) && (s[p+1] == 'n' || s[p+1] == 'r'):
+		if s[p+1] == 'r' && strings.HasPrefix(s[p+2:], `\n`) {
+			return 4
+		}
+		return 2
+	}
+	return 0
+}
+
+// nextLineValue finds the value of a key whose line ends at its separator
+// ("password:" then the value on the next line, as YAML indents it and
+// pretty-printed JSON may break it). The next line counts as the value only
+// when it holds exactly one value: a quoted string or a single bare word,
+// which may be followed by a comma, spaces and the end of the line or of an
+// enclosing string. A line of several words is prose about the key
+// ("password reset failed:" / "user not found"), not its value, and stays.
+// A header folded onto a line that starts with a space or a tab (obsolete
+// in HTTP/1.1 but still parsed) continues the header: its whole line goes.
+// p is the start of the next line; the reads stop at its end.
+func nextLineValue(s string, p int, line bool) (int, int, bool) {
+	from := p
+	for p < len(s) {
+		if s[p] == ' ' || s[p] == '\t' {
+			p++
+		} else if s[p] == '\\' && p+1 < len(s) && s[p+1] == 't' {
+			p += 2
+		} else {
+			break
+		}
+	}
+	spend(p - from)
+	if p >= len(s) || lineBreakAt(s, p) > 0 {
+		return 0, 0, false
+	}
+	if line && p > from {
+		return p, lineEnd(s, p), true
+	}
+	if valueIsKey(s, p) {
+		return 0, 0, false
+	}
+	e := valueEnd(s, p, false)
+	if e <= p || emptyPair(s[p:e]) {
+		return 0, 0, false
+	}
+	r := e
+	if r < len(s) && s[r] == ',' {
+		r++
+	}
+	for r < len(s) && (s[r] == ' ' || s[r] == '\t') {
+		r++
+	}
+	spend(r - e)
+	if r < len(s) && lineBreakAt(s, r) == 0 && !closesValue[s[r]] {
+		return 0, 0, false
+	}
+	return p, e, true
+}
+
+// emptyPair reports whether w is a key with an empty value ("DB_PASSWORD=",
+// "url:"), as in a list of unset variables: the key of the next line, not
+// the value of the last. Base64 padding also ends in '=', but base64 has no
+// '_', '.' or '-' before it, and a name of secret or configuration keys
+// usually has.
+func emptyPair(w string) bool {
+	last := w[len(w)-1]
+	if len(w) < 2 || last != '=' && last != ':' {
+		return false
+	}
+	w = w[:len(w)-1]
+	named := false
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if !isKeyNameByte(c) {
+			return false
+		}
+		named = named || c == '_' || c == '.' || c == '-'
+	}
+	return named || last == ':'
+}
+
+// closesValue holds the bytes that may end a line's only value besides a
+// line break: the end of an enclosing string, object, list or element.
+var closesValue = byteSet("\"'}])<")
+
+// blockIndicator returns the length of the YAML indicator of a block
+// scalar at s[p] ("|", ">-", "|+"), whose value starts on the next line,
+// or 0.
+func blockIndicator(s string, p int) int {
+	if s[p] != '|' && s[p] != '>' {
+		return 0
+	}
+	if p+1 < len(s) && (s[p+1] == '-' || s[p+1] == '+') {
+		return 2
+	}
+	return 1
+}
+
+// blockScalarLine returns the bounds of the first line of a YAML block
+// scalar whose indicator ends at s[p]: the indented line after the break.
+// A block scalar holds any text, so the whole line goes; its later lines
+// are not read (a multi-line secret there is a private key, which its own
+// rule finds).
+func blockScalarLine(s string, p int) (int, int, bool) {
+	from := p
+	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
+		p++
+	}
+	spend(p - from)
+	n := lineBreakAt(s, p)
+	if n == 0 {
+		return 0, 0, false
+	}
+	v := p + n
+	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+		v++
+	}
+	if s[v-1] != ' ' && s[v-1] != '\t' || v >= len(s) || lineBreakAt(s, v) > 0 {
+		return 0, 0, false
+	}
+	return v, lineEnd(s, v), true
+}
+
+// dsnValueEnd extends a bare value that a space cut short inside a
+// key-value connection string: "host=db password=hunter 2 user=app" is
+// ambiguous, but in a run of key=value pairs a word without '=' belongs to
+// the value before it. The value is extended over at most two such words,
+// and only when a key=value pair stands both before its key and after the
+// words, so prose after a value ("token=x for user=bob") keeps its words.
+// The reads stay within maxDSNGap bytes of the value.
+func dsnValueEnd(s string, ks, vs, ve int) int {
+	if ve >= len(s) || s[ve] != ' ' || vs >= len(s) || s[vs] == '"' || s[vs] == '\'' || s[vs] == '\\' || ks < 2 {
+		return ve
+	}
+	if s[ks-1] == ';' {
+		return semicolonValueEnd(s, ve)
+	}
+	if s[ks-1] != ' ' || !pairBefore(s, ks-1) {
+		return ve
+	}
+	// p is at the space before the next word.
+	for p, words := ve, 0; words <= 2; words++ {
+		w := p + 1
+		e, key := w, true
+		for e < len(s) && e-ve < maxDSNGap && !isSpace(s[e]) && s[e] != '=' && !endsValueWord[s[e]] {
+			key = key && isKeyNameByte(s[e])
+			e++
+		}
+		spend(e - w)
+		switch {
+		case e == w || e >= len(s) || e-ve >= maxDSNGap:
+			return ve
+		case s[e] == '=' && key:
+			if words == 0 {
+				return ve
+			}
+			return p
+		case s[e] != ' ' || words == 2:
+			return ve
+		}
+		p = e
+	}
+	return ve
+}
+
+// endsValueWord ends a word of a key-value connection string.
+var endsValueWord = byteSet("\"'&;,<>)}")
+
+const maxDSNGap = 48
+
+// semicolonValueEnd extends a bare value cut short by a space in an
+// ADO.NET or ODBC connection string ("User ID=sa;Password=My Pass;..."),
+// where pairs are split by ';' and a value may hold spaces: it runs to the
+// next ';' or the end of the line, when that comes within maxDSNGap bytes
+// and before any '=' or quote.
+func semicolonValueEnd(s string, ve int) int {
+	p := ve
+	defer func() { spend(p - ve) }()
+	for ; p < len(s) && p-ve < maxDSNGap; p++ {
+		switch c := s[p]; {
+		case c == ';' || c == '\r' || c == '\n' || c == '\\' && lineBreakAt(s, p) > 0:
+			return p
+		case c == '=' || c == '"' || c == '\'':
+			return ve
+		}
+	}
+	if p == len(s) {
+		return p
+	}
+	return ve
+}
+
+// pairBefore reports whether the word that ends at s[end] (exclusive) is
+// a key=value pair.
+func pairBefore(s string, end int) bool {
+	for i := end - 1; i >= 0 && end-i < maxDSNGap; i-- {
+		switch c := s[i]; {
+		case c == '=':
+			return i > 0 && isKeyNameByte(s[i-1]) && i+1 < end
+		case isSpace(c), c == '"', c == '\'':
+			return false
+		}
+	}
+	return false
 }
 
 // validationWords start the messages of validators ("password: field

@@ -25,6 +25,11 @@ var hostileUnits = []string{
 	"SELECT ", "INSERT INTO t VALUES ('", "Traceback (most recent call last):\n", "  File \"", "\tat ",
 	"Caused by: ", "    at ", "thread 'main' panicked at ",
 	`\u0073k_live_`, `\x67hp_`, "%67hp_", "%4", `\u00`, `\ud83d`, `\ud83d\u`, `\nghp_`, `\"`,
+	"password:\n", "password:\n  ", "password=\r\n", `password:\n`, `password:\r\n\t`, "Authorization:\r\n ", "token:\nx\n",
+	"a:b ", "://a:b ", "://a:b c", "://:p@s ", "://a:b@ ", "a@b ", "x=y password=a b ", "password=a b c=",
+	"aQ~", "0Q~", "1234567890123456|", "0123456789abcdef0123456789abcdef-us1", "-us", "12345:A", ":A",
+	"eyJab . eyJab . ", "eyJab. ", " . ", "%25", "%2525", `\u0025`, "&#", "&#61;", "&#x", "&quot;", "&amp;",
+	"ya29.", "1//0", "GOCSPX-", "4b1d", "password: |\n  ", "password: >\n", ";Password=a ", ";Password=a b", "LS0tLS1CRUdJTiBQUklWQVRF", "4/0A", " -u a:'", " --user a:\"x",
 }
 
 // maxWorkPerByte bounds the work a tier may spend per byte of input. The

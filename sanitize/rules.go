@@ -31,6 +31,9 @@ type tokenFormat struct {
 	// lead, with before, is what the run before the trigger must begin
 	// with; the span then starts a word.
 	lead string
+	// beforeMin, with before, is the shortest run the trigger may follow
+	// (the 32 hexadecimal digits of a Mailchimp key before "-us").
+	beforeMin int
 	// keepTrigger leaves the trigger in place and removes only the body:
 	// the trigger is a word of prose ("invalid key <secret>").
 	keepTrigger bool
@@ -50,7 +53,7 @@ var tokenFormats = []tokenFormat{
 	// A credential named by the word before it, as upstream errors put it
 	// ("invalid key 0ykuv8dc3fxq54gb89mcd292230vd3fs"): only a word that
 	// mixes letters and digits, at least 12 bytes long, counts.
-	{name: "named-key", triggers: []string{"key ", "Key ", "KEY "}, body: "A-Za-z0-9_./+=~-", min: 12, mixed: true, keepTrigger: true},
+	{name: "named-key", triggers: []string{"key ", "Key ", "KEY "}, body: "A-Za-z0-9_./+=~%-", min: 12, mixed: true, keepTrigger: true},
 	{name: "aws-access-key-id", triggers: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"}, body: "A-Z0-9", min: 16},
 	{name: "aws-bedrock-api-key", triggers: []string{"ABSKQmVkcm9ja0FQSUtleS", "bedrock-api-key-"}, body: b64, min: 20},
 	{name: "1password-secret-key", triggers: []string{"A3-"}, body: "A-Z0-9-", min: 30},
@@ -141,6 +144,30 @@ var tokenFormats = []tokenFormat{
 	{name: "typeform-api-token", triggers: []string{"tfp_"}, body: "A-Za-z0-9_=.-", min: 40},
 	{name: "vault-token", triggers: []string{"hvs.", "hvb.", "hvr."}, body: b64url, min: 20},
 	{name: "vault-legacy-token", triggers: []string{"s."}, body: alnum, min: 24, max: 24, mixed: true},
+	{name: "azure-ad-client-secret", triggers: []string{"Q~"}, before: "A-Za-z0-9_.", beforeMin: 3, body: "A-Za-z0-9_~.-", min: 31, mixed: true},
+	{name: "atlassian-api-token", triggers: []string{"ATATT3", "ATCTT3"}, body: "A-Za-z0-9_=-", min: 60},
+	{name: "clickhouse-cloud-api-secret-key", triggers: []string{"4b1d"}, body: alnum, min: 38, max: 38, mixed: true},
+	{name: "facebook-app-access-token", triggers: []string{"|"}, before: "0-9", beforeMin: 15, body: b64url, min: 27, mixed: true},
+	{name: "figma-pat", triggers: []string{"figd_"}, body: b64url, min: 30},
+	{name: "google-oauth-access-token", triggers: []string{"ya29."}, body: "A-Za-z0-9_.-", min: 20, mixed: true},
+	{name: "google-oauth-refresh-token", triggers: []string{"1//0"}, body: b64url, min: 30, mixed: true},
+	{name: "google-oauth-client-secret", triggers: []string{"GOCSPX-"}, body: b64url, min: 24},
+	{name: "groq-api-key", triggers: []string{"gsk_"}, body: alnum, min: 40},
+	{name: "langsmith-api-key", triggers: []string{"lsv2_pt_", "lsv2_sk_"}, body: "A-Za-z0-9_", min: 32},
+	{name: "mailchimp-api-key", triggers: []string{"-us"}, before: hexDigits, beforeMin: 32, body: "0-9", min: 1, max: 2},
+	{name: "pinecone-api-key", triggers: []string{"pcsk_"}, body: "A-Za-z0-9_", min: 50},
+	{name: "replicate-api-token", triggers: []string{"r8_"}, body: alnum, min: 30, mixed: true},
+	{name: "stripe-webhook-secret", triggers: []string{"whsec_"}, body: alnum, min: 24},
+	{name: "supabase-token", triggers: []string{"sbp_", "sb_secret_"}, body: "A-Za-z0-9_-", min: 20},
+	{name: "tavily-api-key", triggers: []string{"tvly-"}, body: "A-Za-z0-9-", min: 24, mixed: true},
+	{name: "telegram-bot-token", triggers: []string{":A"}, before: "0-9", beforeMin: 5, body: b64url, min: 30, mixed: true},
+	{name: "xai-api-key", triggers: []string{"xai-"}, body: alnum, min: 60},
+	// A private key encoded once more in base64, as Kubernetes stores it
+	// ("client-key-data: LS0tLS1CRUdJTi..."): the triggers are the
+	// encodings of "-----BEGIN <kind> PRI..." cut to 24 bytes.
+	{name: "base64-private-key", triggers: []string{"LS0tLS1CRUdJTiBSU0EgUFJJ", "LS0tLS1CRUdJTiBQUklWQVRF", "LS0tLS1CRUdJTiBFQyBQUklW",
+		"LS0tLS1CRUdJTiBPUEVOU1NI", "LS0tLS1CRUdJTiBEU0EgUFJJ", "LS0tLS1CRUdJTiBFTkNSWVBU", "LS0tLS1CRUdJTiBQR1AgUFJJ"}, body: b64, min: 40},
+	{name: "google-oauth-authorization-code", triggers: []string{"4/0A"}, body: b64url, min: 30, mixed: true},
 	{name: "yandex-token", triggers: []string{"t1."}, body: "A-Za-z0-9_=.-", min: 60},
 	{name: "yandex-api-key", triggers: []string{"AQVN"}, body: b64url, min: 35, max: 38},
 	{name: "yandex-aws-access-token", triggers: []string{"YC"}, body: b64url, min: 38, max: 38, mixed: true},
@@ -199,12 +226,24 @@ func indexTriggers() (index [256]*anchored) {
 				index[text[at]] = a
 			}
 			if r.before != "" {
-				n := text[at+1]
-				if a.next[n] == 0 {
-					a.byNext = append(a.byNext, nil)
-					a.next[n] = uint8(len(a.byNext))
+				// A run before the trigger is read back only as far as a
+				// byte outside its alphabet: the trigger must hold one, or
+				// a run of repeated triggers would be read again for each.
+				if strings.Trim(text, byteString(t.before)) == "" {
+					panic("sanitize: trigger " + text + " lies inside its own before alphabet")
 				}
-				a.byNext[a.next[n]-1] = append(a.byNext[a.next[n]-1], t)
+				// Infix triggers are grouped by the byte after the anchor:
+				// the trigger's next byte, or any byte of the body.
+				for n := range 256 {
+					if at+1 < len(text) && byte(n) != text[at+1] || at+1 == len(text) && !t.body[n] {
+						continue
+					}
+					if a.next[n] == 0 {
+						a.byNext = append(a.byNext, nil)
+						a.next[n] = uint8(len(a.byNext))
+					}
+					a.byNext[a.next[n]-1] = append(a.byNext[a.next[n]-1], t)
+				}
 				continue
 			}
 			if at == 0 {
@@ -220,6 +259,16 @@ func indexTriggers() (index [256]*anchored) {
 		}
 	}
 	return index
+}
+
+func byteString(set *[256]bool) string {
+	var b []byte
+	for c := range 256 {
+		if set[c] {
+			b = append(b, byte(c))
+		}
+	}
+	return string(b)
 }
 
 // neighbours holds, for each anchor byte, the bytes that may stand just
@@ -366,7 +415,7 @@ func anchorOf(text string) int {
 			score = 0
 		case c == '-':
 			score = 1
-		case c == '.':
+		case c == '.' || c == '/':
 			score = 2
 		case 'A' <= c && c <= 'Z' && i > 0:
 			score = 3
@@ -490,7 +539,8 @@ func tokenAt(s string, i int, rc *runs) (int, int) {
 			for ts > 0 && t.before[s[ts-1]] {
 				ts--
 			}
-			if t.rule.lead != "" && (!strings.HasPrefix(s[ts:p], t.rule.lead) || !wordStart(s, ts)) {
+			if t.rule.lead != "" && (!strings.HasPrefix(s[ts:p], t.rule.lead) || !wordStart(s, ts)) ||
+				p-ts < t.rule.beforeMin {
 				return false
 			}
 		} else if !wordStart(s, p) {
@@ -537,20 +587,43 @@ var (
 
 // jwtEnd accepts a header and a payload, both base64url JSON objects (which
 // begin "ey"), and an optional signature, which unsigned tokens lack. p is
-// just after the header's "ey".
+// just after the header's "ey". A token wrapped or pasted with blanks
+// around its dots ("eyJ... . eyJ... . sig") is one token too: after a
+// blank the payload must begin "eyJ" and the signature hold at least
+// jwtMinSpacedSignature bytes, so the word after an unsigned token's final
+// dot stays.
 func jwtEnd(s string, p int, rc *runs) int {
 	e, _, _ := rc.run(s, jwtAlphabet, p)
-	if e-p < 3 || e >= len(s) || s[e] != '.' || !strings.HasPrefix(s[e+1:], "ey") {
+	if e-p < 3 {
 		return 0
 	}
-	q := e + 3
+	d := skipBlanks(s, e)
+	if d >= len(s) || s[d] != '.' {
+		return 0
+	}
+	q := skipBlanks(s, d+1)
+	if !strings.HasPrefix(s[q:], "ey") || (q > d+1 || d > e) && !strings.HasPrefix(s[q:], "eyJ") {
+		return 0
+	}
+	q += 2
 	if e, _, _ = rc.run(s, jwtAlphabet, q); e-q < 3 {
 		return 0
 	}
-	if e+1 < len(s) && s[e] == '.' {
-		if sig, _, _ := rc.run(s, jwtAlphabet, e+1); sig > e+1 {
+	if d = skipBlanks(s, e); d < len(s) && s[d] == '.' {
+		q = skipBlanks(s, d+1)
+		if sig, _, _ := rc.run(s, jwtAlphabet, q); sig > q && (q == d+1 || sig-q >= jwtMinSpacedSignature) {
 			return sig
 		}
 	}
 	return e
+}
+
+const jwtMinSpacedSignature = 16
+
+// skipBlanks skips up to two spaces or tabs at s[p].
+func skipBlanks(s string, p int) int {
+	for n := 0; n < 2 && p < len(s) && (s[p] == ' ' || s[p] == '\t'); n++ {
+		p++
+	}
+	return p
 }

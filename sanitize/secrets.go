@@ -194,6 +194,9 @@ func redactUserinfo(s string) string {
 			}
 			at = max(at, wordAt)
 		}
+		if end < len(s) && (s[end] == ' ' || s[end] == '\t') {
+			at = max(at, spacedUserinfoEnd(s, start, end, at))
+		}
 		if at <= start {
 			continue
 		}
@@ -202,6 +205,57 @@ func redactUserinfo(s string) string {
 	}
 	return e.result()
 }
+
+// spacedUserinfoEnd finds the '@' that ends a userinfo whose password holds
+// a raw space or tab ("postgres://app:hunter 2@db/x", "redis://:p@ss
+// w0rd@10.0.0.1"): such a URL is malformed, and drivers quote it back in
+// their errors. The authority at s[start:end] stops at that space. It is
+// read on only when it has a password that is not a port ("host:5432") and,
+// if it holds an '@' already, the host after it has neither a dot nor a
+// port, so "https://u:p@db.example.com is down, mail ops@example.com"
+// keeps its host. The '@' must follow within three more words and
+// maxUserinfoGap bytes, before any line break, quote or '/'. It returns
+// that '@', or -1.
+func spacedUserinfoEnd(s string, start, end, at int) int {
+	userEnd := end
+	if at >= 0 {
+		userEnd = start + strings.IndexByte(s[start:end], '@')
+	}
+	u := s[start:userEnd]
+	colon := strings.IndexByte(u, ':')
+	if colon < 0 || u[0] == '[' {
+		return -1
+	}
+	if at < 0 {
+		if pw := u[colon+1:]; strings.Trim(pw, "0123456789") == "" {
+			return -1
+		}
+	} else if host := s[at+1 : end]; host == "" || strings.ContainsAny(host, ".:[") {
+		return -1
+	}
+	found, gaps, p := -1, 0, end
+	defer func() { spend(p - end) }()
+	for ; p < len(s) && p-end < maxUserinfoGap; p++ {
+		switch c := s[p]; {
+		case c == ' ' || c == '\t':
+			if found >= 0 {
+				return found
+			}
+			if gaps++; gaps > 3 {
+				return -1
+			}
+		case c == '@':
+			if p+1 < len(s) && (isAlnum(s[p+1]) || s[p+1] == '[') {
+				found = p
+			}
+		case endsAuthority[c] || endsWord[c]:
+			return found
+		}
+	}
+	return found
+}
+
+const maxUserinfoGap = 64
 
 var endsWord = byteSet(" \t\n\r\f\v\"'<>`")
 
@@ -273,11 +327,27 @@ func userOptionPasswordAt(s string, i int) (int, int) {
 	}
 	spend(end - i)
 	colon := strings.IndexByte(s[p:end], ':')
-	if colon < 0 || p+colon+1 >= end {
+	if colon < 0 {
 		return 0, 0
 	}
-	return p + colon + 1, end
+	// A quoted password ("kevin:'pa ss'") ends at its closing quote, which
+	// stays.
+	v := p + colon + 1
+	if end < len(s) && v == end && (s[v] == '\'' || s[v] == '"') {
+		q := strings.IndexByte(s[v+1:min(len(s), v+1+maxQuotedPassword)], s[v])
+		if q <= 0 {
+			return 0, 0
+		}
+		spend(q)
+		return v + 1, v + 1 + q
+	}
+	if v >= end {
+		return 0, 0
+	}
+	return v, end
 }
+
+const maxQuotedPassword = 256
 
 // schemeCredentialAt handles HTTP authorization schemes outside a header
 // line. The words also occur in prose ("basic validation failed"), so a
