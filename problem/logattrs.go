@@ -1,8 +1,10 @@
 package problem
 
 import (
+	"hash/maphash"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/faultline-go/faultline/sanitize"
 )
@@ -44,6 +46,54 @@ func loggedAttr(key, value string) slog.Attr {
 	a := sanitize.LogAttr(key, value)
 	if a.Key != key || a.Value.Resolve().String() != value {
 		return slog.String(key, value)
+	}
+	return a
+}
+
+// errorAttrs remembers the log attributes of the error texts that came
+// back most recently. An error storm repeats one text thousands of times
+// (a database that went away, an upstream timing out), and the log tier's
+// pass over it costs as much as the rest of the record; sanitize.Log is a
+// pure function of its input, so the attribute remembered is the one it
+// would make again. A text is remembered the second time it is seen, so
+// errors that never repeat cost two hashes and no allocation. Only a
+// 128-bit keyed hash of a text is kept, never the raw text, which may hold
+// the very secret the log tier takes out.
+var errorAttrs textAttrCache
+
+const (
+	textAttrSlots  = 256
+	textAttrMaxLen = 1024
+)
+
+type textAttrCache struct {
+	seen  [textAttrSlots]atomic.Uint64
+	attrs [textAttrSlots]atomic.Pointer[textAttr]
+}
+
+type textAttr struct {
+	key    string
+	h1, h2 uint64
+	n      int
+	attr   slog.Attr
+}
+
+var textAttrSeed1, textAttrSeed2 = maphash.MakeSeed(), maphash.MakeSeed()
+
+// attr is sanitize.LogAttr(key, text), remembered.
+func (c *textAttrCache) attr(key, text string) slog.Attr {
+	if len(text) > textAttrMaxLen {
+		return sanitize.LogAttr(key, text)
+	}
+	h1 := maphash.String(textAttrSeed1, text)
+	i := h1 % textAttrSlots
+	e := c.attrs[i].Load()
+	if e != nil && e.h1 == h1 && e.n == len(text) && e.key == key && e.h2 == maphash.String(textAttrSeed2, text) {
+		return e.attr
+	}
+	a := sanitize.LogAttr(key, text)
+	if c.seen[i].Swap(h1) == h1 {
+		c.attrs[i].Store(&textAttr{key: key, h1: h1, h2: maphash.String(textAttrSeed2, text), n: len(text), attr: a})
 	}
 	return a
 }

@@ -688,15 +688,15 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 		n = 2
 	}
 	if res.err != nil {
-		more[n] = sanitize.LogAttr("error", res.err.Error())
+		more[n] = errorAttrs.attr("error", res.err.Error())
 		n++
 	}
 	if d := res.hiddenDetail(); d != "" {
-		more[n] = sanitize.LogAttr("hidden_detail", d)
+		more[n] = errorAttrs.attr("hidden_detail", d)
 		n++
 	}
 	if res.buildErr != nil {
-		more[n] = sanitize.LogAttr("build_error", res.buildErr.Error())
+		more[n] = errorAttrs.attr("build_error", res.buildErr.Error())
 		n++
 	}
 	if started {
