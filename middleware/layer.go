@@ -35,7 +35,10 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	own := st == nil || l.cfg.timeout > 0 && st.timeout > 0 || st.cfg.writer != l.cfg.writer
 	if own {
 		st = newState(w, r, l.cfg)
-		r = r.WithContext(st)
+		// The handler's copy of the request lives in the state: one
+		// allocation for both.
+		st.reqCopy = *r.WithContext(st)
+		r = &st.reqCopy
 		st.req = r
 	}
 	if l.parts&partRecover != 0 {
