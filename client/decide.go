@@ -229,8 +229,16 @@ func (pol Policy) Decide(a Attempt) Decision {
 	if a.Number >= pol.MaxAttempts {
 		return Decision{Verdict: Stop, Reason: reasonAttempts}
 	}
+	// Compared against what is left of the budget rather than summed, so
+	// that an absurd floor (retry_after_ms of centuries) cannot wrap
+	// around into a negative delay or a sleep past the deadline.
+	floor = max(floor, 0)
+	left := pol.MaxElapsed - max(a.Elapsed, 0)
+	if floor >= left {
+		return Decision{Verdict: Stop, Reason: reasonDeadline}
+	}
 	delay := floor + jittered(pol.backoff(a.Number), a.Jitter)
-	if a.Elapsed+delay >= pol.MaxElapsed {
+	if delay >= left {
 		return Decision{Verdict: Stop, Reason: reasonDeadline}
 	}
 	return Decision{Verdict: Retry, Delay: delay, Reason: reasonRetry}

@@ -2,9 +2,11 @@ package client_test
 
 import (
 	"errors"
+	"math"
 	"net/http"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/faultline-go/faultline/client"
 	"github.com/faultline-go/faultline/problem"
@@ -72,6 +74,29 @@ func TestDecideMissingOutcomeFollowsTheStatus(t *testing.T) {
 		}
 		if d := testPolicy.Decide(client.Attempt{Method: "GET", Problem: p, Number: 1}); d.Verdict != client.Retry {
 			t.Errorf("GET %s: %s (%s), want retry", tc.kind.Name, d.Verdict, d.Reason)
+		}
+	}
+}
+
+// A server asking for an absurd wait (the largest retry_after_ms Parse
+// keeps, a Retry-After of years) is past any deadline: the operation
+// stops. Adding it to the elapsed time or to the backoff must not wrap
+// around into a retry that starts at once or sleeps forever.
+func TestDecideHugeRetryAfterStops(t *testing.T) {
+	huge := problem.New(problem.RateLimited).WithRetryAfter(time.Duration(math.MaxInt64/int64(time.Millisecond)) * time.Millisecond)
+	parsed, err := problem.Parse([]byte(`{"status":429,"code":"rate_limited","action":"retry","retryable":true,"retry_after_ms":9223372036854}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*problem.Problem{huge, parsed} {
+		for _, a := range []client.Attempt{
+			{Method: "GET", Problem: p, Number: 1},
+			{Method: "GET", Problem: p, Number: 1, Elapsed: time.Second},
+			{Method: "GET", Problem: p, Number: 2, Jitter: 0.999},
+		} {
+			if d := testPolicy.Decide(a); d.Verdict != client.Stop || d.Delay != 0 {
+				t.Errorf("retry after %v, elapsed %v, jitter %v: %s %v (%s)", p.RetryAfter, a.Elapsed, a.Jitter, d.Verdict, d.Delay, d.Reason)
+			}
 		}
 	}
 }

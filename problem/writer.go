@@ -470,6 +470,12 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, 
 	if r != nil {
 		if res.Instance == "" && r.URL != nil {
 			res.Instance = r.URL.EscapedPath()
+			if strings.HasPrefix(res.Instance, "//") {
+				// "//host/x" would read as a network-path reference to
+				// another host; a leading dot segment keeps it the path it
+				// is (RFC 3986 §3.3), and resolving removes the dot again.
+				res.Instance = "/." + res.Instance
+			}
 		}
 		if res.CorrelationID == "" {
 			res.CorrelationID = correlation.ID(r.Context())

@@ -44,6 +44,7 @@ func TestEveryFailureClassKeepsTheWireContract(t *testing.T) {
 	for _, legacy := range []bool{false, true} {
 		for name, newApp := range apps(t, legacy) {
 			t.Run(fmt.Sprintf("%s/legacy=%v", name, legacy), func(t *testing.T) {
+				t.Parallel()
 				a := newApp(t)
 				for _, f := range failures {
 					ans := a.request(f.method, f.path, f.body, f.header...)
