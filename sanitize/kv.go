@@ -316,8 +316,10 @@ func redactKeyValues(s string) string {
 			continue
 		}
 		var ve int
+		nextLine := false
 		if n := lineBreakAt(s, vs); n > 0 && s[q] != '>' && s[q] != ',' {
 			var ok bool
+			nextLine = true
 			if vs, ve, ok = nextLineValue(s, vs+n, line); !ok {
 				continue
 			}
@@ -337,7 +339,7 @@ func redactKeyValues(s string) string {
 				}
 			}
 		}
-		if ve <= vs || s[q] != '>' && !line && validationWords[strings.ToLower(s[vs:ve])] {
+		if ve <= vs || !line && (s[q] == ':' || nextLine) && isValidationWord(s[vs:ve]) {
 			continue
 		}
 		cs, ce := valueCore(s, vs, ve)
@@ -577,6 +579,23 @@ var validationWords = map[string]bool{
 	"required": true, "missing": true, "invalid": true, "empty": true, "must": true, "should": true,
 	"cannot": true, "field": true, "is": true, "not": true, "expected": true, "too": true,
 	"unknown": true, "unset": true, "none": true, "null": true, "nil": true, "redacted": true,
+}
+
+// isValidationWord reports whether v is one of validationWords in any
+// case, without allocating.
+func isValidationWord(v string) bool {
+	var buf [8]byte
+	if len(v) > len(buf) {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return validationWords[string(buf[:len(v)])]
 }
 
 // indexFrom returns the index of the first c in s at or after i, or len(s).

@@ -15,18 +15,29 @@ import (
 // It is applied to every string that leaves in a problem, so the common case,
 // clean text, returns s itself without allocating.
 func Public(s string) string {
-	return unhideEscaped(s, publicText(s), publicText)
+	out, f := publicScan(s)
+	if f&fEscape == 0 {
+		return out
+	}
+	return unhideEscaped(s, out, publicText)
 }
 
 func publicText(s string) string {
-	var f flags
+	out, _ := publicScan(s)
+	return out
+}
+
+// publicScan returns the public tier's text for s and the flags of s, as
+// logScan does.
+func publicScan(s string) (string, flags) {
+	f := fEscape
 	if len(s) <= MaxPublicLen {
-		f = scan(s)
+		f = publicScanner.scan(s)
 		if f&publicFlags == 0 && (f&fNonASCII == 0 || utf8.ValidString(s)) {
-			return s
+			return s, f
 		}
 	}
-	return settle(s, f, MaxPublicLen, publicPass)
+	return settle(s, f, MaxPublicLen, publicScanner, publicPass), f
 }
 
 func publicPass(s string, f flags) string {

@@ -36,19 +36,39 @@ func TestRescanCoversScan(t *testing.T) {
 	for _, tc := range publicCorpus {
 		texts = append(texts, tc.in)
 	}
+	for _, sc := range []*scanner{publicScanner, logScanner} {
+		for _, s := range texts {
+			f := sc.scan(s)
+			for i := 0; i <= len(s); i++ {
+				for j := i; j <= len(s) && j <= i+12; j++ {
+					for _, with := range []string{"", Redacted, "x", " ", ":"} {
+						// Both ways: an edit can remove a trigger or complete one.
+						edited := s[:i] + with + s[j:]
+						if miss := sc.scan(edited) &^ sc.rescan(s, f, edited); miss != 0 {
+							t.Fatalf("rescan(%q -> %q) misses %b", s, edited, miss)
+						}
+						if miss := f &^ sc.rescan(edited, sc.scan(edited), s); miss != 0 {
+							t.Fatalf("rescan(%q -> %q) misses %b", edited, s, miss)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLogScanSubset checks that the log tier's scan finds every flag its
+// passes read that the public tier's full scan finds.
+func TestLogScanSubset(t *testing.T) {
+	texts := append([]string{}, rescanTexts...)
+	for _, tc := range publicCorpus {
+		texts = append(texts, tc.in)
+	}
 	for _, s := range texts {
-		f := scan(s)
-		for i := 0; i <= len(s); i++ {
-			for j := i; j <= len(s) && j <= i+12; j++ {
-				for _, with := range []string{"", Redacted, "x", " ", ":"} {
-					// Both ways: an edit can remove a trigger or complete one.
-					edited := s[:i] + with + s[j:]
-					if miss := scan(edited) &^ rescan(s, f, edited); miss != 0 {
-						t.Fatalf("rescan(%q -> %q) misses %b", s, edited, miss)
-					}
-					if miss := f &^ rescan(edited, scan(edited), s); miss != 0 {
-						t.Fatalf("rescan(%q -> %q) misses %b", edited, s, miss)
-					}
+		for i := 0; i < len(s); i++ {
+			for _, cut := range []string{s[i:], s[:i]} {
+				if miss := scan(cut) & logFlags &^ logScanner.scan(cut); miss != 0 {
+					t.Fatalf("log scan of %q misses %b", cut, miss)
 				}
 			}
 		}
@@ -68,8 +88,13 @@ func FuzzRescan(f *testing.F) {
 			i, j = j, i
 		}
 		edited := s[:i] + with + s[j:]
-		if miss := scan(edited) &^ rescan(s, scan(s), edited); miss != 0 {
-			t.Fatalf("rescan(%q -> %q) misses %b", s, edited, miss)
+		for _, sc := range []*scanner{publicScanner, logScanner} {
+			if miss := sc.scan(edited) &^ sc.rescan(s, sc.scan(s), edited); miss != 0 {
+				t.Fatalf("rescan(%q -> %q) misses %b", s, edited, miss)
+			}
+			if scan(edited)&sc.want&^sc.scan(edited) != 0 {
+				t.Fatalf("scanner %b misses flags of %q", sc.want, edited)
+			}
 		}
 	})
 }

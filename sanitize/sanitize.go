@@ -36,9 +36,9 @@ const (
 // flags that may include more than their text's own (see rescan). A pass
 // returns its text unchanged only when every rule it ran left it alone, so
 // under the text's own flags, which run some of those rules, it would too.
-func settle(s string, f flags, limit int, pass func(string, flags) string) string {
+func settle(s string, f flags, limit int, sc *scanner, pass func(string, flags) string) string {
 	if c := clip(s, limit); c != s {
-		s, f = c, scan(c)
+		s, f = c, sc.scan(c)
 	}
 	for range 8 {
 		spend(len(s))
@@ -47,9 +47,9 @@ func settle(s string, f flags, limit int, pass func(string, flags) string) strin
 			return s
 		}
 		if c := clip(t, limit); c == t {
-			s, f = t, rescan(s, f, t)
+			s, f = t, sc.rescan(s, f, t)
 		} else {
-			s, f = c, scan(c)
+			s, f = c, sc.scan(c)
 		}
 	}
 	return Redacted
