@@ -74,6 +74,7 @@ func checkEmbedded(t *testing.T, prefix, suffix string, seeds []seeded, check fu
 
 func checkPublic(t *testing.T, in string) string {
 	t.Helper()
+	checkRulesClosed(t, in)
 	out := Public(in)
 	if !utf8.ValidString(out) {
 		t.Fatalf("Public(%q) invalid UTF-8: %q", in, out)

@@ -44,6 +44,27 @@ var keysByLast = func() (t [256][]keyword) {
 	return t
 }()
 
+// keyTails holds the last two bytes of every key name, of the qualified
+// "..._key" names and of the type names withoutTypeName skips, hashed by
+// tailIndex: a filter that lets through every key and few other words.
+var keyTails = func() (t [1 << 10]bool) {
+	add := func(w string) { t[tailIndex(w[len(w)-2], w[len(w)-1])] = true }
+	for _, w := range lineKeys {
+		add(w)
+	}
+	for _, w := range secretKeys {
+		add(w)
+	}
+	for _, w := range []string{"key", "str", "string"} {
+		add(w)
+	}
+	return t
+}()
+
+// tailIndex hashes two bytes, folding case: letters keep their place in
+// the alphabet and every byte its low five bits.
+func tailIndex(a, b byte) int { return int(a&31)<<5 | int(b&31) }
+
 // mayEndKey holds the bytes that can stand just before the separator of a
 // secret key: most separators follow an ordinary word ("order: ...") and
 // are rejected by one lookup.
@@ -98,6 +119,11 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	}
 	if j > 0 && s[j-1] == '\\' {
 		j--
+	}
+	// Most separators follow an ordinary word ("order:"): its last two
+	// bytes end no key name and no type name, and one lookup rejects it.
+	if j < 2 || !keyTails[tailIndex(s[j-2], s[j-1])] {
+		return 0, false, false
 	}
 	j = withoutTypeName(s, j)
 	if j == 0 {

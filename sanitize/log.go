@@ -28,7 +28,7 @@ func logText(s string) string {
 // hold fEscape whenever s may hold an escape (always when s was too long
 // to scan).
 func logScan(s string) (string, flags) {
-	f := fEscape
+	f := fEscape | fNonASCII
 	if len(s) <= MaxLogLen {
 		f = logScanner.scan(s)
 		if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || utf8.ValidString(s) && escapeAt(s) < 0) {
@@ -43,12 +43,17 @@ func logScan(s string) (string, flags) {
 // that read "to the end of the line" stop at a real line break and at an
 // escaped one alike, so a later pass over the escaped text finds the same
 // spans.
-func logPass(s string, f flags) string {
-	s = redactSecrets(s, f)
+func logPass(s string, f flags) (string, bool) {
+	var r passRun
+	s = redactSecrets(s, f, &r)
 	if f&(fCtrl|fNonASCII) != 0 {
-		s = escapeControls(s)
+		// The rules saw the text before its escapes: an escape that changes
+		// it spoils the proof.
+		if e := escapeControls(s); e != s {
+			return e, false
+		}
 	}
-	return s
+	return s, r.closed()
 }
 
 // escapeAt returns the index of the first rune that must be escaped, or -1.

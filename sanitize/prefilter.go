@@ -68,6 +68,8 @@ type scanner struct {
 	class [256]uint8
 	// anchorPunct marks the punctuation that anchors a token trigger.
 	anchorPunct [256]bool
+	// wordFirst marks the first letters of the words scanWord looks for.
+	wordFirst [256]bool
 }
 
 var (
@@ -93,6 +95,7 @@ func newScanner(want flags) *scanner {
 	if want&fScheme != 0 {
 		for _, c := range []byte("bBdD") {
 			t[c] = clsWord
+			sc.wordFirst[c] = true
 		}
 	}
 	for c, a := range triggersByAnchor {
@@ -109,8 +112,11 @@ func newScanner(want flags) *scanner {
 	}
 	if want&fSQL != 0 {
 		for c := range 256 {
-			if sqlPrefixes[c] != nil && t[c] == clsBoring {
-				t[c] = clsWord
+			if sqlPrefixes[c] != nil {
+				sc.wordFirst[c] = true
+				if t[c] == clsBoring {
+					t[c] = clsWord
+				}
 			}
 		}
 	}
@@ -209,7 +215,7 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 				// Capitals begin sentences; of the words that start with
 				// one, only a few are mixed-case triggers, the rest (SQL
 				// keywords) are all capitals.
-				if want&(fScheme|fSQL) != 0 && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
+				if sc.wordFirst[c] && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
 					f |= scanWord(s, i, want)
 				}
 				if want&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {

@@ -30,7 +30,7 @@ func publicText(s string) string {
 // publicScan returns the public tier's text for s and the flags of s, as
 // logScan does.
 func publicScan(s string) (string, flags) {
-	f := fEscape
+	f := fEscape | fNonASCII
 	if len(s) <= MaxPublicLen {
 		f = publicScanner.scan(s)
 		if f&publicFlags == 0 && (f&fNonASCII == 0 || utf8.ValidString(s)) {
@@ -40,20 +40,29 @@ func publicScan(s string) (string, flags) {
 	return settle(s, f, MaxPublicLen, publicScanner, publicPass), f
 }
 
-func publicPass(s string, f flags) string {
+func publicPass(s string, f flags) (string, bool) {
 	if f&fStack != 0 || f&fSQL != 0 && databaseMessage(s) {
-		return GenericDetail
+		return GenericDetail, false
 	}
+	var r passRun
+	// databaseMessage ran: on other text it may decide otherwise.
+	r.ran = f&fSQL != 0
 	// Only a private key spans lines, so it goes before the rules that
 	// read to the end of one.
 	if f&fPEM != 0 {
-		s = pemRule.redact(s)
+		s = r.note(s, pemRule.redact(s))
 	}
-	s = redactSecrets(s, f&^fPEM)
-	if f&locatorFlags != 0 {
-		s = redactIPs(redactHosts(redactPaths(s)))
+	s = redactSecrets(s, f&^fPEM, &r)
+	if f&fPath != 0 {
+		s = r.note(s, redactPaths(s))
 	}
-	return s
+	if f&fHost != 0 {
+		s = r.note(s, redactHosts(s))
+	}
+	if f&fIP != 0 {
+		s = r.noteOpen(s, redactIPs(s))
+	}
+	return s, r.closed()
 }
 
 // databaseMarkers occur only in database statements and in the messages
