@@ -434,7 +434,7 @@ func nextLineValue(s string, p int, line bool) (int, int, bool) {
 		return 0, 0, false
 	}
 	e := valueEnd(s, p, false)
-	if e <= p || emptyPair(s[p:e]) {
+	if e <= p || emptyPair(s[p:e]) || holdsKey(s, p, e) {
 		return 0, 0, false
 	}
 	r := e
@@ -449,6 +449,22 @@ func nextLineValue(s string, p int, line bool) (int, int, bool) {
 		return 0, 0, false
 	}
 	return p, e, true
+}
+
+// holdsKey reports whether the word s[p:e] holds a secret key's separator
+// ("0Authorization:x"): the word is then a pair of its own, whose value
+// its key's rule takes, and not the value of the line before. Were it
+// taken, redacting its value first ("0Authorization:[redacted]") would
+// change what the line before is found to hold.
+func holdsKey(s string, p, e int) bool {
+	for i := p; i < e; i++ {
+		if c := s[i]; c == ':' || c == '=' {
+			if _, _, ok := keyBefore(s, i); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // emptyPair reports whether w is a key with an empty value ("DB_PASSWORD=",
