@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -20,6 +21,30 @@ import (
 
 var errWithDSN = errors.New(`load order: dial postgres://app:hunter2-pw@10.1.2.3:5432/orders: SELECT * FROM orders WHERE id = 'ord_9': connection refused`)
 
+// distinctErrors are errWithDSN for 4096 different orders: a route that
+// returns them in turn never fails with the same text twice within any
+// cache of recent texts, so it shows the cost of an error seen for the
+// first time.
+var distinctErrors = func() []error {
+	errs := make([]error, 4096)
+	for i := range errs {
+		errs[i] = fmt.Errorf(`load order: dial postgres://app:hunter2-pw@10.1.2.3:5432/orders: SELECT * FROM orders WHERE id = 'ord_%d': connection refused`, i)
+	}
+	return errs
+}()
+
+// sameError returns errWithDSN every time; cycleErrors returns
+// distinctErrors in turn (the benchmarks run one request at a time).
+func sameError() error { return errWithDSN }
+
+func cycleErrors() func() error {
+	i := 0
+	return func() error {
+		i++
+		return distinctErrors[i%len(distinctErrors)]
+	}
+}
+
 // handProblem is the RFC 9457 body a team renders by hand: the five
 // standard members plus a code.
 type handProblem struct {
@@ -35,11 +60,11 @@ type handProblem struct {
 // what a team writes today with chi alone. chi's RequestID and Recoverer,
 // one slog JSON record per failure with the error text (unredacted) and
 // the request ID, and an encoding/json problem body.
-func handWrittenErrorRoute(logger *slog.Logger) http.Handler {
+func handWrittenErrorRoute(logger *slog.Logger, next func() error) http.Handler {
 	r := chi.NewRouter()
 	r.Use(chimw.RequestID, chimw.Recoverer)
 	r.Get("/fail", func(w http.ResponseWriter, req *http.Request) {
-		err := errWithDSN
+		err := next()
 		logger.LogAttrs(req.Context(), slog.LevelError, "request failed",
 			slog.String("error", err.Error()),
 			slog.String("request_id", chimw.GetReqID(req.Context())))
@@ -61,19 +86,21 @@ func handWrittenErrorRoute(logger *slog.Logger) http.Handler {
 // BenchmarkErrorRoute is the in-process form of load.sh's /fail route: a
 // bare chi http.Error, the hand-written anchor, and faultline mapping,
 // sanitizing, rendering and logging (JSON lines through the correlation and
-// sanitize handlers, to io.Discard) an error whose text holds a DSN.
+// sanitize handlers, to io.Discard) an error whose text holds a DSN: the
+// same error on every request, as in an error storm, and a different one
+// on every request.
 func BenchmarkErrorRoute(b *testing.B) {
 	bare := chi.NewRouter()
 	bare.Get("/fail", func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 	})
 
-	faultline := func(h slog.Handler) http.Handler {
+	faultline := func(h slog.Handler, next func() error) http.Handler {
 		logger := slog.New(correlation.NewHandler(h))
 		wr := problem.NewWriter(problem.WithLogger(logger))
 		r := chi.NewRouter()
 		r.Use(middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(1<<20)))
-		r.Method(http.MethodGet, "/fail", wr.Handler(func(http.ResponseWriter, *http.Request) error { return errWithDSN }))
+		r.Method(http.MethodGet, "/fail", wr.Handler(func(http.ResponseWriter, *http.Request) error { return next() }))
 		return r
 	}
 	jsonLog := slog.NewJSONHandler(io.Discard, nil)
@@ -84,12 +111,14 @@ func BenchmarkErrorRoute(b *testing.B) {
 	}{
 		{"bare_chi_http_error", bare},
 		// The anchor faultline's error route is held to (issue 13).
-		{"chi_handwritten_slog_json_problem", handWrittenErrorRoute(slog.New(jsonLog))},
+		{"chi_handwritten_slog_json_problem", handWrittenErrorRoute(slog.New(jsonLog), sameError)},
 		// The recommended logger: every record through sanitize's log tier.
-		{"faultline_sanitize_log_handler", faultline(sanitize.NewLogHandler(jsonLog))},
+		{"faultline_sanitize_log_handler", faultline(sanitize.NewLogHandler(jsonLog), sameError)},
 		// problem already passes the error text through the log tier; this
 		// is the cost without the second, whole-record pass.
-		{"faultline_problem_log_tier_only", faultline(jsonLog)},
+		{"faultline_problem_log_tier_only", faultline(jsonLog, sameError)},
+		{"distinct_errors/chi_handwritten_slog_json_problem", handWrittenErrorRoute(slog.New(jsonLog), cycleErrors())},
+		{"distinct_errors/faultline_sanitize_log_handler", faultline(sanitize.NewLogHandler(jsonLog), cycleErrors())},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, "/fail", nil)

@@ -145,8 +145,10 @@ const (
 //     server that does not speak the contract) is judged by its status.
 //   - For retry: a write (a method that is not idempotent) whose outcome is
 //     unknown and that carried no Idempotency-Key is to be verified, and
-//     one that was committed stops: neither is ever replayed. Then
-//     retryable false stops; so do MaxAttempts and MaxElapsed.
+//     one that was committed stops: neither is ever replayed. A problem
+//     without an outcome has the one its status implies: unknown for 500,
+//     502, 503 and 504, not_started for 408, 425 and 429. Then retryable
+//     false stops; so do MaxAttempts and MaxElapsed.
 //   - The delay is retry_after_ms (or Retry-After) as a floor, plus full
 //     jitter over the exponential backoff: floor + Jitter*min(MaxDelay,
 //     BaseDelay*2^(Number-1)).
@@ -165,12 +167,15 @@ func (pol Policy) Decide(a Attempt) Decision {
 	case a.Problem != nil:
 		p := a.Problem
 		action, outcome, retryable, floor = p.Action, p.Outcome, p.Retryable, p.RetryAfter
+		s := statusRule(p.Status)
 		if action == "" {
-			s := statusRule(p.Status)
 			action, retryable = s.action, s.retryable
-			if outcome == "" {
-				outcome = s.outcome
-			}
+		}
+		if outcome == "" {
+			// A server that says retry without saying what became of a
+			// write has not verified it: a 5xx leaves it unknown, as it
+			// does for a server that says nothing at all.
+			outcome = s.outcome
 		}
 	case a.Err != nil:
 		if errors.Is(a.Err, context.Canceled) || errors.Is(a.Err, context.DeadlineExceeded) {
@@ -224,8 +229,16 @@ func (pol Policy) Decide(a Attempt) Decision {
 	if a.Number >= pol.MaxAttempts {
 		return Decision{Verdict: Stop, Reason: reasonAttempts}
 	}
+	// Compared against what is left of the budget rather than summed, so
+	// that an absurd floor (retry_after_ms of centuries) cannot wrap
+	// around into a negative delay or a sleep past the deadline.
+	floor = max(floor, 0)
+	left := pol.MaxElapsed - max(a.Elapsed, 0)
+	if floor >= left {
+		return Decision{Verdict: Stop, Reason: reasonDeadline}
+	}
 	delay := floor + jittered(pol.backoff(a.Number), a.Jitter)
-	if a.Elapsed+delay >= pol.MaxElapsed {
+	if delay >= left {
 		return Decision{Verdict: Stop, Reason: reasonDeadline}
 	}
 	return Decision{Verdict: Retry, Delay: delay, Reason: reasonRetry}

@@ -50,8 +50,9 @@ type ResponseError struct {
 	// (RFC 9457 §3.1.2: the HTTP status wins over the member), its
 	// CorrelationID comes from the body or else the correlation header, and
 	// its RetryAfter from retry_after_ms or else the Retry-After header.
-	// Built from the status line alone, it has type about:blank, the status
-	// text as title and no code.
+	// A document with neither title nor detail gets the status text as
+	// title, so Line always has a message. Built from the status line
+	// alone, it has type about:blank, the status text as title and no code.
 	Problem *problem.Problem
 	// Err is nil when the body was a problem document or a plain JSON error
 	// body; otherwise it wraps ErrBodyTooLarge, ErrMalformedBody,
@@ -172,6 +173,10 @@ func (rd Reader) build(res *http.Response, body []byte, complete bool, readErr e
 		p = statusProblem(res.StatusCode, headerToken(res.Header.Get(cmp.Or(rd.CodeHeader, "X-Error-Code"))))
 	}
 	p.Status = res.StatusCode
+	if p.Title == "" && p.Detail == "" {
+		// Both are optional (RFC 9457 §3.1); a message is not.
+		p.Title = http.StatusText(res.StatusCode)
+	}
 	if p.CorrelationID == "" {
 		p.CorrelationID = res.Header.Get(cmp.Or(rd.CorrelationHeader, "X-Request-Id"))
 	}

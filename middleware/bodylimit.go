@@ -17,7 +17,8 @@ import (
 // net/http closes the connection after the response; the handler gets a
 // *http.MaxBytesError, which problem.WriteError maps to the same problem.
 // A handler that ignores that error and sends a bare 400, 413 or 5xx behind
-// Guard gets request_too_large too.
+// Guard gets request_too_large too, and so does one that returns without
+// answering at all (net/http would send an empty 200).
 //
 // BodyLimit nested inside another (or inside Stack with WithBodyLimit), for
 // example on a chi route group, replaces the outer limit with its own when
@@ -59,6 +60,11 @@ func (st *state) limitBody(r *http.Request, n int64, own bool) (*http.Request, b
 		r.Body = &st.body
 	}
 	return r, true
+}
+
+// tooLarge is the problem of a body the limit cut while the handler read it.
+func tooLarge(st *state) *problem.Problem {
+	return problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit))
 }
 
 // limitedBody is the request body under a limit. The MaxBytesReader is made

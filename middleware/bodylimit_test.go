@@ -72,6 +72,16 @@ func TestBodyLimitChunkedOneByteOver(t *testing.T) {
 				}
 			}
 		}},
+		// A handler that gives up on a failed read without answering: the
+		// client must not get a 200 with an empty body.
+		{"silent", func(*kit) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				if _, err := io.ReadAll(r.Body); err != nil {
+					return
+				}
+				w.WriteHeader(http.StatusNoContent)
+			}
+		}},
 	} {
 		t.Run(handler.name, func(t *testing.T) {
 			forEachRouter(t, func(t *testing.T, rt router) {

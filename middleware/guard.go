@@ -98,7 +98,7 @@ func (st *state) writeReplacement(body []byte) {
 // guardProblem is the problem that replaces a bare error status.
 func (st *state) guardProblem(code int) *problem.Problem {
 	if st.flags.Load()&fTripped != 0 && (code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge || code >= 500) {
-		return problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit))
+		return tooLarge(st)
 	}
 	p := st.writer().Registry().ForStatus(code)
 	switch {

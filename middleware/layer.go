@@ -35,7 +35,10 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	own := st == nil || l.cfg.timeout > 0 && st.timeout > 0 || st.cfg.writer != l.cfg.writer
 	if own {
 		st = newState(w, r, l.cfg)
-		r = r.WithContext(st)
+		// The handler's copy of the request lives in the state: one
+		// allocation for both.
+		st.reqCopy = *r.WithContext(st)
+		r = &st.reqCopy
 		st.req = r
 	}
 	if l.parts&partRecover != 0 {
@@ -72,9 +75,16 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // finish runs when the handler has returned or panicked; v is the panic
 // value a recovering layer took (see recoverPanic), else nil.
 func (l *layer) finish(st *state, own bool, v any) {
-	if v == nil && own && st.pending != 0 {
-		// The handler returned after a bare error status without a body.
-		st.writeReplacement(nil)
+	if v == nil && own {
+		switch {
+		case st.pending != 0:
+			// The handler returned after a bare error status without a body.
+			st.writeReplacement(nil)
+		case st.flags.Load()&(fTripped|fStarted|fHijacked) == fTripped:
+			// The limit cut the body and the handler gave up without
+			// answering: net/http would send an empty 200, a silent drop.
+			st.safeWrite(st, tooLarge(st))
+		}
 	}
 	if l.cfg.timeout > 0 && st.timer != nil {
 		st.disarm()

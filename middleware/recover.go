@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 
-	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/sanitize"
 )
@@ -64,7 +63,7 @@ func (l *layer) recovered(st *state, v any) {
 	}
 	var p *problem.Problem
 	if st.flags.Load()&fTripped != 0 {
-		p = problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit))
+		p = tooLarge(st)
 	} else {
 		p = problem.New(problem.Internal).ForRequest(st.req)
 	}

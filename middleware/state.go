@@ -59,7 +59,10 @@ type state struct {
 	w   http.ResponseWriter // what this state wraps
 	srv http.ResponseWriter // the writer http.MaxBytesReader must see: the server's own
 	req *http.Request       // the request as the handler sees it, for problems written on its behalf
-	cfg *config
+	// reqCopy is the request with this state as its context, when the
+	// layer that made the state passed it on (req then points here).
+	reqCopy http.Request
+	cfg     *config
 
 	flags atomic.Uint32
 	guard bool

@@ -57,22 +57,31 @@ func FromError(err error) *Problem { return Default().FromError(err) }
 // Problem, never one found in the chain: a handler may return a shared
 // sentinel, and whoever sets a field on the result must not change it.
 func (wr *Writer) FromError(err error) *Problem {
+	p := new(Problem)
+	wr.fromError(err, p)
+	return p
+}
+
+// fromError is FromError into p, so that WriteError keeps the problem on
+// its stack: an error route then allocates no Problem at all.
+func (wr *Writer) fromError(err error, p *Problem) {
 	if err == nil {
-		return New(Internal)
+		*p = problemOf(Internal)
+		return
 	}
-	if p, ok := err.(*Problem); ok && p == nil {
+	if np, ok := err.(*Problem); ok && np == nil {
 		// A nil *Problem in a non-nil error: a bug in the caller, which
 		// still deserves a problem and a log record, not a crash.
-		p := New(Internal)
+		*p = problemOf(Internal)
 		p.err = err
-		return p
+		return
 	}
 	var c chainMatch
 	if !c.walk(err) {
 		c = chainMatchAs(err)
 	}
 	if c.problem != nil {
-		p := *c.problem
+		*p = *c.problem
 		if c.problem == err {
 			// The problem itself was returned: its own chain is the
 			// evidence the log needs.
@@ -80,27 +89,29 @@ func (wr *Writer) FromError(err error) *Problem {
 		} else {
 			p.err = err
 		}
-		return &p
+		return
 	}
 	if c.kind != nil {
-		p := New(*c.kind)
+		*p = problemOf(*c.kind)
 		p.err = err
-		return p
+		return
 	}
 	for _, m := range wr.mappers {
-		if p, ok := m(err); ok {
-			return p.Wrap(err)
+		if mp, ok := m(err); ok {
+			// A copy, as Wrap would make: the mapper may return a shared
+			// problem.
+			*p = *mp
+			p.err = err
+			return
 		}
 	}
-	// The built-in problems are fresh, so they are filled in place.
-	p := c.builtin()
+	c.builtin(p)
 	if c.public != nil {
 		if d := c.public.PublicDetail(); d != "" {
 			p.Detail = d
 		}
 	}
 	p.err = err
-	return p
 }
 
 // chainMatch holds what FromError looks for in an error chain: the first
@@ -185,24 +196,23 @@ func chainMatchAs(err error) chainMatch {
 	return c
 }
 
-func (c *chainMatch) builtin() *Problem {
+// builtin sets p to the built-in problem of the match.
+func (c *chainMatch) builtin(p *Problem) {
 	switch {
 	case c.maxBytes != nil:
-		p := New(RequestTooLarge)
+		*p = problemOf(RequestTooLarge)
 		p.Detail = problemhook.TooLargeDetail(c.maxBytes.Limit)
-		return p
 	case c.syntax != nil:
-		p := New(InvalidJSON)
+		*p = problemOf(InvalidJSON)
 		p.Detail = fmt.Sprintf("The request body is not valid JSON (syntax error at byte %d).", c.syntax.Offset)
-		return p
 	case c.typeError != nil:
-		p := New(InvalidJSON)
+		*p = problemOf(InvalidJSON)
 		p.Detail = "A value in the request body has the wrong type."
-		return p
 	case c.deadline:
-		return New(Timeout)
+		*p = problemOf(Timeout)
 	case c.canceled:
-		return New(ClientClosedRequest)
+		*p = problemOf(ClientClosedRequest)
+	default:
+		*p = problemOf(Internal)
 	}
-	return New(Internal)
 }

@@ -31,6 +31,11 @@ func TestInstanceRedactsPercentEncodedTokens(t *testing.T) {
 		{"/no%20where%22%3E", "", "/no%20where%22%3E"},
 		{"/u/%E2%80%AEevil", "", "/u/%E2%80%AEevil"},
 		{"/50%25/off", "", "/50%25/off"},
+		// A path that starts with two slashes would read as a network-path
+		// reference (another host) once resolved: a dot segment keeps it a
+		// path (RFC 3986 §3.3, §5.2.4).
+		{"//evil.example/x", "", "/.//evil.example/x"},
+		{"//", "", "/.//"},
 	}
 	for _, c := range cases {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+c.path, nil)

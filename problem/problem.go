@@ -85,7 +85,13 @@ type Extension struct {
 
 // New returns an occurrence of k with the kind's defaults.
 func New(k Kind) *Problem {
-	return &Problem{
+	p := problemOf(k)
+	return &p
+}
+
+// problemOf is New as a value.
+func problemOf(k Kind) Problem {
+	return Problem{
 		Title:         k.Title,
 		Status:        k.Status,
 		Detail:        k.DefaultDetail,

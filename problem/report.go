@@ -16,7 +16,7 @@ func (wr *Writer) Report(ctx context.Context, correlationID string, p *Problem) 
 	if p == nil {
 		p = New(Internal)
 	}
-	res, _ := wr.resolve(nil, p, nil)
+	res, e := wr.resolve(nil, p, nil)
 	if res.CorrelationID == "" {
 		res.CorrelationID = correlationID
 	}
@@ -24,6 +24,6 @@ func (wr *Writer) Report(ctx context.Context, correlationID string, p *Problem) 
 		res.CorrelationID = correlation.ID(ctx)
 	}
 	// logRecord, Report, then the caller: three frames up.
-	wr.logRecord(ctx, nil, &res, false, 3)
+	wr.logRecord(ctx, nil, &res, e, false, 3)
 	return &res
 }

@@ -212,7 +212,9 @@ func Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
 // the default Writer.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) error {
 	wr := writerFor(r)
-	return wr.write(w, r, wr.FromError(err))
+	var p Problem
+	wr.fromError(err, &p)
+	return wr.write(w, r, &p)
 }
 
 // Registry returns the writer's registry.
@@ -295,10 +297,10 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 		p = New(Internal)
 	}
 	h := w.Header()
-	res, codeHeader := wr.resolve(r, p, h)
+	res, e := wr.resolve(r, p, h)
 	if rs, ok := w.(problemhook.ResponseStarter); ok && rs.ResponseStarted() {
 		if a, ok := w.(problemhook.Answered); !ok || !a.Answered() {
-			wr.log(r, &res, true)
+			wr.log(r, &res, e, true)
 		}
 		return ErrResponseStarted
 	}
@@ -320,10 +322,11 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 		h.Add("Vary", varyAccept[0])
 	}
 	if wr.codeHeader != "" {
-		if codeHeader == nil {
-			codeHeader = wr.codeValue(res.Code)
+		if e != nil {
+			h[wr.codeHeader] = e.header
+		} else {
+			h[wr.codeHeader] = wr.codeValue(res.Code)
 		}
-		h[wr.codeHeader] = codeHeader
 	}
 	if res.RetryAfter > 0 {
 		h["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10)}
@@ -350,7 +353,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 		m.MarkProblem()
 	}
 	w.WriteHeader(res.Status)
-	wr.log(r, &res, false)
+	wr.log(r, &res, e, false)
 	var err error
 	if r.Method != http.MethodHead {
 		bp := bufPool.Get().(*[]byte)
@@ -382,7 +385,9 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 // WriteError maps err to a problem and writes it; the error is kept for the
 // log.
 func (wr *Writer) WriteError(w http.ResponseWriter, r *http.Request, err error) error {
-	return wr.write(w, r, wr.FromError(err))
+	var p Problem
+	wr.fromError(err, &p)
+	return wr.write(w, r, &p)
 }
 
 // Resolve returns the problem as Write would render it for r: type,
@@ -400,13 +405,13 @@ func (wr *Writer) Resolve(r *http.Request, p *Problem) *Problem {
 // LegacyActive reports whether the legacy members are emitted now.
 func (wr *Writer) LegacyActive() bool { return wr.legacyActive() }
 
-// resolve returns the occurrence as it goes out, and the code header's
-// value when the registry lookup it made already holds it. h, when not
+// resolve returns the occurrence as it goes out, and the registry entry of
+// its code when the lookup it made found one. h, when not
 // nil, is the response's header, whose Retry-After may lend the problem its
 // retry time.
-func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, []string) {
+func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, *codeEntry) {
 	res := *p
-	var codeHeader []string
+	var entry *codeEntry
 	if res.Code == "" {
 		// A problem built by hand without a code stands for its status.
 		fs := wr.registry.ForStatus(res.Status)
@@ -429,7 +434,7 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, 
 		}
 		res.Action, res.Cause, res.hideDetail = k.Action, k.Cause, !k.ShowDetail
 	} else if e := wr.cached(res.Code); e != nil {
-		codeHeader = e.header
+		entry = e
 		k := &e.kind
 		if res.Type == "" || res.Type == e.typ {
 			// A type documents one title and one status.
@@ -453,12 +458,24 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, 
 	if !res.Outcome.valid() {
 		res.Outcome = OutcomeUnknown
 	}
+	if res.Outcome == "" && res.Retryable && r != nil && (res.Cause == CauseInternal || res.Cause == CauseUpstream) {
+		// The server or a dependency failed while the request ran: what
+		// became of a write nobody knows, so it says so, as a panic or a
+		// timeout of the same request would.
+		res.forRequest(r)
+	}
 	if res.Title == "" {
 		res.Title = http.StatusText(res.Status)
 	}
 	if r != nil {
 		if res.Instance == "" && r.URL != nil {
 			res.Instance = r.URL.EscapedPath()
+			if strings.HasPrefix(res.Instance, "//") {
+				// "//host/x" would read as a network-path reference to
+				// another host; a leading dot segment keeps it the path it
+				// is (RFC 3986 §3.3), and resolving removes the dot again.
+				res.Instance = "/." + res.Instance
+			}
 		}
 		if res.CorrelationID == "" {
 			res.CorrelationID = correlation.ID(r.Context())
@@ -492,7 +509,7 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, 
 	if wr.dev {
 		res.ext = append(slices.Clip(res.ext), developmentMembers(p)...)
 	}
-	return res, codeHeader
+	return res, entry
 }
 
 // unregistered turns a problem whose code the registry does not know into
@@ -556,6 +573,9 @@ type codeEntry struct {
 	kind   Kind
 	header []string // the code header's value
 	typ    string   // the type URI
+	// code is the record's attribute for the code, made once (see
+	// loggedAttr).
+	code slog.Attr
 }
 
 // cached returns the kind and strings of a registered code, made on first
@@ -568,7 +588,10 @@ func (wr *Writer) cached(code string) *codeEntry {
 	if !registered {
 		return nil
 	}
-	v, _ := wr.codes.LoadOrStore(code, &codeEntry{kind: k, header: []string{code}, typ: wr.baseURI + code})
+	v, _ := wr.codes.LoadOrStore(code, &codeEntry{
+		kind: k, header: []string{code}, typ: wr.baseURI + code,
+		code: loggedAttr("code", code),
+	})
 	return v.(*codeEntry)
 }
 
@@ -621,17 +644,24 @@ func headerHasToken(values []string, token string) bool {
 // would need the attributes in a slice that escapes, and would report this
 // function as the source. The source is the code that called Write or
 // WriteError (log, write, then the exported function: four frames up).
-func (wr *Writer) log(r *http.Request, res *Problem, started bool) {
+func (wr *Writer) log(r *http.Request, res *Problem, e *codeEntry, started bool) {
 	ctx := context.Background()
 	if r != nil {
 		ctx = r.Context()
 	}
-	wr.logRecord(ctx, r, res, started, 5)
+	wr.logRecord(ctx, r, res, e, started, 5)
 }
 
-// logRecord builds and handles the record; skip counts the frames between
-// runtime.Callers and the code to name as the record's source.
-func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, started bool, skip int) {
+// logRecord builds and handles the record; e is the registry entry of
+// res's code, if known, and skip counts the frames between runtime.Callers
+// and the code to name as the record's source.
+//
+// The attributes that take one of a few values (code, cause, action, a
+// standard method) are made once, and the error chain passes the log tier
+// here, all marked by sanitize.LogAttr so that sanitize's log handler does
+// not look at them again. What is logged is the same, byte for byte,
+// through any handler.
+func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, e *codeEntry, started bool, skip int) {
 	h := wr.Logger().Handler()
 	level := wr.level(res)
 	if !h.Enabled(ctx, level) {
@@ -646,32 +676,33 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	rec := slog.NewRecord(time.Now(), level, msg, pcs[0])
 	// The first five fill the record's inline storage; the rest go in one
 	// AddAttrs call so the overflow is allocated once.
+	code := slog.String("code", res.Code)
+	if e != nil && e.kind.Name == res.Code {
+		code = e.code
+	}
 	rec.AddAttrs(
-		slog.String("code", res.Code),
+		code,
 		slog.Int("status", res.Status),
-		slog.String("cause", string(res.Cause)),
-		slog.String("action", string(res.Action)),
+		tokenAttr(causeAttrs, "cause", res.Cause),
+		tokenAttr(actionAttrs, "action", res.Action),
 		slog.String("correlation_id", res.CorrelationID),
 	)
 	var more [6]slog.Attr
 	n := 0
 	if r != nil {
-		// The path is the client's text: a token in it (a reset link, an
-		// API key in a route) and controls that forge or reorder a log
-		// line pass the log tier like any other text.
-		more[0], more[1] = slog.String("method", r.Method), slog.String("path", sanitize.Log(r.URL.Path))
+		more[0], more[1] = tokenAttr(methodAttrs, "method", r.Method), slog.String("path", sanitize.Log(r.URL.Path))
 		n = 2
 	}
 	if res.err != nil {
-		more[n] = sanitize.LogAttr("error", res.err.Error())
+		more[n] = errorAttrs.attr("error", res.err.Error())
 		n++
 	}
 	if d := res.hiddenDetail(); d != "" {
-		more[n] = sanitize.LogAttr("hidden_detail", d)
+		more[n] = errorAttrs.attr("hidden_detail", d)
 		n++
 	}
 	if res.buildErr != nil {
-		more[n] = sanitize.LogAttr("build_error", res.buildErr.Error())
+		more[n] = errorAttrs.attr("build_error", res.buildErr.Error())
 		n++
 	}
 	if started {

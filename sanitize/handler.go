@@ -86,9 +86,23 @@ func (h *logHandler) WithGroup(name string) slog.Handler {
 	return &logHandler{next: h.next.WithGroup(Log(name))}
 }
 
+// isLogged reports an attribute whose key and value passed the log tier
+// together where they were made (LogAttr, AppendLogAttrs).
+func isLogged(a slog.Attr) bool {
+	if a.Value.Kind() != slog.KindLogValuer {
+		return false
+	}
+	m, ok := a.Value.Any().(*logged)
+	return ok && m.key == a.Key
+}
+
 // cleanAttr returns a passed through the log tier and whether that changed
 // it.
 func cleanAttr(a slog.Attr) (slog.Attr, bool) {
+	if isLogged(a) {
+		// Key and value passed the log tier together where they were made.
+		return a, false
+	}
 	key := Log(a.Key)
 	v, changed := cleanValue(a.Value)
 	if !changed && key == a.Key {
@@ -120,7 +134,7 @@ func cleanValue(v slog.Value) (slog.Value, bool) {
 			return slog.GroupValue(clean...), true
 		}
 	case slog.KindLogValuer:
-		if _, ok := v.Any().(logged); ok {
+		if _, ok := v.Any().(*logged); ok {
 			// Sanitized where it was made; the next handler resolves it to
 			// the same text.
 			return v, false

@@ -115,6 +115,28 @@ func TestLogAttr(t *testing.T) {
 	}
 }
 
+// LogAttr's mark covers the key it was made under: its own key passes the
+// log tier, and the marked value moved under another key does not carry
+// that key past the handler.
+func TestLogAttrKey(t *testing.T) {
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("m", LogAttr("password=hunter2", "v"))
+	if strings.Contains(buf.String(), "hunter2") {
+		t.Errorf("LogAttr kept a secret in its key: %s", buf.String())
+	}
+	buf.Reset()
+	moved := LogAttr("k", "v")
+	moved.Key = "password=hunter2"
+	slog.New(NewLogHandler(slog.NewJSONHandler(&buf, nil))).Info("m", moved)
+	var rec map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "hunter2") || !strings.Contains(buf.String(), `"v"`) {
+		t.Errorf("a marked value under another key: %s", buf.String())
+	}
+}
+
 type countingStringer struct{ n *int }
 
 func (c countingStringer) String() string { *c.n++; return "token=t0ps3cr3t" }

@@ -1,0 +1,92 @@
+package blackbox
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/faultline-go/faultline/internal/redistest"
+	"github.com/faultline-go/faultline/internal/testlog"
+	"github.com/faultline-go/faultline/ratelimit"
+)
+
+const bearer = "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlc2lnbmF0dXJl"
+
+// limitedMux is a ServeMux service (no chi) limited per credential, the
+// way an API limits per token: the key is a secret and must show nowhere,
+// neither to the client nor in the log.
+func limitedMux(t *testing.T, opts ...ratelimit.Option) *app {
+	a := &app{t: t, logs: &testlog.Buffer{}, execs: &counter{n: map[string]int{}}}
+	wr := newWriter(newLogger(a.logs), false)
+	l, err := ratelimit.New([]ratelimit.Policy{{Name: "per-token", Limit: 2, Window: time.Minute, Key: ratelimit.ByHeader("Authorization")}},
+		append([]ratelimit.Option{ratelimit.WithWriter(wr)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /v1/items", l.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	})))
+	a.srv = httptest.NewServer(stack(wr)(mux))
+	t.Cleanup(a.srv.Close)
+	return a
+}
+
+func TestRateLimitKeyedByASecretLeaksNothing(t *testing.T) {
+	a := limitedMux(t)
+	for range 2 {
+		if ans := a.request("GET", "/v1/items", "", "Authorization", bearer); ans.status != http.StatusNoContent {
+			t.Fatalf("within the limit: %d %s", ans.status, ans.body)
+		}
+	}
+	ans := a.request("GET", "/v1/items", "", "Authorization", bearer)
+	a.checkContract("limited per token", ans, 429, "rate_limited")
+	// Another credential has its own budget.
+	if ans := a.request("GET", "/v1/items", "", "Authorization", "Bearer other"); ans.status != http.StatusNoContent {
+		t.Errorf("another key was limited: %d", ans.status)
+	}
+	if strings.Contains(a.logs.String(), "c2lnbmF0dXJlc2lnbmF0dXJl") {
+		t.Errorf("the limiter's key reached the log:\n%s", a.logs.String())
+	}
+}
+
+// Redis going away under load: fail-closed answers the contract's 503
+// (never a bare 500, never a retry of a write), fail-open admits; when
+// Redis is back the shared limit holds again.
+func TestRedisGoingAwayMidLoad(t *testing.T) {
+	srv := redistest.Start(t)
+	for _, mode := range []ratelimit.FailureMode{ratelimit.FailOpen, ratelimit.FailClosed} {
+		rc := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+		t.Cleanup(func() { rc.Close() })
+		a := limitedMux(t, ratelimit.WithRedis(rc), ratelimit.WithFailureMode(mode), ratelimit.WithRedisTimeout(100*time.Millisecond),
+			ratelimit.WithPrefix("bb"+time.Now().Format("150405.000000")))
+		token := "Bearer mode-" + time.Now().Format("150405.000000")
+		for range 2 {
+			if ans := a.request("GET", "/v1/items", "", "Authorization", token); ans.status != http.StatusNoContent {
+				t.Fatalf("within the limit: %d %s", ans.status, ans.body)
+			}
+		}
+		a.checkContract("limited via Redis", a.request("GET", "/v1/items", "", "Authorization", token), 429, "rate_limited")
+		srv.Kill()
+		for i := range 5 {
+			ans := a.request("GET", "/v1/items", "", "Authorization", "Bearer fresh-"+string(rune('a'+i)))
+			switch mode {
+			case ratelimit.FailOpen:
+				if ans.status != http.StatusNoContent {
+					t.Errorf("fail-open with Redis down: %d %s", ans.status, ans.body)
+				}
+			case ratelimit.FailClosed:
+				if ans.status != http.StatusServiceUnavailable || ans.doc == nil || ans.doc["retryable"] != true {
+					t.Errorf("fail-closed with Redis down: %d %s", ans.status, ans.body)
+				} else {
+					a.checkContract("fail-closed", ans, 503, ans.doc["code"].(string))
+				}
+			}
+		}
+		srv.Restart()
+	}
+}

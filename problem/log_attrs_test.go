@@ -1,0 +1,55 @@
+package problem_test
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
+)
+
+// A problem's record reads the same, attribute by attribute, through a
+// plain handler, through sanitize's log handler (which passes the
+// attributes problem marks as sanitized without a second look) and through
+// slog's text handler: members in the same order, the error chain redacted
+// once, an unusual method and a client's path as the log tier makes them.
+func TestLogRecordSameThroughAnyHandler(t *testing.T) {
+	noTime := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}
+	write := func(h slog.Handler, method, path string, err error) {
+		wr := problem.NewWriter(problem.WithLogger(slog.New(h)))
+		r := httptest.NewRequest(method, "http://x"+path, nil)
+		_ = wr.WriteError(httptest.NewRecorder(), r, err)
+	}
+	for _, c := range []struct {
+		method, path string
+		err          error
+		want         string
+	}{
+		{http.MethodGet, "/fail", errors.New("dial postgres://app:hunter2@10.1.2.3:5432/orders: connection refused"),
+			`{"level":"ERROR","msg":"problem","code":"internal","status":500,"cause":"internal","action":"retry","correlation_id":"","method":"GET","path":"/fail","error":"dial postgres://[redacted]@10.1.2.3:5432/orders: connection refused"}` + "\n"},
+		{"PURGE", "/t/ghp_abcdefghijklmnopqrstuvwxyz0123456789", problem.New(problem.NotFound),
+			`{"level":"INFO","msg":"problem","code":"not_found","status":404,"cause":"request","action":"fix_request","correlation_id":"","method":"PURGE","path":"/t/[redacted]"}` + "\n"},
+	} {
+		var plain, through, text bytes.Buffer
+		write(slog.NewJSONHandler(&plain, noTime), c.method, c.path, c.err)
+		write(sanitize.NewLogHandler(slog.NewJSONHandler(&through, noTime)), c.method, c.path, c.err)
+		if plain.String() != c.want || through.String() != c.want {
+			t.Errorf("%s %s:\nplain   %s\nthrough %s\nwant    %s", c.method, c.path, plain.String(), through.String(), c.want)
+		}
+		var textPlain bytes.Buffer
+		write(slog.NewTextHandler(&text, noTime), c.method, c.path, c.err)
+		write(sanitize.NewLogHandler(slog.NewTextHandler(&textPlain, noTime)), c.method, c.path, c.err)
+		if text.String() != textPlain.String() || bytes.Contains(text.Bytes(), []byte("0x")) {
+			t.Errorf("text handler: %s\nthrough sanitize: %s", text.String(), textPlain.String())
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package problem
+
+import (
+	"hash/maphash"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/faultline-go/faultline/sanitize"
+)
+
+// The attributes of a problem's log record that take one of a few values
+// are made once, marked by sanitize as having passed its log tier, so that
+// sanitize's log handler does not look at them again on every failure.
+var (
+	causeAttrs = loggedTokens("cause", CauseRequest, CauseAuth, CausePolicy, CauseConfig,
+		CauseInternal, CauseUpstream, CauseEnvironment)
+	actionAttrs = loggedTokens("action", ActionRetry, ActionVerify, ActionFixRequest,
+		ActionReauthenticate, ActionConfigure, ActionApprove, ActionUnlock, ActionNone)
+	methodAttrs = loggedTokens("method", http.MethodGet, http.MethodHead, http.MethodPost,
+		http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions)
+)
+
+func loggedTokens[T ~string](key string, tokens ...T) map[T]slog.Attr {
+	m := make(map[T]slog.Attr, len(tokens))
+	for _, tok := range tokens {
+		m[tok] = loggedAttr(key, string(tok))
+	}
+	return m
+}
+
+// tokenAttr is the made-once attribute of tok, or a plain one for a value
+// outside the table.
+func tokenAttr[T ~string](table map[T]slog.Attr, key string, tok T) slog.Attr {
+	if a, ok := table[tok]; ok {
+		return a
+	}
+	return slog.String(key, string(tok))
+}
+
+// loggedAttr returns the attribute of key and value marked as having
+// passed the log tier when the tier leaves both as they are, and a plain
+// one otherwise: a handler other than sanitize's must log the same text
+// either way.
+func loggedAttr(key, value string) slog.Attr {
+	a := sanitize.LogAttr(key, value)
+	if a.Key != key || a.Value.Resolve().String() != value {
+		return slog.String(key, value)
+	}
+	return a
+}
+
+// errorAttrs remembers the log attributes of the error texts that came
+// back most recently. An error storm repeats one text thousands of times
+// (a database that went away, an upstream timing out), and the log tier's
+// pass over it costs as much as the rest of the record; sanitize.Log is a
+// pure function of its input, so the attribute remembered is the one it
+// would make again. A text is remembered the second time it is seen, so
+// errors that never repeat cost two hashes and no allocation. Only a
+// 128-bit keyed hash of a text is kept, never the raw text, which may hold
+// the very secret the log tier takes out.
+var errorAttrs textAttrCache
+
+const (
+	textAttrSlots  = 256
+	textAttrMaxLen = 1024
+)
+
+type textAttrCache struct {
+	seen  [textAttrSlots]atomic.Uint64
+	attrs [textAttrSlots]atomic.Pointer[textAttr]
+}
+
+type textAttr struct {
+	key    string
+	h1, h2 uint64
+	n      int
+	attr   slog.Attr
+}
+
+var textAttrSeed1, textAttrSeed2 = maphash.MakeSeed(), maphash.MakeSeed()
+
+// attr is sanitize.LogAttr(key, text), remembered.
+func (c *textAttrCache) attr(key, text string) slog.Attr {
+	if len(text) > textAttrMaxLen {
+		return sanitize.LogAttr(key, text)
+	}
+	h1 := maphash.String(textAttrSeed1, text)
+	i := h1 % textAttrSlots
+	e := c.attrs[i].Load()
+	if e != nil && e.h1 == h1 && e.n == len(text) && e.key == key && e.h2 == maphash.String(textAttrSeed2, text) {
+		return e.attr
+	}
+	a := sanitize.LogAttr(key, text)
+	if c.seen[i].Swap(h1) == h1 {
+		c.attrs[i].Store(&textAttr{key: key, h1: h1, h2: maphash.String(textAttrSeed2, text), n: len(text), attr: a})
+	}
+	return a
+}
