@@ -303,8 +303,9 @@ func scanPunct(s string, i int, want flags) flags {
 			f |= colonAfterWord(s, i)
 		}
 	case '"':
-		if i > 1 && s[i-1] == ' ' && (wordBefore(s, i-1, "relation") || wordBefore(s, i-1, "column") ||
-			wordBefore(s, i-1, "constraint") || wordBefore(s, i-1, "near")) {
+		// databaseMessage finds these anywhere, not only where a word starts.
+		if b := s[:max(i-1, 0)]; i > 1 && s[i-1] == ' ' && (strings.HasSuffix(b, "relation") || strings.HasSuffix(b, "column") ||
+			strings.HasSuffix(b, "constraint") || strings.HasSuffix(b, "near")) {
 			f |= fSQL
 		}
 	case ',':
