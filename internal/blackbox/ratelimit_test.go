@@ -140,12 +140,19 @@ func TestRedisDyingUnderConcurrentLoad(t *testing.T) {
 		counts := map[int]int{}
 		for r := range results {
 			counts[r.status]++
+			// A few of each kind get the full check, which reads the whole
+			// log; every answer must be of an expected kind.
+			full := counts[r.status] <= 5
 			switch {
 			case r.status == http.StatusNoContent:
-			case r.status == http.StatusTooManyRequests:
-				a.checkContract("limited under load", r.ans, 429, "rate_limited")
+			case r.status == http.StatusTooManyRequests && r.ans.doc != nil:
+				if full {
+					a.checkContract("limited under load", r.ans, 429, "rate_limited")
+				}
 			case r.status == http.StatusServiceUnavailable && mode == ratelimit.FailClosed && r.ans.doc != nil:
-				a.checkContract("fail-closed under load", r.ans, 503, r.ans.doc["code"].(string))
+				if full {
+					a.checkContract("fail-closed under load", r.ans, 503, r.ans.doc["code"].(string))
+				}
 			default:
 				t.Errorf("mode %v: answer %d %s", mode, r.status, r.ans.body)
 			}
