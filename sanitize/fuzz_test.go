@@ -51,6 +51,7 @@ var publicSeeds = append([]seeded{
 func FuzzPublic(f *testing.F) {
 	f.Add("request failed:", "try again")
 	f.Fuzz(func(t *testing.T, prefix, suffix string) {
+		checkRulesClosed(t, prefix+suffix)
 		checkEmbedded(t, prefix, suffix, publicSeeds, checkPublic)
 	})
 }
@@ -90,6 +91,7 @@ func checkPublic(t *testing.T, in string) string {
 func FuzzLog(f *testing.F) {
 	f.Add("login\n", "\u202e done")
 	f.Fuzz(func(t *testing.T, prefix, suffix string) {
+		checkRulesClosed(t, prefix+suffix)
 		checkEmbedded(t, prefix, suffix, credentialSeeds, checkLog)
 	})
 }

@@ -44,6 +44,27 @@ var keysByLast = func() (t [256][]keyword) {
 	return t
 }()
 
+// keyTails holds the last two bytes of every key name, of the qualified
+// "..._key" names and of the type names withoutTypeName skips, hashed by
+// tailIndex: a filter that lets through every key and few other words.
+var keyTails = func() (t [1 << 10]bool) {
+	add := func(w string) { t[tailIndex(w[len(w)-2], w[len(w)-1])] = true }
+	for _, w := range lineKeys {
+		add(w)
+	}
+	for _, w := range secretKeys {
+		add(w)
+	}
+	for _, w := range []string{"key", "str", "string"} {
+		add(w)
+	}
+	return t
+}()
+
+// tailIndex hashes two bytes, folding case: letters keep their place in
+// the alphabet and every byte its low five bits.
+func tailIndex(a, b byte) int { return int(a&31)<<5 | int(b&31) }
+
 // mayEndKey holds the bytes that can stand just before the separator of a
 // secret key: most separators follow an ordinary word ("order: ...") and
 // are rejected by one lookup.
@@ -98,6 +119,11 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	}
 	if j > 0 && s[j-1] == '\\' {
 		j--
+	}
+	// Most separators follow an ordinary word ("order:"): its last two
+	// bytes end no key name and no type name, and one lookup rejects it.
+	if j < 2 || !keyTails[tailIndex(s[j-2], s[j-1])] {
+		return 0, false, false
 	}
 	j = withoutTypeName(s, j)
 	if j == 0 {
@@ -316,8 +342,10 @@ func redactKeyValues(s string) string {
 			continue
 		}
 		var ve int
+		nextLine := false
 		if n := lineBreakAt(s, vs); n > 0 && s[q] != '>' && s[q] != ',' {
 			var ok bool
+			nextLine = true
 			if vs, ve, ok = nextLineValue(s, vs+n, line); !ok {
 				continue
 			}
@@ -337,7 +365,7 @@ func redactKeyValues(s string) string {
 				}
 			}
 		}
-		if ve <= vs || s[q] != '>' && !line && validationWords[strings.ToLower(s[vs:ve])] {
+		if ve <= vs || !line && (s[q] == ':' || nextLine) && isValidationWord(s[vs:ve]) {
 			continue
 		}
 		cs, ce := valueCore(s, vs, ve)
@@ -406,7 +434,7 @@ func nextLineValue(s string, p int, line bool) (int, int, bool) {
 		return 0, 0, false
 	}
 	e := valueEnd(s, p, false)
-	if e <= p || emptyPair(s[p:e]) {
+	if e <= p || emptyPair(s[p:e]) || holdsKey(s, p, e) {
 		return 0, 0, false
 	}
 	r := e
@@ -421,6 +449,22 @@ func nextLineValue(s string, p int, line bool) (int, int, bool) {
 		return 0, 0, false
 	}
 	return p, e, true
+}
+
+// holdsKey reports whether the word s[p:e] holds a secret key's separator
+// ("0Authorization:x"): the word is then a pair of its own, whose value
+// its key's rule takes, and not the value of the line before. Were it
+// taken, redacting its value first ("0Authorization:[redacted]") would
+// change what the line before is found to hold.
+func holdsKey(s string, p, e int) bool {
+	for i := p; i < e; i++ {
+		if c := s[i]; c == ':' || c == '=' {
+			if _, _, ok := keyBefore(s, i); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // emptyPair reports whether w is a key with an empty value ("DB_PASSWORD=",
@@ -577,6 +621,23 @@ var validationWords = map[string]bool{
 	"required": true, "missing": true, "invalid": true, "empty": true, "must": true, "should": true,
 	"cannot": true, "field": true, "is": true, "not": true, "expected": true, "too": true,
 	"unknown": true, "unset": true, "none": true, "null": true, "nil": true, "redacted": true,
+}
+
+// isValidationWord reports whether v is one of validationWords in any
+// case, without allocating.
+func isValidationWord(v string) bool {
+	var buf [8]byte
+	if len(v) > len(buf) {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return validationWords[string(buf[:len(v)])]
 }
 
 // indexFrom returns the index of the first c in s at or after i, or len(s).

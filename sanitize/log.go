@@ -12,18 +12,30 @@ import (
 // of IsInvisible are written as visible escapes (`\n`, `\u202e`), so one value
 // can neither forge a second log line nor reorder what a reader sees.
 func Log(s string) string {
-	return unhideEscaped(s, logText(s), logText)
+	out, f := logScan(s)
+	if f&fEscape == 0 {
+		return out
+	}
+	return unhideEscaped(s, out, logText)
 }
 
 func logText(s string) string {
-	var f flags
+	out, _ := logScan(s)
+	return out
+}
+
+// logScan returns the log tier's text for s and the flags of s, which
+// hold fEscape whenever s may hold an escape (always when s was too long
+// to scan).
+func logScan(s string) (string, flags) {
+	f := fEscape | fNonASCII
 	if len(s) <= MaxLogLen {
-		f = scan(s)
+		f = logScanner.scan(s)
 		if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || utf8.ValidString(s) && escapeAt(s) < 0) {
-			return s
+			return s, f
 		}
 	}
-	return settle(s, f, MaxLogLen, logPass)
+	return settle(s, f, MaxLogLen, logScanner, logPass), f
 }
 
 // logPass redacts before it escapes: an escape glues a letter to the next
@@ -31,12 +43,17 @@ func logText(s string) string {
 // that read "to the end of the line" stop at a real line break and at an
 // escaped one alike, so a later pass over the escaped text finds the same
 // spans.
-func logPass(s string, f flags) string {
-	s = redactSecrets(s, f)
+func logPass(s string, f flags) (string, bool) {
+	var r passRun
+	s = redactSecrets(s, f, &r)
 	if f&(fCtrl|fNonASCII) != 0 {
-		s = escapeControls(s)
+		// The rules saw the text before its escapes: an escape that changes
+		// it spoils the proof.
+		if e := escapeControls(s); e != s {
+			return e, false
+		}
 	}
-	return s
+	return s, r.closed()
 }
 
 // escapeAt returns the index of the first rune that must be escaped, or -1.

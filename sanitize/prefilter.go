@@ -24,12 +24,16 @@ const (
 	fHost                         // .internal, .local, ...
 	fPath                         // a path under a well-known root, a drive or UNC path
 	fUserOption                   // "-u " or "--user": curl's user:password
+	fEscape                       // '\\', '%' or '&': an escape may hide a secret (unhideEscaped)
 )
 
 const (
 	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption
 	locatorFlags = fIP | fHost | fPath
 	publicFlags  = secretFlags | fStack | fSQL | locatorFlags
+	// logFlags are what the log tier reads: it keeps stack traces, SQL and
+	// locators, so its scan does not look for them.
+	logFlags = secretFlags | fSchemeSep | fAt | fCtrl | fNonASCII | fEscape
 )
 
 // Byte classes for scan. Most bytes of prose are boring and cost one table
@@ -46,7 +50,36 @@ const (
 	clsHigh
 )
 
-var byteClass = func() (t [256]uint8) {
+// punctFlags holds, for each punctuation byte, the flags scanPunct may
+// raise there.
+var punctFlags = [256]flags{
+	'-': fPEM | fUserOption, '.': fIP | fStack | fSQL | fHost,
+	':': fAssign | fSchemeSep | fIP | fPath | fSQL | fStack, '=': fAssign, '>': fAssign,
+	',': fAssign | fStack, '@': fAt | fDSN, '/': fPath, '\\': fPath | fEscape,
+	'[': fStack | fIP, '(': fStack, '\'': fSQL, '"': fSQL, '%': fEscape, '&': fEscape,
+}
+
+// A scanner is one tier's prefilter: it looks only for the flags the
+// tier's passes read, and its byte classes make every other byte boring,
+// so the log tier does not pay for the public tier's SQL, trace and
+// locator triggers.
+type scanner struct {
+	want  flags
+	class [256]uint8
+	// anchorPunct marks the punctuation that anchors a token trigger.
+	anchorPunct [256]bool
+	// wordFirst marks the first letters of the words scanWord looks for.
+	wordFirst [256]bool
+}
+
+var (
+	publicScanner = newScanner(publicFlags | fSchemeSep | fAt | fCtrl | fNonASCII | fEscape)
+	logScanner    = newScanner(logFlags)
+)
+
+func newScanner(want flags) *scanner {
+	sc := &scanner{want: want}
+	t := &sc.class
 	for c := 0; c < 0x20; c++ {
 		t[c] = clsCtrl
 	}
@@ -54,29 +87,47 @@ var byteClass = func() (t [256]uint8) {
 	for c := 0x80; c < 0x100; c++ {
 		t[c] = clsHigh
 	}
-	for _, c := range []byte("-.:=@/\\[('>,\"") {
-		t[c] = clsPunct
-	}
-	for _, c := range []byte("ACDFIKNOSTUbd") {
-		t[c] = clsWord
-	}
-	for c, a := range triggersByAnchor {
-		if a != nil && t[c] == clsBoring {
-			t[c] = clsWord
+	for c := range 256 {
+		if punctFlags[c]&want != 0 {
+			t[c] = clsPunct
 		}
 	}
-	return t
-}()
-
-// anchorPunct marks the punctuation that anchors a token trigger.
-var anchorPunct = func() (t [256]bool) {
-	for c, a := range triggersByAnchor {
-		t[c] = a != nil && byteClass[c] == clsPunct
+	if want&fScheme != 0 {
+		for _, c := range []byte("bBdD") {
+			t[c] = clsWord
+			sc.wordFirst[c] = true
+		}
 	}
-	return t
-}()
+	for c, a := range triggersByAnchor {
+		switch {
+		case want&fToken == 0 || a == nil:
+		case t[c] == clsBoring && (isLetter(byte(c)) || isDigit(byte(c))):
+			t[c] = clsWord
+		case t[c] == clsBoring:
+			t[c] = clsPunct
+			sc.anchorPunct[c] = true
+		case t[c] == clsPunct:
+			sc.anchorPunct[c] = true
+		}
+	}
+	if want&fSQL != 0 {
+		for c := range 256 {
+			if sqlPrefixes[c] != nil {
+				sc.wordFirst[c] = true
+				if t[c] == clsBoring {
+					t[c] = clsWord
+				}
+			}
+		}
+	}
+	return sc
+}
 
-func scan(s string) flags { return withURL(scanRange(s, 0, len(s))) }
+// scan and rescan are the public tier's, which looks for every flag.
+func scan(s string) flags                      { return publicScanner.scan(s) }
+func rescan(s string, f flags, t string) flags { return publicScanner.rescan(s, f, t) }
+
+func (sc *scanner) scan(s string) flags { return withURL(sc.scanRange(s, 0, len(s), sc.want)) }
 
 func withURL(f flags) flags {
 	if f&fSchemeSep != 0 && f&fAt != 0 {
@@ -104,7 +155,9 @@ func isRunByte(c byte) bool { return c == ' ' || c == '\t' || isDigit(c) }
 // bytes instead of the whole text. Extra flags cost only a rule that finds
 // nothing (TestPrefilterSound), or for fStack the GenericDetail the previous
 // pass already gave.
-func rescan(s string, f flags, t string) flags {
+//
+// Only the flags f lacks are looked for: a flag already set costs no check.
+func (sc *scanner) rescan(s string, f flags, t string) flags {
 	n := min(len(s), len(t))
 	// Sixteen bytes per comparison while they match: memequal is quick.
 	p := 0
@@ -122,17 +175,38 @@ func rescan(s string, f flags, t string) flags {
 		q++
 	}
 	lo := max(0, p-scanAhead)
-	hi := min(len(t), len(t)-q+scanBehind)
+	end := len(t) - q
+	hi := min(len(t), end+scanBehind)
 	for hi < len(t) && isRunByte(t[hi-1]) {
 		hi++
 	}
-	return withURL(f | scanRange(t, lo, hi))
+	// Before the change only the checks that read ahead can differ, and
+	// more than nearChange bytes after it only those that read far back.
+	want := sc.want &^ f
+	near := min(hi, end+nearChange)
+	g := sc.scanRange(t, lo, p, want&^readsBackOnly)
+	g |= sc.scanRange(t, p, near, want)
+	g |= sc.scanRange(t, near, hi, want&readsFarBack)
+	return withURL(f | g)
 }
 
-// scanRange returns the flags of the triggers at s[lo:hi], read in the
-// context of the whole of s.
-func scanRange(s string, lo, hi int) flags {
+// How far each flag's checks read from the byte they start at, for
+// rescan: readsBackOnly are the flags whose checks read nothing after it
+// (keyBefore reads back from its separator; the others look at one byte),
+// readsFarBack those whose checks may read more than nearChange bytes
+// before it (key names, token triggers, "goroutine 12 [", "constraint \"").
+// Every other check reads at most four bytes back (":///" before a path).
+const (
+	readsBackOnly = fAssign | fAt | fCtrl | fNonASCII | fEscape
+	readsFarBack  = fAssign | fToken | fStack | fSQL
+	nearChange    = 8
+)
+
+// scanRange returns the flags in want of the triggers at s[lo:hi], read in
+// the context of the whole of s.
+func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	var f flags
+	byteClass := &sc.class
 	// Boring bytes are skipped four at a time; a group of four that holds
 	// something is then read byte by byte, without testing it again.
 	group := lo
@@ -161,16 +235,18 @@ func scanRange(s string, lo, hi int) flags {
 				// Capitals begin sentences; of the words that start with
 				// one, only a few are mixed-case triggers, the rest (SQL
 				// keywords) are all capitals.
-				if mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z' {
-					f |= scanWord(s, i)
+				if sc.wordFirst[c] && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
+					f |= scanWord(s, i, want)
 				}
-				if mayTrigger(s, i) && triggerAt(s, i) {
+				if want&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {
 					f |= fToken
 				}
 			}
 		case clsPunct:
-			f |= scanPunct(s, i)
-			if anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i) {
+			if punctFlags[s[i]]&want != 0 {
+				f |= scanPunct(s, i, want)
+			}
+			if want&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i) {
 				f |= fToken
 			}
 		case clsCtrl:
@@ -184,56 +260,61 @@ func scanRange(s string, lo, hi int) flags {
 
 func wordStart(s string, i int) bool { return i == 0 || !isAlnum(s[i-1]) }
 
-func scanPunct(s string, i int) flags {
+func scanPunct(s string, i int, want flags) flags {
 	var f flags
 	switch s[i] {
 	case '-':
-		if strings.HasPrefix(s[i:], "-----BEGIN") {
+		if want&fPEM != 0 && strings.HasPrefix(s[i:], "-----BEGIN") {
 			f |= fPEM
 		}
-		if userOptionAt(s, i) > 0 {
+		if want&fUserOption != 0 && userOptionAt(s, i) > 0 {
 			f |= fUserOption
 		}
 	case '.':
-		if i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
+		if want&fIP != 0 && i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
 			f |= fIP
 		}
-		if i+1 < len(s) && sourceExtensions[s[i+1]] != nil && sourceLocationAt(s, i) {
+		if want&fStack != 0 && i+1 < len(s) && sourceExtensions[s[i+1]] != nil && sourceLocationAt(s, i) {
 			f |= fStack
 		}
-		if i > 0 && s[i-1] == 'r' && wordBefore(s, i, "driver") && strings.HasPrefix(s[i:], ".Value") {
+		if want&fSQL != 0 && i > 0 && s[i-1] == 'r' && wordBefore(s, i, "driver") && strings.HasPrefix(s[i:], ".Value") {
 			f |= fSQL
 		}
-		if internalSuffixAt(s, i+1) > 0 {
+		if want&fHost != 0 && internalSuffixAt(s, i+1) > 0 {
 			f |= fHost
 		}
 	case ':':
-		if _, _, ok := keyBefore(s, i); ok {
-			f |= fAssign
+		if want&fAssign != 0 {
+			if _, _, ok := keyBefore(s, i); ok {
+				f |= fAssign
+			}
 		}
 		if strings.HasPrefix(s[i:], "://") {
 			f |= fSchemeSep
 		}
 		// "::" alone is an address too (ipAt takes it), whatever is around.
-		if i+1 < len(s) && (s[i+1] == ':' || i > 0 && (isHex(s[i-1]) || s[i-1] == ':') && isHex(s[i+1])) {
+		if want&fIP != 0 && i+1 < len(s) && (s[i+1] == ':' || i > 0 && (isHex(s[i-1]) || s[i-1] == ':') && isHex(s[i+1])) {
 			f |= fIP
 		}
-		if i > 0 && drivePathAt(s, i-1) {
+		if want&fPath != 0 && i > 0 && drivePathAt(s, i-1) {
 			f |= fPath
 		}
-		if i > 0 {
+		if want&(fSQL|fStack) != 0 && i > 0 {
 			f |= colonAfterWord(s, i)
 		}
 	case '"':
-		if i > 1 && s[i-1] == ' ' && (wordBefore(s, i-1, "relation") || wordBefore(s, i-1, "column") ||
-			wordBefore(s, i-1, "constraint") || wordBefore(s, i-1, "near")) {
+		// databaseMessage finds these anywhere, not only where a word starts.
+		if b := s[:max(i-1, 0)]; i > 1 && s[i-1] == ' ' && (strings.HasSuffix(b, "relation") || strings.HasSuffix(b, "column") ||
+			strings.HasSuffix(b, "constraint") || strings.HasSuffix(b, "near")) {
 			f |= fSQL
 		}
 	case ',':
-		if _, _, ok := keyBefore(s, i); ok {
-			f |= fAssign
+		if want&fAssign != 0 {
+			if _, _, ok := keyBefore(s, i); ok {
+				f |= fAssign
+			}
 		}
-		if strings.HasPrefix(s[i:], ", in ") && pythonLineBefore(s, i) {
+		if want&fStack != 0 && strings.HasPrefix(s[i:], ", in ") && pythonLineBefore(s, i) {
 			f |= fStack
 		}
 	case '=', '>':
@@ -250,14 +331,15 @@ func scanPunct(s string, i int) flags {
 			f |= fPath
 		}
 	case '\\':
-		if uncPathAt(s, i) {
+		f |= fEscape
+		if want&fPath != 0 && uncPathAt(s, i) {
 			f |= fPath
 		}
 	case '[':
-		if strings.HasPrefix(s[i:], "[signal ") || goroutineHeaderBefore(s, i) {
+		if want&fStack != 0 && (strings.HasPrefix(s[i:], "[signal ") || goroutineHeaderBefore(s, i)) {
 			f |= fStack
 		}
-		if i+1 < len(s) && (isHex(s[i+1]) || s[i+1] == ':') {
+		if want&fIP != 0 && i+1 < len(s) && (isHex(s[i+1]) || s[i+1] == ':') {
 			f |= fIP
 		}
 	case '(':
@@ -269,6 +351,8 @@ func scanPunct(s string, i int) flags {
 		if wordBefore(s, i, "near ") {
 			f |= fSQL
 		}
+	case '%', '&':
+		f |= fEscape
 	}
 	return f
 }
@@ -338,21 +422,23 @@ func wordBefore(s string, i int, w string) bool {
 
 // scanWord checks the trigger words that can start at s[i]; it is called for
 // every clsWord letter, so each case compares only a handful of bytes.
-func scanWord(s string, i int) flags {
+func scanWord(s string, i int, want flags) flags {
 	t := s[i:]
-	switch s[i] | 0x20 {
-	case 'b':
-		if hasPrefixFold(t, "bearer") || hasPrefixFold(t, "basic") {
-			return fScheme
-		}
-	case 'd':
-		if hasPrefixFold(t, "digest") {
-			return fScheme
+	if want&fScheme != 0 {
+		switch s[i] | 0x20 {
+		case 'b':
+			if hasPrefixFold(t, "bearer") || hasPrefixFold(t, "basic") {
+				return fScheme
+			}
+		case 'd':
+			if hasPrefixFold(t, "digest") {
+				return fScheme
+			}
 		}
 	}
 	// Database statements and driver messages: upper-case words (and
 	// "duplicate key", which starts a word), confirmed by databaseMessage.
-	if sqlPrefixes[s[i]] != nil {
+	if want&fSQL != 0 && sqlPrefixes[s[i]] != nil {
 		for _, p := range sqlPrefixes[s[i]] {
 			if strings.HasPrefix(t, p) {
 				return fSQL

@@ -15,34 +15,54 @@ import (
 // It is applied to every string that leaves in a problem, so the common case,
 // clean text, returns s itself without allocating.
 func Public(s string) string {
-	return unhideEscaped(s, publicText(s), publicText)
+	out, f := publicScan(s)
+	if f&fEscape == 0 {
+		return out
+	}
+	return unhideEscaped(s, out, publicText)
 }
 
 func publicText(s string) string {
-	var f flags
-	if len(s) <= MaxPublicLen {
-		f = scan(s)
-		if f&publicFlags == 0 && (f&fNonASCII == 0 || utf8.ValidString(s)) {
-			return s
-		}
-	}
-	return settle(s, f, MaxPublicLen, publicPass)
+	out, _ := publicScan(s)
+	return out
 }
 
-func publicPass(s string, f flags) string {
-	if f&fStack != 0 || f&fSQL != 0 && databaseMessage(s) {
-		return GenericDetail
+// publicScan returns the public tier's text for s and the flags of s, as
+// logScan does.
+func publicScan(s string) (string, flags) {
+	f := fEscape | fNonASCII
+	if len(s) <= MaxPublicLen {
+		f = publicScanner.scan(s)
+		if f&publicFlags == 0 && (f&fNonASCII == 0 || utf8.ValidString(s)) {
+			return s, f
+		}
 	}
+	return settle(s, f, MaxPublicLen, publicScanner, publicPass), f
+}
+
+func publicPass(s string, f flags) (string, bool) {
+	if f&fStack != 0 || f&fSQL != 0 && databaseMessage(s) {
+		return GenericDetail, false
+	}
+	var r passRun
+	// databaseMessage ran: on other text it may decide otherwise.
+	r.ran = f&fSQL != 0
 	// Only a private key spans lines, so it goes before the rules that
 	// read to the end of one.
 	if f&fPEM != 0 {
-		s = pemRule.redact(s)
+		s = r.note(s, pemRule.redact(s))
 	}
-	s = redactSecrets(s, f&^fPEM)
-	if f&locatorFlags != 0 {
-		s = redactIPs(redactHosts(redactPaths(s)))
+	s = redactSecrets(s, f&^fPEM, &r)
+	if f&fPath != 0 {
+		s = r.note(s, redactPaths(s))
 	}
-	return s
+	if f&fHost != 0 {
+		s = r.note(s, redactHosts(s))
+	}
+	if f&fIP != 0 {
+		s = r.noteOpen(s, redactIPs(s))
+	}
+	return s, r.closed()
 }
 
 // databaseMarkers occur only in database statements and in the messages

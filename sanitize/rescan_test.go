@@ -25,6 +25,19 @@ var rescanTexts = []string{
 	"Bearer x basic y Digest z",
 	"AKIAx xoxb-1",
 	"user:pw@tcp(h) ::1 [fe80::1]",
+	`violates unique constraint "users_email_key" (SQLSTATE 23505) Caused by: x`,
+	"Traceback (most recent call last):\n  File \"app.py\", line 142, in create_order",
+	"mssql: x sql: Scan error near 'y' driver.Value",
+	"secret data LS0tLS1CRUdJTiBQUklWQVRF ya29.x 1//0 4/0A 12345:Abc 1234567890123456|x",
+	"da32db73b3e7923fc28dc13ea9a6e59b-us20 qHF8Q~x whsec_x",
+	"db:\n  password:\n    hunter2 -u a:b --user=x Digest a=b",
+	"redis://:p@ss w0rd@10.0.0.1 file:///etc/x //srv",
+	"%2567 \\x41 &#61; &quot;",
+	"AWS_SECRET_ACCESS_KEY=x Ocp-Apim-Subscription-Key: y",
+	// Triggers whose anchor lies far into them: a change before the
+	// trigger decides whether it starts a word.
+	"xrubygems_0123456789abcdef0123456789abcdef01234567 xFLWPUBK_TEST-abcdefghijkl9",
+	`xconstraint "k"`,
 }
 
 // TestRescanCoversScan checks the bound rescan relies on: after an edit
@@ -36,19 +49,39 @@ func TestRescanCoversScan(t *testing.T) {
 	for _, tc := range publicCorpus {
 		texts = append(texts, tc.in)
 	}
+	for _, sc := range []*scanner{publicScanner, logScanner} {
+		for _, s := range texts {
+			f := sc.scan(s)
+			for i := 0; i <= len(s); i++ {
+				for j := i; j <= len(s) && j <= i+12; j++ {
+					for _, with := range []string{"", Redacted, "x", " ", ":"} {
+						// Both ways: an edit can remove a trigger or complete one.
+						edited := s[:i] + with + s[j:]
+						if miss := sc.scan(edited) &^ sc.rescan(s, f, edited); miss != 0 {
+							t.Fatalf("rescan(%q -> %q) misses %b", s, edited, miss)
+						}
+						if miss := f &^ sc.rescan(edited, sc.scan(edited), s); miss != 0 {
+							t.Fatalf("rescan(%q -> %q) misses %b", edited, s, miss)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLogScanSubset checks that the log tier's scan finds every flag its
+// passes read that the public tier's full scan finds.
+func TestLogScanSubset(t *testing.T) {
+	texts := append([]string{}, rescanTexts...)
+	for _, tc := range publicCorpus {
+		texts = append(texts, tc.in)
+	}
 	for _, s := range texts {
-		f := scan(s)
-		for i := 0; i <= len(s); i++ {
-			for j := i; j <= len(s) && j <= i+12; j++ {
-				for _, with := range []string{"", Redacted, "x", " ", ":"} {
-					// Both ways: an edit can remove a trigger or complete one.
-					edited := s[:i] + with + s[j:]
-					if miss := scan(edited) &^ rescan(s, f, edited); miss != 0 {
-						t.Fatalf("rescan(%q -> %q) misses %b", s, edited, miss)
-					}
-					if miss := f &^ rescan(edited, scan(edited), s); miss != 0 {
-						t.Fatalf("rescan(%q -> %q) misses %b", edited, s, miss)
-					}
+		for i := 0; i < len(s); i++ {
+			for _, cut := range []string{s[i:], s[:i]} {
+				if miss := scan(cut) & logFlags &^ logScanner.scan(cut); miss != 0 {
+					t.Fatalf("log scan of %q misses %b", cut, miss)
 				}
 			}
 		}
@@ -68,8 +101,13 @@ func FuzzRescan(f *testing.F) {
 			i, j = j, i
 		}
 		edited := s[:i] + with + s[j:]
-		if miss := scan(edited) &^ rescan(s, scan(s), edited); miss != 0 {
-			t.Fatalf("rescan(%q -> %q) misses %b", s, edited, miss)
+		for _, sc := range []*scanner{publicScanner, logScanner} {
+			if miss := sc.scan(edited) &^ sc.rescan(s, sc.scan(s), edited); miss != 0 {
+				t.Fatalf("rescan(%q -> %q) misses %b", s, edited, miss)
+			}
+			if scan(edited)&sc.want&^sc.scan(edited) != 0 {
+				t.Fatalf("scanner %b misses flags of %q", sc.want, edited)
+			}
 		}
 	})
 }

@@ -146,7 +146,6 @@ var tokenFormats = []tokenFormat{
 	{name: "vault-legacy-token", triggers: []string{"s."}, body: alnum, min: 24, max: 24, mixed: true},
 	{name: "azure-ad-client-secret", triggers: []string{"Q~"}, before: "A-Za-z0-9_.", beforeMin: 3, body: "A-Za-z0-9_~.-", min: 31, mixed: true},
 	{name: "atlassian-api-token", triggers: []string{"ATATT3", "ATCTT3"}, body: "A-Za-z0-9_=-", min: 60},
-	{name: "clickhouse-cloud-api-secret-key", triggers: []string{"4b1d"}, body: alnum, min: 38, max: 38, mixed: true},
 	{name: "facebook-app-access-token", triggers: []string{"|"}, before: "0-9", beforeMin: 15, body: b64url, min: 27, mixed: true},
 	{name: "figma-pat", triggers: []string{"figd_"}, body: b64url, min: 30},
 	{name: "google-oauth-access-token", triggers: []string{"ya29."}, body: "A-Za-z0-9_.-", min: 20, mixed: true},

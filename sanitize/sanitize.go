@@ -31,25 +31,36 @@ const (
 // result is a fixed point of the pass within the limit, so sanitizing it
 // again returns it unchanged.
 //
-// f is scan(s) unless clip changes s: the tiers scan first to return clean
+// f is scan(s), or when s was too long to scan flags that say it may hold
+// anything, unless clip changes s: the tiers scan first to return clean
 // text untouched, and the first pass reuses that scan. Later passes get
 // flags that may include more than their text's own (see rescan). A pass
 // returns its text unchanged only when every rule it ran left it alone, so
 // under the text's own flags, which run some of those rules, it would too.
-func settle(s string, f flags, limit int, pass func(string, flags) string) string {
-	if c := clip(s, limit); c != s {
-		s, f = c, scan(c)
+//
+// A pass that proves its result a fixed point (see passRun) is not
+// confirmed by another: when rescan finds no trigger the result lacks,
+// the result is returned as it is.
+func settle(s string, f flags, limit int, sc *scanner, pass func(string, flags) (string, bool)) string {
+	// Text without non-ASCII bytes is valid UTF-8, and so is a pass's
+	// result of it: the passes write only ASCII.
+	if c := clip(s, limit, f&fNonASCII == 0); c != s {
+		s, f = c, sc.scan(c)
 	}
 	for range 8 {
 		spend(len(s))
-		t := pass(s, f)
+		t, closed := pass(s, f)
 		if t == s {
 			return s
 		}
-		if c := clip(t, limit); c == t {
-			s, f = t, rescan(s, f, t)
+		if c := clip(t, limit, f&fNonASCII == 0); c == t {
+			nf := sc.rescan(s, f, t)
+			if closed && nf == f {
+				return t
+			}
+			s, f = t, nf
 		} else {
-			s, f = c, scan(c)
+			s, f = c, sc.scan(c)
 		}
 	}
 	return Redacted
@@ -58,8 +69,8 @@ func settle(s string, f flags, limit int, pass func(string, flags) string) strin
 // clip makes s valid UTF-8 and at most limit bytes. The cut falls on the last
 // whitespace before the limit when there is one nearby, so a secret cut in
 // half (a DSN without its '@') is dropped whole instead of leaking its start.
-func clip(s string, limit int) string {
-	if !utf8.ValidString(s) {
+func clip(s string, limit int, ascii bool) string {
+	if !ascii && !utf8.ValidString(s) {
 		if len(s) > 4*limit {
 			s = s[:4*limit]
 		}

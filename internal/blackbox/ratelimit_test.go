@@ -1,9 +1,13 @@
 package blackbox
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,6 +91,73 @@ func TestRedisGoingAwayMidLoad(t *testing.T) {
 				}
 			}
 		}
+		srv.Restart()
+	}
+}
+
+// The same, with requests in flight while Redis dies: every answer is a
+// pass or a problem of the contract, never a bare 500 or a hang.
+func TestRedisDyingUnderConcurrentLoad(t *testing.T) {
+	srv := redistest.Start(t)
+	for _, mode := range []ratelimit.FailureMode{ratelimit.FailOpen, ratelimit.FailClosed} {
+		rc := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+		t.Cleanup(func() { rc.Close() })
+		a := limitedMux(t, ratelimit.WithRedis(rc), ratelimit.WithFailureMode(mode), ratelimit.WithRedisTimeout(100*time.Millisecond),
+			ratelimit.WithPrefix("load"+time.Now().Format("150405.000000")))
+		const workers, each = 8, 25
+		type got struct {
+			status int
+			ans    answer
+		}
+		results := make(chan got, workers*each)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					req, _ := http.NewRequest("GET", a.srv.URL+"/v1/items", nil)
+					req.Header.Set("Authorization", fmt.Sprintf("Bearer w%d-%d", w, i%3))
+					res, err := a.srv.Client().Do(req)
+					if err != nil {
+						results <- got{status: -1}
+						continue
+					}
+					body, _ := io.ReadAll(res.Body)
+					res.Body.Close()
+					ans := answer{status: res.StatusCode, header: res.Header, body: body}
+					if strings.HasPrefix(res.Header.Get("Content-Type"), "application/problem+json") {
+						_ = json.Unmarshal(body, &ans.doc)
+					}
+					results <- got{status: res.StatusCode, ans: ans}
+				}
+			}()
+		}
+		time.Sleep(20 * time.Millisecond)
+		srv.Kill()
+		wg.Wait()
+		close(results)
+		counts := map[int]int{}
+		for r := range results {
+			counts[r.status]++
+			// A few of each kind get the full check, which reads the whole
+			// log; every answer must be of an expected kind.
+			full := counts[r.status] <= 5
+			switch {
+			case r.status == http.StatusNoContent:
+			case r.status == http.StatusTooManyRequests && r.ans.doc != nil:
+				if full {
+					a.checkContract("limited under load", r.ans, 429, "rate_limited")
+				}
+			case r.status == http.StatusServiceUnavailable && mode == ratelimit.FailClosed && r.ans.doc != nil:
+				if full {
+					a.checkContract("fail-closed under load", r.ans, 503, r.ans.doc["code"].(string))
+				}
+			default:
+				t.Errorf("mode %v: answer %d %s", mode, r.status, r.ans.body)
+			}
+		}
+		t.Logf("mode %v: %v", mode, counts)
 		srv.Restart()
 	}
 }
