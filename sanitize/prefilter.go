@@ -175,12 +175,32 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 		q++
 	}
 	lo := max(0, p-scanAhead)
-	hi := min(len(t), len(t)-q+scanBehind)
+	end := len(t) - q
+	hi := min(len(t), end+scanBehind)
 	for hi < len(t) && isRunByte(t[hi-1]) {
 		hi++
 	}
-	return withURL(f | sc.scanRange(t, lo, hi, sc.want&^f))
+	// Before the change only the checks that read ahead can differ, and
+	// more than nearChange bytes after it only those that read far back.
+	want := sc.want &^ f
+	near := min(hi, end+nearChange)
+	g := sc.scanRange(t, lo, p, want&^readsBackOnly)
+	g |= sc.scanRange(t, p, near, want)
+	g |= sc.scanRange(t, near, hi, want&readsFarBack)
+	return withURL(f | g)
 }
+
+// How far each flag's checks read from the byte they start at, for
+// rescan: readsBackOnly are the flags whose checks read nothing after it
+// (keyBefore reads back from its separator; the others look at one byte),
+// readsFarBack those whose checks may read more than nearChange bytes
+// before it (key names, token triggers, "goroutine 12 [", "constraint \"").
+// Every other check reads at most four bytes back (":///" before a path).
+const (
+	readsBackOnly = fAssign | fAt | fCtrl | fNonASCII | fEscape
+	readsFarBack  = fAssign | fToken | fStack | fSQL
+	nearChange    = 8
+)
 
 // scanRange returns the flags in want of the triggers at s[lo:hi], read in
 // the context of the whole of s.
@@ -283,8 +303,9 @@ func scanPunct(s string, i int, want flags) flags {
 			f |= colonAfterWord(s, i)
 		}
 	case '"':
-		if i > 1 && s[i-1] == ' ' && (wordBefore(s, i-1, "relation") || wordBefore(s, i-1, "column") ||
-			wordBefore(s, i-1, "constraint") || wordBefore(s, i-1, "near")) {
+		// databaseMessage finds these anywhere, not only where a word starts.
+		if b := s[:max(i-1, 0)]; i > 1 && s[i-1] == ' ' && (strings.HasSuffix(b, "relation") || strings.HasSuffix(b, "column") ||
+			strings.HasSuffix(b, "constraint") || strings.HasSuffix(b, "near")) {
 			f |= fSQL
 		}
 	case ',':

@@ -25,6 +25,19 @@ var rescanTexts = []string{
 	"Bearer x basic y Digest z",
 	"AKIAx xoxb-1",
 	"user:pw@tcp(h) ::1 [fe80::1]",
+	`violates unique constraint "users_email_key" (SQLSTATE 23505) Caused by: x`,
+	"Traceback (most recent call last):\n  File \"app.py\", line 142, in create_order",
+	"mssql: x sql: Scan error near 'y' driver.Value",
+	"secret data LS0tLS1CRUdJTiBQUklWQVRF ya29.x 1//0 4/0A 12345:Abc 1234567890123456|x",
+	"da32db73b3e7923fc28dc13ea9a6e59b-us20 qHF8Q~x whsec_x",
+	"db:\n  password:\n    hunter2 -u a:b --user=x Digest a=b",
+	"redis://:p@ss w0rd@10.0.0.1 file:///etc/x //srv",
+	"%2567 \\x41 &#61; &quot;",
+	"AWS_SECRET_ACCESS_KEY=x Ocp-Apim-Subscription-Key: y",
+	// Triggers whose anchor lies far into them: a change before the
+	// trigger decides whether it starts a word.
+	"xrubygems_0123456789abcdef0123456789abcdef01234567 xFLWPUBK_TEST-abcdefghijkl9",
+	`xconstraint "k"`,
 }
 
 // TestRescanCoversScan checks the bound rescan relies on: after an edit

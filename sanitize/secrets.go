@@ -196,13 +196,13 @@ func redactUserinfo(s string) string {
 	// a word of repeated "://" costs one pass.
 	wordEnd, wordAt := -1, -1
 	for i := 0; ; {
-		k := strings.Index(s[i:], "://")
+		k := indexSchemeSep(s, i)
 		if k < 0 {
 			spend(len(s) - i)
 			break
 		}
-		spend(k + 3)
-		start := i + k + 3
+		spend(k - i + 3)
+		start := k + 3
 		i = start
 		if start-3 < e.last {
 			continue
@@ -293,6 +293,24 @@ func spacedUserinfoEnd(s string, start, end, at int) int {
 }
 
 const maxUserinfoGap = 64
+
+// indexSchemeSep returns the index of the first "://" at or after s[i], or
+// -1. It looks for the slashes: error chains hold far more colons ("op:
+// err: cause") than slashes.
+func indexSchemeSep(s string, i int) int {
+	for j := i + 1; j < len(s); {
+		k := strings.IndexByte(s[j:], '/')
+		if k < 0 {
+			return -1
+		}
+		k += j
+		if s[k-1] == ':' && k+1 < len(s) && s[k+1] == '/' {
+			return k - 1
+		}
+		j = k + 1
+	}
+	return -1
+}
 
 var endsWord = byteSet(" \t\n\r\f\v\"'<>`")
 
