@@ -50,16 +50,17 @@ func loggedAttr(key, value string) slog.Attr {
 	return a
 }
 
-// errorAttrs remembers the log attributes of the error texts that came
-// back most recently. An error storm repeats one text thousands of times
-// (a database that went away, an upstream timing out), and the log tier's
-// pass over it costs as much as the rest of the record; sanitize.Log is a
-// pure function of its input, so the attribute remembered is the one it
-// would make again. A text is remembered the second time it is seen, so
-// errors that never repeat cost two hashes and no allocation. Only a
-// 128-bit keyed hash of a text is kept, never the raw text, which may hold
-// the very secret the log tier takes out.
-var errorAttrs textAttrCache
+// textAttrs remembers the log attributes of the texts (error chains, hidden
+// details, request paths) that came back most recently. An error storm
+// repeats one text thousands of times (a database that went away, an
+// upstream timing out, on the same route), and the log tier's pass over it
+// costs as much as the rest of the record; sanitize.Log is a pure function
+// of its input, so the attribute remembered is the one it would make again.
+// A text is remembered the second time it is seen, so texts that never
+// repeat cost two hashes and nothing else. Only a 128-bit keyed hash of a
+// text is kept, never the raw text, which may hold the very secret the log
+// tier takes out.
+var textAttrs textAttrCache
 
 const (
 	textAttrSlots  = 256
@@ -80,10 +81,11 @@ type textAttr struct {
 
 var textAttrSeed1, textAttrSeed2 = maphash.MakeSeed(), maphash.MakeSeed()
 
-// attr is sanitize.LogAttr(key, text), remembered.
-func (c *textAttrCache) attr(key, text string) slog.Attr {
+// attr returns the remembered sanitize.LogAttr(key, text), or else
+// fresh(key, text): an attribute that reads the same.
+func (c *textAttrCache) attr(key, text string, fresh func(key, text string) slog.Attr) slog.Attr {
 	if len(text) > textAttrMaxLen {
-		return sanitize.LogAttr(key, text)
+		return fresh(key, text)
 	}
 	h1 := maphash.String(textAttrSeed1, text)
 	i := h1 % textAttrSlots
@@ -91,9 +93,14 @@ func (c *textAttrCache) attr(key, text string) slog.Attr {
 	if e != nil && e.h1 == h1 && e.n == len(text) && e.key == key && e.h2 == maphash.String(textAttrSeed2, text) {
 		return e.attr
 	}
-	a := sanitize.LogAttr(key, text)
-	if c.seen[i].Swap(h1) == h1 {
-		c.attrs[i].Store(&textAttr{key: key, h1: h1, h2: maphash.String(textAttrSeed2, text), n: len(text), attr: a})
+	if c.seen[i].Swap(h1) != h1 {
+		return fresh(key, text)
 	}
+	a := sanitize.LogAttr(key, text)
+	c.attrs[i].Store(&textAttr{key: key, h1: h1, h2: maphash.String(textAttrSeed2, text), n: len(text), attr: a})
 	return a
 }
+
+// loggedString is a fresh attribute for text the log tier may change, as a
+// plain string: marking it would cost an allocation per record.
+func loggedString(key, text string) slog.Attr { return slog.String(key, sanitize.Log(text)) }

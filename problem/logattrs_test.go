@@ -2,6 +2,7 @@ package problem
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -25,10 +26,12 @@ func TestErrorAttrsAnswerAsTheLogTier(t *testing.T) {
 		texts = append(texts, fmt.Sprintf("order ord_%d: Bearer abc%ddef: refused", i, i))
 	}
 	var c textAttrCache
-	for round := range 3 {
+	for round := range 4 {
+		// A path's fresh attribute is a plain string, an error's is marked.
+		fresh := map[bool]func(string, string) slog.Attr{true: sanitize.LogAttr, false: loggedString}[round%2 == 0]
 		for i, text := range texts {
-			key := []string{"error", "hidden_detail", "build_error"}[(i+round)%3]
-			got := c.attr(key, text)
+			key := []string{"error", "hidden_detail", "path"}[(i+round)%3]
+			got := c.attr(key, text, fresh)
 			want := sanitize.LogAttr(key, text)
 			if got.Key != want.Key || got.Value.Resolve().String() != want.Value.Resolve().String() {
 				t.Fatalf("round %d: %s=%q remembered as %s=%q, the log tier makes %s=%q", round, key, text,
@@ -55,14 +58,14 @@ func TestErrorAttrsAnswerAsTheLogTier(t *testing.T) {
 func TestErrorAttrsRememberOnTheSecondSighting(t *testing.T) {
 	var c textAttrCache
 	const text = "dial tcp 10.0.0.7:5432: connection refused"
-	c.attr("error", text)
+	c.attr("error", text, sanitize.LogAttr)
 	for i := range c.attrs {
 		if c.attrs[i].Load() != nil {
 			t.Fatal("remembered after one sighting")
 		}
 	}
-	c.attr("error", text)
-	if n := testing.AllocsPerRun(100, func() { c.attr("error", text) }); n != 0 {
+	c.attr("error", text, sanitize.LogAttr)
+	if n := testing.AllocsPerRun(100, func() { c.attr("error", text, sanitize.LogAttr) }); n != 0 {
 		t.Errorf("a remembered text costs %v allocations", n)
 	}
 }
@@ -77,7 +80,7 @@ func TestErrorAttrsConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := range 500 {
 				text := fmt.Sprintf("upstream %d: token=s3cr3t%d", (g+i)%7, (g+i)%7)
-				if got := c.attr("error", text).Value.Resolve().String(); got != sanitize.Log(text) {
+				if got := c.attr("error", text, sanitize.LogAttr).Value.Resolve().String(); got != sanitize.Log(text) {
 					t.Errorf("%q remembered as %q", text, got)
 					return
 				}

@@ -659,8 +659,9 @@ func (wr *Writer) log(r *http.Request, res *Problem, e *codeEntry, started bool)
 // The attributes that take one of a few values (code, cause, action, a
 // standard method) are made once, and the error chain passes the log tier
 // here, all marked by sanitize.LogAttr so that sanitize's log handler does
-// not look at them again. What is logged is the same, byte for byte,
-// through any handler.
+// not look at them again; a path or error text that repeats is remembered
+// (textAttrs). What is logged is the same, byte for byte, through any
+// handler.
 func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, e *codeEntry, started bool, skip int) {
 	h := wr.Logger().Handler()
 	level := wr.level(res)
@@ -690,19 +691,19 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	var more [6]slog.Attr
 	n := 0
 	if r != nil {
-		more[0], more[1] = tokenAttr(methodAttrs, "method", r.Method), slog.String("path", sanitize.Log(r.URL.Path))
+		more[0], more[1] = tokenAttr(methodAttrs, "method", r.Method), textAttrs.attr("path", r.URL.Path, loggedString)
 		n = 2
 	}
 	if res.err != nil {
-		more[n] = errorAttrs.attr("error", res.err.Error())
+		more[n] = textAttrs.attr("error", res.err.Error(), sanitize.LogAttr)
 		n++
 	}
 	if d := res.hiddenDetail(); d != "" {
-		more[n] = errorAttrs.attr("hidden_detail", d)
+		more[n] = textAttrs.attr("hidden_detail", d, sanitize.LogAttr)
 		n++
 	}
 	if res.buildErr != nil {
-		more[n] = errorAttrs.attr("build_error", res.buildErr.Error())
+		more[n] = textAttrs.attr("build_error", res.buildErr.Error(), sanitize.LogAttr)
 		n++
 	}
 	if started {
