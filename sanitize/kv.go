@@ -267,7 +267,7 @@ func valueEnd(s string, p int, line bool) int {
 		return min(e, len(s))
 	}
 	if line {
-		return lineEnd(s, p)
+		return foldedLineEnd(s, p)
 	}
 	e := p
 	defer func() { spend(e - p) }()
@@ -428,7 +428,7 @@ func nextLineValue(s string, p int, line bool) (int, int, bool) {
 		return 0, 0, false
 	}
 	if line && p > from {
-		return p, lineEnd(s, p), true
+		return p, foldedLineEnd(s, p), true
 	}
 	if valueIsKey(s, p) {
 		return 0, 0, false
