@@ -267,7 +267,7 @@ func valueEnd(s string, p int, line bool) int {
 		return min(e, len(s))
 	}
 	if line {
-		return lineEnd(s, p)
+		return foldedLineEnd(s, p)
 	}
 	e := p
 	defer func() { spend(e - p) }()
@@ -428,7 +428,7 @@ func nextLineValue(s string, p int, line bool) (int, int, bool) {
 		return 0, 0, false
 	}
 	if line && p > from {
-		return p, lineEnd(s, p), true
+		return p, foldedLineEnd(s, p), true
 	}
 	if valueIsKey(s, p) {
 		return 0, 0, false
@@ -621,6 +621,8 @@ var validationWords = map[string]bool{
 	"required": true, "missing": true, "invalid": true, "empty": true, "must": true, "should": true,
 	"cannot": true, "field": true, "is": true, "not": true, "expected": true, "too": true,
 	"unknown": true, "unset": true, "none": true, "null": true, "nil": true, "redacted": true,
+	// MySQL's "Access denied ... (using password: YES)" says whether one was sent.
+	"yes": true, "no": true,
 }
 
 // isValidationWord reports whether v is one of validationWords in any

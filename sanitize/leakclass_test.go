@@ -245,3 +245,25 @@ func TestEmptyKeysOnNextLinesKept(t *testing.T) {
 		{"base64 padded", "password=\ndXNlcjpwYXNzd29yZA=", []string{"dXNlcjpwYXNzd29yZA"}},
 	})
 }
+
+// A header value folded onto the next line, and command-line options that
+// take a secret as their next word.
+func TestFoldedValuesAndOptionsRedacted(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"folded bearer", "Authorization: Bearer\r\n abcdefghij0123456789\r\nHost: x", []string{"abcdefghij0123456789"}},
+		{"folded cookie", "Cookie: a=1;\r\n\tsid=31d4d96e407aad42", []string{"31d4d96e407aad42"}},
+		{"escaped folded", `{"raw":"Authorization: Bearer\r\n abcdefghij0123456789"}`, []string{"abcdefghij0123456789"}},
+		{"cli password", "exec: psql --password hunter2secret --host db", []string{"hunter2secret"}},
+		{"cli token", "run: gh auth login --token ghx_notaprefix99 failed", []string{"ghx_notaprefix99"}},
+		{"cli api key quoted", `cmd: tool --api-key "abc def 123" --verbose`, []string{"abc def 123"}},
+		{"cli client secret", "az login --service-principal --client-secret s3cr3tValue99 --tenant t", []string{"s3cr3tValue99"}},
+	})
+	checkBenign(t, []string{
+		"Authorization: [redacted]\nHost: example.com",
+		"flags: --password-file cfg.txt --token-ttl 5m",
+		"use --password to set it",
+		"usage: --token <value>",
+		"Error 1045 (28000): Access denied for user 'root'@'db' (using password: YES)",
+		"Access denied for user 'app'@'db' (using password: NO)",
+	})
+}

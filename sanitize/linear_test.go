@@ -29,7 +29,7 @@ var hostileUnits = []string{
 	"a:b ", "://a:b ", "://a:b c", "://:p@s ", "://a:b@ ", "a@b ", "x=y password=a b ", "password=a b c=",
 	"aQ~", "0Q~", "1234567890123456|", "0123456789abcdef0123456789abcdef-us1", "-us", "12345:A", ":A",
 	"eyJab . eyJab . ", "eyJab. ", " . ", "%25", "%2525", `\u0025`, "&#", "&#61;", "&#x", "&quot;", "&amp;",
-	"ya29.", "1//0", "GOCSPX-", "password: |\n  ", "password: >\n", ";Password=a ", ";Password=a b", "LS0tLS1CRUdJTiBQUklWQVRF", "4/0A", " -u a:'", " --user a:\"x",
+	"--password ", "--token '", " --api-key x1234567 ", "Authorization: a\n ", "Cookie:\r\n\t", "ya29.", "1//0", "GOCSPX-", "password: |\n  ", "password: >\n", ";Password=a ", ";Password=a b", "LS0tLS1CRUdJTiBQUklWQVRF", "4/0A", " -u a:'", " --user a:\"x",
 }
 
 // maxWorkPerByte bounds the work a tier may spend per byte of input. The

@@ -23,7 +23,7 @@ const (
 	fIP                           // digit.digit or a colon in hex context
 	fHost                         // .internal, .local, ...
 	fPath                         // a path under a well-known root, a drive or UNC path
-	fUserOption                   // "-u " or "--user": curl's user:password
+	fUserOption                   // "-u " or "--user" (curl's user:password), or an option naming a secret ("--token x")
 	fEscape                       // '\\', '%' or '&': an escape may hide a secret (unhideEscaped)
 )
 
@@ -267,7 +267,7 @@ func scanPunct(s string, i int, want flags) flags {
 		if want&fPEM != 0 && strings.HasPrefix(s[i:], "-----BEGIN") {
 			f |= fPEM
 		}
-		if want&fUserOption != 0 && userOptionAt(s, i) > 0 {
+		if want&fUserOption != 0 && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0) {
 			f |= fUserOption
 		}
 	case '.':

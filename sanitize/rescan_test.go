@@ -38,6 +38,7 @@ var rescanTexts = []string{
 	// trigger decides whether it starts a word.
 	"xrubygems_0123456789abcdef0123456789abcdef01234567 xFLWPUBK_TEST-abcdefghijkl9",
 	`xconstraint "k"`,
+	"x--password hunter2secret x--client-secret-value s",
 }
 
 // TestRescanCoversScan checks the bound rescan relies on: after an edit

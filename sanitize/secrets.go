@@ -365,9 +365,67 @@ func userOptionAt(s string, i int) int {
 	return 0
 }
 
+// optionSecrets end the names of command-line options whose next word is
+// a secret ("--password x", "--client-secret x", "--api-key x").
+var optionSecrets = []string{"password", "passwd", "pwd", "token", "secret", "apikey", "api-key", "api_key", "access-key", "secret-key"}
+
+// secretOptionAt returns the length of a "--<name> " option that starts a
+// word at s[i] and names a secret, or 0. Names are read up to
+// maxOptionName bytes, within the prefilter's reach.
+func secretOptionAt(s string, i int) int {
+	if i > 0 && !isSpace(s[i-1]) || !strings.HasPrefix(s[i:], "--") {
+		return 0
+	}
+	e := i + 2
+	for e < len(s) && e-i < 2+maxOptionName && (isAlnum(s[e]) || s[e] == '-' || s[e] == '_') {
+		e++
+	}
+	if e >= len(s) || s[e] != ' ' {
+		return 0
+	}
+	for _, w := range optionSecrets {
+		if hasSuffixFold(s[i+2:e], w) {
+			return e + 1 - i
+		}
+	}
+	return 0
+}
+
+const maxOptionName = 20
+
+// secretOptionValueAt finds the value of a secret option at s[p]: a quoted
+// string (its quotes stay) or a word that looks like a credential, so
+// prose about the option ("use --password to set it") and usage text
+// ("--token <value>") keep their words.
+func secretOptionValueAt(s string, p int) (int, int) {
+	if p >= len(s) {
+		return 0, 0
+	}
+	if q := s[p]; q == '"' || q == '\'' {
+		k := strings.IndexByte(s[p+1:min(len(s), p+1+maxQuotedPassword)], q)
+		if k <= 0 {
+			return 0, 0
+		}
+		spend(k)
+		return p + 1, p + 1 + k
+	}
+	e := p
+	for e < len(s) && !isSpace(s[e]) && s[e] != '"' && s[e] != '\'' {
+		e++
+	}
+	spend(e - p)
+	if e == p || !looksLikeCredential(s[p:e], false) {
+		return 0, 0
+	}
+	return p, e
+}
+
 // userOptionPasswordAt finds the password of curl's "-u user:password":
 // the user stays, what follows its first ':' up to the next space goes.
 func userOptionPasswordAt(s string, i int) (int, int) {
+	if n := secretOptionAt(s, i); n > 0 {
+		return secretOptionValueAt(s, i+n)
+	}
 	n := userOptionAt(s, i)
 	if n == 0 {
 		return 0, 0
@@ -486,6 +544,22 @@ func digestParamsAt(s string, i int) bool {
 		j++
 	}
 	return j > i && j < len(s) && s[j] == '='
+}
+
+// foldedLineEnd finds the end of a header value that starts at i: its
+// line and the lines folded onto it, which start with a space or a tab.
+func foldedLineEnd(s string, i int) int {
+	e := lineEnd(s, i)
+	for {
+		n := lineBreakAt(s, e)
+		if n == 0 || e+n >= len(s) {
+			return e
+		}
+		if c := s[e+n]; c != ' ' && c != '\t' && (c != '\\' || !strings.HasPrefix(s[e+n:], `\t`)) {
+			return e
+		}
+		e = lineEnd(s, e+n+1)
+	}
 }
 
 // lineEnd finds the end of the logical line starting at i: a real line

@@ -133,3 +133,40 @@ func TestDeclaredLengthOverTheLimitWithExpectContinue(t *testing.T) {
 		})
 	}
 }
+
+// trickle is a request body that sends one byte per pause.
+type trickle struct {
+	left  int
+	pause time.Duration
+}
+
+func (tr *trickle) Read(p []byte) (int, error) {
+	if tr.left == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(tr.pause)
+	tr.left--
+	p[0] = ' '
+	return 1, nil
+}
+
+// Over HTTP/2 every failure class keeps the contract too, and a slow
+// upload gets its timeout at the deadline (net/http's HTTP/2 server has no
+// body lock, but the read deadline must still end the handler's read).
+func TestEveryFailureClassOverHTTP2(t *testing.T) {
+	a := newChiAppHTTP2(t)
+	for _, f := range failures {
+		ans := a.request(f.method, f.path, f.body, f.header...)
+		a.checkContract("HTTP/2 "+f.name, ans, f.status, f.code)
+	}
+	req, err := http.NewRequest("POST", a.srv.URL+"/upload", &trickle{left: 40, pause: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	ans := a.do(req)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("HTTP/2 slow upload answered after %v, the deadline is %v", took, reqTimeout)
+	}
+	a.checkContract("HTTP/2 slow upload", ans, 503, "timeout")
+}

@@ -4,8 +4,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/faultline-go/faultline/internal/testlog"
+	"github.com/faultline-go/faultline/problem"
 )
 
 // failure is one failure class of the mission, sent as a client would.
@@ -149,6 +154,43 @@ func TestWritesThatMayHaveRunAreNeverRetryableWithoutAKey(t *testing.T) {
 				ans = a.request("GET", path, "")
 				if ans.doc["action"] != "retry" || ans.doc["retryable"] != true || ans.doc["outcome"] == "unknown" {
 					t.Errorf("GET %s: %s", path, ans.body)
+				}
+			}
+		})
+	}
+}
+
+// The legacy members error and message are sent while the window runs and
+// never after it ends, on every path that writes a problem; no
+// Deprecation or Sunset header is sent by default.
+func TestLegacyMembersEndWithTheWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		until time.Time
+		want  bool
+	}{
+		{"window running", time.Now().Add(time.Hour), true},
+		{"window over", time.Now().Add(-time.Second), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := &app{t: t, logs: &testlog.Buffer{}, legacy: tc.want, execs: &counter{n: map[string]int{}}}
+			wr := problem.NewWriter(problem.WithLogger(newLogger(a.logs)), problem.WithBaseURI("https://errors.example.com/"),
+				problem.WithLegacy(problem.Legacy{Until: tc.until}))
+			mux := http.NewServeMux()
+			for pattern, h := range routes(wr, a.execs) {
+				mux.Handle(pattern, h)
+			}
+			a.srv = httptest.NewServer(stack(wr)(mux))
+			t.Cleanup(a.srv.Close)
+			for _, f := range failures {
+				if f.code == "timeout" {
+					continue
+				}
+				ans := a.request(f.method, f.path, f.body, f.header...)
+				a.checkContract(f.name, ans, f.status, f.code)
+				if ans.header.Get("Deprecation") != "" || ans.header.Get("Sunset") != "" {
+					t.Errorf("%s: Deprecation/Sunset sent by default: %v", f.name, ans.header)
 				}
 			}
 		})

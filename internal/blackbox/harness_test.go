@@ -185,6 +185,22 @@ func stack(wr *problem.Writer) func(http.Handler) http.Handler {
 // newChiApp is the README's wiring on chi.
 func newChiApp(t *testing.T, legacy bool) *app {
 	a := &app{t: t, logs: &testlog.Buffer{}, legacy: legacy, execs: &counter{n: map[string]int{}}}
+	a.srv = httptest.NewServer(chiRouter(a, legacy))
+	t.Cleanup(a.srv.Close)
+	return a
+}
+
+// newChiAppHTTP2 is the same service over TLS and HTTP/2.
+func newChiAppHTTP2(t *testing.T) *app {
+	a := &app{t: t, logs: &testlog.Buffer{}, execs: &counter{n: map[string]int{}}}
+	a.srv = httptest.NewUnstartedServer(chiRouter(a, false))
+	a.srv.EnableHTTP2 = true
+	a.srv.StartTLS()
+	t.Cleanup(a.srv.Close)
+	return a
+}
+
+func chiRouter(a *app, legacy bool) http.Handler {
 	wr := newWriter(newLogger(a.logs), legacy)
 	r := chi.NewRouter()
 	r.Use(stack(wr))
@@ -194,9 +210,7 @@ func newChiApp(t *testing.T, legacy bool) *app {
 		method, path, _ := strings.Cut(pattern, " ")
 		r.Method(method, path, h)
 	}
-	a.srv = httptest.NewServer(r)
-	t.Cleanup(a.srv.Close)
-	return a
+	return r
 }
 
 // newMuxApp is the same service on http.ServeMux, without chi.
