@@ -23,7 +23,7 @@ func TestReplacedResponseKeepsOnlyHeadersThatStillHold(t *testing.T) {
 			// RFC 9530: digests of the content and of the representation.
 			"Content-Digest": "sha-256=:YWJj:", "Repr-Digest": "sha-256=:YWJj:",
 			// The replaced body's freshness; the problem is no-store.
-			"Expires": "Thu, 01 Dec 2094 16:00:00 GMT",
+			"Expires":    "Thu, 01 Dec 2094 16:00:00 GMT",
 			"Set-Cookie": "a=b", "Access-Control-Allow-Origin": "*", "Strict-Transport-Security": "max-age=1",
 			"Retry-After": "7", "WWW-Authenticate": `Bearer realm="api"`,
 		} {
