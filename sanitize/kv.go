@@ -621,6 +621,8 @@ var validationWords = map[string]bool{
 	"required": true, "missing": true, "invalid": true, "empty": true, "must": true, "should": true,
 	"cannot": true, "field": true, "is": true, "not": true, "expected": true, "too": true,
 	"unknown": true, "unset": true, "none": true, "null": true, "nil": true, "redacted": true,
+	// MySQL's "Access denied ... (using password: YES)" says whether one was sent.
+	"yes": true, "no": true,
 }
 
 // isValidationWord reports whether v is one of validationWords in any

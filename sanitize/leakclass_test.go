@@ -263,5 +263,7 @@ func TestFoldedValuesAndOptionsRedacted(t *testing.T) {
 		"flags: --password-file cfg.txt --token-ttl 5m",
 		"use --password to set it",
 		"usage: --token <value>",
+		"Error 1045 (28000): Access denied for user 'root'@'db' (using password: YES)",
+		"Access denied for user 'app'@'db' (using password: NO)",
 	})
 }
