@@ -240,7 +240,9 @@ var ErrResponseStarted = errors.New("problem: response already started")
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // isRepresentationHeader reports the headers that describe a body; the
-// problem replaces that body, so they would lie about it. Every other header
+// problem replaces that body, so they would lie about it: a client checking
+// a digest (RFC 9530's Content-Digest and Repr-Digest) would reject the
+// problem, and Expires would outlive its no-store. Every other header
 // (Allow, Retry-After, WWW-Authenticate, rate limits, CORS, security) is
 // kept. The writer ranges over the few headers a response has rather than
 // deleting each of these names from it.
@@ -248,6 +250,7 @@ func isRepresentationHeader(name string) bool {
 	switch name {
 	case "Content-Length", "Content-Encoding", "Content-Range", "Content-Language",
 		"Content-Location", "Content-Disposition", "Content-Md5", "Digest",
+		"Content-Digest", "Repr-Digest", "Expires",
 		"Etag", "Last-Modified", "Accept-Ranges", "Transfer-Encoding", "Trailer":
 		return true
 	}

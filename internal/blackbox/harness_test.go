@@ -226,10 +226,41 @@ func newMuxApp(t *testing.T, legacy bool) *app {
 	return a
 }
 
+// newLayersApp mounts the middlewares one by one, in the order Stack
+// documents, on a ServeMux: the same contract must hold.
+func newLayersApp(t *testing.T, legacy bool) *app {
+	a := &app{t: t, logs: &testlog.Buffer{}, legacy: legacy, execs: &counter{n: map[string]int{}}}
+	wr := newWriter(newLogger(a.logs), legacy)
+	mux := http.NewServeMux()
+	for pattern, h := range routes(wr, a.execs) {
+		mux.Handle(pattern, h)
+	}
+	with := middleware.WithWriter(wr)
+	var h http.Handler = mux
+	h = middleware.Timeout(reqTimeout, with)(h)
+	h = middleware.BodyLimit(bodyLimit, with)(h)
+	h = middleware.Guard(with)(h)
+	h = middleware.Recover(with)(h)
+	h = correlation.Middleware()(h)
+	// The writer reaches correlation's rejected-ID log through the
+	// request's context, as problem.NewContext documents.
+	h = withWriterContext(wr, h)
+	a.srv = httptest.NewServer(h)
+	t.Cleanup(a.srv.Close)
+	return a
+}
+
+func withWriterContext(wr *problem.Writer, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(problem.NewContext(r.Context(), wr)))
+	})
+}
+
 func apps(t *testing.T, legacy bool) map[string]func(*testing.T) *app {
 	return map[string]func(*testing.T) *app{
-		"chi": func(t *testing.T) *app { return newChiApp(t, legacy) },
-		"mux": func(t *testing.T) *app { return newMuxApp(t, legacy) },
+		"chi":    func(t *testing.T) *app { return newChiApp(t, legacy) },
+		"mux":    func(t *testing.T) *app { return newMuxApp(t, legacy) },
+		"layers": func(t *testing.T) *app { return newLayersApp(t, legacy) },
 	}
 }
 
