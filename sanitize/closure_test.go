@@ -6,14 +6,13 @@ import (
 )
 
 // closedRules are the rules a pass may prove itself settled by (passRun):
-// each must return its own output unchanged. The IP rule is not one
-// (publicPass notes it with noteOpen).
+// each must return its own output unchanged. The IP and userinfo rules are
+// not (their passes note them with noteOpen).
 var closedRules = []struct {
 	name string
 	run  func(string) string
 }{
 	{"pem", pemRule.redact},
-	{"userinfo", redactUserinfo},
 	{"dsn", redactDSNUserinfo},
 	{"token", redactTokens},
 	{"scheme", schemeRule.redact},

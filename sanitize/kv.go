@@ -10,7 +10,7 @@ import "strings"
 var (
 	secretKeys = []string{"password", "passwd", "passphrase", "pass", "pwd", "secret", "token",
 		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature", "sig",
-		"secret_key_base"}
+		"secret_key_base", "session", "sessid"}
 	// A key named "<qualifier>_key" ("DD_APP_KEY", "Ocp-Apim-Subscription-Key")
 	// holds a credential; "key" alone names too many other things.
 	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account",
@@ -149,7 +149,7 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 			}
 		}
 	}
-	if !ok || inPath(s, start, q) || s[q] == '>' && !xmlTagBefore(s, start) {
+	if !ok || inPath(s, start, q) && !assignsInPath(s, q) || s[q] == '>' && !xmlTagBefore(s, start) {
 		return 0, false, false
 	}
 	return start, line, true
@@ -186,6 +186,21 @@ func inPath(s string, start, q int) bool {
 		w--
 	}
 	return w > 0 && (s[w-1] == '/' || s[w-1] == '\\' && (w < 2 || s[w-2] != '"' && s[w-2] != '{' && s[w-2] != ','))
+}
+
+// assignsInPath reports whether the separator after a key in a path
+// segment assigns a value all the same: '=' always does (matrix and
+// key=value segments, "/reset/token=..."), ':' when a value follows it
+// directly ("/api_key:abc..."). A file path ends at a colon followed by a
+// space or the end of the text ("open /run/secrets/db_password: denied").
+func assignsInPath(s string, q int) bool {
+	switch s[q] {
+	case '=':
+		return true
+	case ':':
+		return q+1 < len(s) && !isSpace(s[q+1]) && s[q+1] != ':'
+	}
+	return false
 }
 
 func isKeyNameByte(c byte) bool { return isWordByte(c) || c == '-' || c == '.' }

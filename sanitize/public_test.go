@@ -240,3 +240,27 @@ func TestPublicInvalidUTF8(t *testing.T) {
 		t.Fatal("not idempotent")
 	}
 }
+
+// A key in a path segment assigns a value when '=' follows it, or ':' with
+// the value right after: echoed request paths ("/reset/token=...") carry
+// secrets that way. A file path that ends at ": " names a file, and the log
+// tier keeps it for the operator.
+func TestKeysInPathSegments(t *testing.T) {
+	for in, want := range map[string]string{
+		"/password=hunter2":                                "/password=[redacted]",
+		"/v1/reset/token=abcdef123456":                     "/v1/reset/token=[redacted]",
+		"/api_key:abc123def456":                            "/api_key:[redacted]",
+		"/x/session=9f8e7d6c5b4a":                          "/x/session=[redacted]",
+		"/login;JSESSIONID=0A1B2C3D4E5F":                   "/login;JSESSIONID=[redacted]",
+		"/nowhere/password%3Dhunter2":                      "/nowhere/password=[redacted]",
+		"open /run/secrets/db_password: permission denied": "open /run/secrets/db_password: permission denied",
+		"read /etc/app/token:: bad format":                 "read /etc/app/token:: bad format",
+	} {
+		if got := Log(in); got != want {
+			t.Errorf("Log(%q) = %q, want %q", in, got, want)
+		}
+		if got := Public(in); strings.Contains(want, Redacted) && got != want {
+			t.Errorf("Public(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -13,7 +13,9 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		s = r.note(s, pemRule.redact(s))
 	}
 	if f&fURL != 0 {
-		s = r.note(s, redactUserinfo(s))
+		// Not closed: a redaction can join what a quote had split into two
+		// words, so a second look may find a longer userinfo.
+		s = r.noteOpen(s, redactUserinfo(s))
 	}
 	if f&fDSN != 0 {
 		s = r.note(s, redactDSNUserinfo(s))

@@ -22,6 +22,10 @@ func TestInputEchoesDoNotLeak(t *testing.T) {
 		{"secret in a bare literal", "POST", "/v1/orders", `{"sku":s3cr3tPassw0rd}`, json, 400, "invalid_json"},
 		{"secret in the media type", "POST", "/v1/orders", `{}`, []string{"Content-Type", "application/x-hunter2; password=s3cr3tPassw0rd"}, 415, "unsupported_media_type"},
 		{"secret in a repeated member", "POST", "/v1/orders", `{"sku":"a","sku":"hunter2","quantity":1}`, json, 400, "invalid_json"},
+		{"key=value secret in a path", "GET", "/nowhere/password=hunter2", "", nil, 404, "not_found"},
+		{"percent-encoded key=value secret in a path", "GET", "/nowhere/password%3Dhunter2", "", nil, 404, "not_found"},
+		{"key:value secret in a path", "GET", "/nowhere/api_key:s3cr3tPassw0rd", "", nil, 404, "not_found"},
+		{"key=value secret as an unknown member", "POST", "/v1/orders", `{"sku":"a","quantity":1,"password=hunter2":1}`, json, 400, "invalid_json"},
 		{"secret in a mis-cased member", "POST", "/v1/orders", `{"SKU":"hunter2","quantity":1,"Password":"s3cr3tPassw0rd"}`, json, 400, "invalid_json"},
 	}
 	for name, newApp := range apps(t, false) {
