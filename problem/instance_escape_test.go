@@ -36,6 +36,11 @@ func TestInstanceRedactsPercentEncodedTokens(t *testing.T) {
 		// path (RFC 3986 §3.3, §5.2.4).
 		{"//evil.example/x", "", "/.//evil.example/x"},
 		{"//", "", "/.//"},
+		// A segment that reads like SQL or a trace is redacted on its own:
+		// the generic sentence the public tier gives such text would be a
+		// relative reference to another resource.
+		{"/x/SELECT%20*%20FROM%20users%20WHERE%20id=1/y", "FROM%20users", "/x/%5Bredacted%5D/y"},
+		{"/goroutine%201%20%5Brunning%5D:", "running", "/%5Bredacted%5D"},
 	}
 	for _, c := range cases {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+c.path, nil)

@@ -133,6 +133,9 @@ var (
 
 func makePublicInstance(s string) string {
 	public := sanitize.Public(s)
+	if public == sanitize.GenericDetail && s != public {
+		return publicSegments(s)
+	}
 	if decoded, ok := percentDecoded(s); ok {
 		// A token hidden behind escapes (ghp%5F..., %67hp_...) is the same
 		// token to anyone who reads the path: when the decoded path shows a
@@ -143,6 +146,23 @@ func makePublicInstance(s string) string {
 		}
 	}
 	return escapeURI(public, true)
+}
+
+// publicSegments sanitizes a path segment by segment when the public tier
+// would replace it whole (a segment reads like SQL or a stack trace): the
+// generic sentence in its place would be a relative reference to another
+// resource, so only the segments that read so are redacted.
+func publicSegments(s string) string {
+	segments := strings.Split(s, "/")
+	if len(segments) == 1 {
+		return escapeURI(sanitize.Redacted, false)
+	}
+	for i, seg := range segments {
+		if seg != "" {
+			segments[i] = makePublicInstance(seg)
+		}
+	}
+	return strings.Join(segments, "/")
 }
 
 // escapeURI percent-encodes every byte of s outside RFC 3986's allowed set;
