@@ -190,6 +190,9 @@ func (rd Reader) build(res *http.Response, body []byte, complete bool, readErr e
 // problem with a nil error means the media type carries no problem.
 func parseBody(contentType string, body []byte, status int) (*problem.Problem, error) {
 	media, _, _ := mime.ParseMediaType(contentType)
+	// A byte order mark may be ignored (RFC 8259 §8.1); some Windows
+	// servers send one.
+	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	switch {
 	case media == "application/problem+xml":
 		return parseXML(body, status)

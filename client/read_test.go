@@ -197,6 +197,8 @@ func TestReadErrorForeignBodies(t *testing.T) {
 		{"github", "application/json", `{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest"}`, 401, "", "Bad credentials", 0},
 		{"errors list", "application/vnd.api+json", `{"errors":[{"status":"409","message":"Version mismatch."}]}`, 409, "", "Version mismatch.", 0},
 		{"problem under application/json", "application/json", `{"status":409,"code":"conflict","title":"Conflict","detail":"Order changed."}`, 409, "conflict", "Order changed.", 0},
+		{"byte order mark before problem+json", "application/problem+json", "\ufeff" + `{"status":409,"code":"conflict","detail":"Order changed."}`, 409, "conflict", "Order changed.", 0},
+		{"byte order mark before plain JSON", "application/json", "\ufeff" + `{"error":"rate_limited","message":"Slow down."}`, 429, "rate_limited", "Slow down.", 0},
 		{"sentence in error is not a code", "application/json", `{"error":"Not Found: /v1/x","message":"no route"}`, 404, "", "no route", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

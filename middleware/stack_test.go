@@ -13,6 +13,7 @@ import (
 	chimw "github.com/go-chi/chi/v5/middleware"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/problem"
 )
 
 func TestStackHostileRequestIDs(t *testing.T) {
@@ -242,4 +243,34 @@ func TestStackAllocs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A writer configured to echo the ID under another header is the one
+// place the header is named: Stack accepts and echoes the ID under it, and
+// no response carries the ID twice under two names.
+func TestStackFollowsTheWritersCorrelationHeader(t *testing.T) {
+	forEachRouter(t, func(t *testing.T, rt router) {
+		k := newKit()
+		k.writer = problem.NewWriter(problem.WithLogger(slog.New(slog.NewJSONHandler(k.logs, nil))),
+			problem.WithCorrelationHeader("X-Correlation-Id"))
+		h := rt.build(Stack(WithWriter(k.writer)), map[string]http.HandlerFunc{
+			"GET /ok":   func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(correlation.ID(r.Context()))) },
+			"GET /fail": func(w http.ResponseWriter, r *http.Request) { panic("boom") },
+		})
+		srv := k.serve(t, h)
+		for _, path := range []string{"/ok", "/fail", "/nowhere"} {
+			req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+			req.Header.Set("X-Correlation-Id", "client-given-id-42")
+			r := do(t, req)
+			if got := r.Header.Values("X-Correlation-Id"); len(got) != 1 || got[0] != "client-given-id-42" {
+				t.Errorf("%s: X-Correlation-Id %q", path, got)
+			}
+			if got := r.Header.Values("X-Request-Id"); len(got) != 0 {
+				t.Errorf("%s: the ID is echoed twice, also as X-Request-Id %q", path, got)
+			}
+			if path != "/ok" && !strings.Contains(string(r.body), `"correlation_id":"client-given-id-42"`) {
+				t.Errorf("%s: body %s", path, r.body)
+			}
+		}
+	})
 }

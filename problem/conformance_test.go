@@ -265,3 +265,12 @@ func TestPeerTextPassesPublicTier(t *testing.T) {
 		}
 	}
 }
+
+// RFC 8259 §8.1 lets a reader ignore a byte order mark; peers on Windows
+// stacks send one.
+func TestParseSkipsByteOrderMark(t *testing.T) {
+	p, err := Parse([]byte("\ufeff" + `{"type":"about:blank","status":404,"title":"Not Found"}`))
+	if err != nil || p.Status != 404 || p.Title != "Not Found" {
+		t.Fatalf("Parse with BOM: %+v, %v", p, err)
+	}
+}

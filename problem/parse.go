@@ -27,8 +27,10 @@ var ErrNotProblem = errors.New("problem: not a problem document")
 // legacy members error and message are dropped: they only repeat code and
 // detail. Entries of errors keep detail (or a peer's message), pointer and
 // code. Details of a parsed problem are shown when it is rendered again,
-// through the public tier like every rendering.
+// through the public tier like every rendering. A leading byte order mark
+// is skipped, as RFC 8259 §8.1 lets a reader do.
 func Parse(data []byte) (*Problem, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	tok, err := dec.Token()

@@ -82,7 +82,8 @@ func WithBrand(brand string) Option { return func(w *Writer) { w.brand = brand }
 func WithCodeHeader(name string) Option { return func(w *Writer) { w.codeHeader = name } }
 
 // WithCorrelationHeader sets the header that echoes the correlation ID
-// (default correlation.DefaultHeader).
+// (default correlation.DefaultHeader). middleware.Stack given this writer
+// accepts and echoes the ID under the same header.
 func WithCorrelationHeader(name string) Option {
 	return func(w *Writer) { w.correlationHeader = name }
 }
