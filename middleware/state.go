@@ -45,6 +45,9 @@ const (
 	// fHasBody: the request came with a body the handler may be reading
 	// when the deadline passes.
 	fHasBody
+	// fLateDeadline: the deadline passed after the response started; the
+	// timeout was logged, and the handler ends its response as it can.
+	fLateDeadline
 )
 
 // state is everything faultline keeps per request in one allocation: it is

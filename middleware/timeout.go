@@ -11,7 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
 )
 
 // Timeout gives each request a deadline of d. When it passes before the
@@ -19,7 +21,7 @@ import (
 // see the package documentation) at that moment, and everything the handler
 // writes afterwards is refused with http.ErrHandlerTimeout. A response that
 // has already started is left alone: the handler sees ctx.Done() and ends it
-// as it can. The handler runs on the request's own goroutine and its success
+// as it can, and the timeout is logged (once, with response_started). The handler runs on the request's own goroutine and its success
 // is not buffered.
 //
 // Headers the handler sets are kept apart until it starts its response, so
@@ -120,7 +122,10 @@ func (st *state) deadlinePassed() bool {
 func (st *state) expire() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.flags.Load()&(fStarted|fFinished|fHijacked|fTimedOut) != 0 {
+	if f := st.flags.Load(); f&(fStarted|fFinished|fHijacked|fTimedOut) != 0 {
+		if f&(fStarted|fFinished|fHijacked|fTimedOut|fLateDeadline) == fStarted {
+			st.logLateDeadline()
+		}
 		return
 	}
 	st.flags.Or(fTimedOut | fStarted)
@@ -153,6 +158,20 @@ func (st *state) expire() {
 	st.w.WriteHeader(bw.status)
 	_, _ = st.w.Write(bw.buf.Bytes())
 	_ = http.NewResponseController(st.w).Flush()
+}
+
+// logLateDeadline reports a deadline that passed after the handler started
+// its response: the client may get a response cut short, which must not go
+// unrecorded. It is logged once, never written: the handler still owns the
+// response and its header map, so the record is built apart from both.
+func (st *state) logLateDeadline() {
+	st.flags.Or(fLateDeadline)
+	st.writer().Report(st, correlation.ID(st), problem.New(problem.Timeout).WithLogAttrs(
+		slog.Bool("response_started", true),
+		slog.String("method", st.req.Method),
+		slog.String("path", sanitize.Log(st.req.URL.Path)),
+		slog.Duration("timeout", st.timeout),
+		slog.String("written_by", "faultline.timeout")))
 }
 
 // timeoutRetryAfter is when a client may retry a request that timed out
