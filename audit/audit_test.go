@@ -73,6 +73,19 @@ func (a *app) post(t *testing.T, id string) (*http.Response, []byte) {
 	return resp, body
 }
 
+// openFileSink opens a file sink in the test's temporary directory,
+// closed when the test ends (a test may close it earlier).
+func openFileSink(t *testing.T) (*audit.FileSink, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	sink, err := audit.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sink.Close() })
+	return sink, path
+}
+
 func readEvents(t *testing.T, path string) []audit.Event {
 	t.Helper()
 	f, err := os.Open(path)
@@ -93,12 +106,7 @@ func readEvents(t *testing.T, path string) []audit.Event {
 }
 
 func TestFailuresAreRecordedSuccessIsNot(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	sink, err := audit.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sink.Close()
+	sink, path := openFileSink(t)
 	a := newApp(t, sink)
 	if resp, _ := a.post(t, "o1"); resp.StatusCode != 201 {
 		t.Fatalf("success: %d", resp.StatusCode)
@@ -116,11 +124,7 @@ func TestFailuresAreRecordedSuccessIsNot(t *testing.T) {
 }
 
 func TestStrictRejectsWhatItCannotAudit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	sink, err := audit.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sink, _ := openFileSink(t)
 	a := newApp(t, sink, audit.Strict())
 	if resp, _ := a.post(t, "o1"); resp.StatusCode != 201 {
 		t.Fatalf("audited request: %d", resp.StatusCode)

@@ -1,7 +1,6 @@
 package audit_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/faultline-go/faultline/audit"
@@ -11,12 +10,7 @@ import (
 // middleware (the recover of the recommended stack sits above it) failed
 // its request like any other 500, so its failure event is recorded.
 func TestPanicIsAuditedAsAFailure(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	sink, err := audit.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sink.Close()
+	sink, path := openFileSink(t)
 	a := newApp(t, sink, audit.Strict())
 	resp, body := a.post(t, "crash")
 	if resp.StatusCode != 500 {

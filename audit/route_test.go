@@ -2,7 +2,6 @@ package audit_test
 
 import (
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,12 +12,7 @@ import (
 // still names the route pattern, never the identifiers in the path, and a
 // path no route matches reaches the audit store only through the log tier.
 func TestEventsNameTheRouteNeverTheRawPath(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	sink, err := audit.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sink.Close()
+	sink, path := openFileSink(t)
 	a := newApp(t, sink, audit.Strict())
 	const token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
 	if resp, _ := a.post(t, "denied"); resp.StatusCode != 403 {
