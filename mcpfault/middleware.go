@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,19 +55,30 @@ func Middleware(opts ...Option) mcp.Middleware {
 			}
 			st := &callState{writer: wr}
 			ctx = context.WithValue(ctx, callKey{}, st)
+			// Over stdio or any transport without an HTTP request there is
+			// no ID to take, but the agent still needs one that finds the
+			// failure's log record; the handler's own records carry it too.
+			id := correlationOf(req)
+			if id == "" {
+				id = correlation.ID(ctx)
+			}
+			if id == "" {
+				id = correlation.NewID()
+			}
+			ctx = correlation.WithID(ctx, id)
 			// A handler not wrapped with Tool (or any method handler) that
 			// panics would take the whole server down with it, and the SDK
 			// does not recover; the agent gets an internal problem instead.
 			defer func() {
 				if v := recover(); v != nil {
-					p := report(ctx, wr, req, problem.New(problem.Internal).Wrap(fmt.Errorf("panic in %s: %v", method, v)))
+					p := wr.Report(ctx, id, problem.New(problem.Internal).Wrap(fmt.Errorf("panic in %s: %v", method, v)))
 					res, err = nil, rpcError(p.RPCCode(), p)
 				}
 			}()
 			res, err = next(ctx, method, req)
 			if err != nil {
 				p := fromProtocolError(wr, err)
-				p = report(ctx, wr, req, p)
+				p = wr.Report(ctx, id, p)
 				return nil, rpcError(rpcCodeFor(err, p), p)
 			}
 			tr, ok := res.(*mcp.CallToolResult)
@@ -80,7 +92,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 			}
 			var pending *Pending
 			if errors.As(cause, &pending) {
-				return pending.result(correlationOf(req)), nil
+				return pending.result(id), nil
 			}
 			var p *problem.Problem
 			if st.reached || !isSchemaRejection(cause) {
@@ -93,7 +105,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 					WithDetail("The arguments do not match the tool's input schema.").
 					Wrap(cause)
 			}
-			p = report(ctx, wr, req, p)
+			p = wr.Report(ctx, id, p)
 			if protocolKinds[p.Code] {
 				return nil, rpcError(p.RPCCode(), p)
 			}
@@ -159,12 +171,6 @@ func toolError(p *problem.Problem) *mcp.CallToolResult {
 		StructuredContent: json.RawMessage(p.AppendJSON(nil)),
 		IsError:           true,
 	}
-}
-
-// report fills in what the HTTP writer would (type, correlation ID) and logs
-// the failure once, like every problem the kit writes.
-func report(ctx context.Context, wr *problem.Writer, req mcp.Request, p *problem.Problem) *problem.Problem {
-	return wr.Report(ctx, correlationOf(req), p)
 }
 
 // correlationHeader carries the HTTP request's correlation ID into the MCP
