@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/faultline-go/faultline/problem"
@@ -37,8 +38,9 @@ type mapper struct {
 
 // Mapper returns the problem.Mapper for pgx errors, to install with
 // problem.WithMappers. It claims *pgconn.PgError, connection and pool
-// failures, pgx.ErrNoRows and every error annotated by Op.Err, and leaves
-// anything else to the next mapper.
+// failures, pgx.ErrNoRows, pgx's refusal to encode an argument (nothing was
+// sent: outcome not_started) and every error annotated by Op.Err, and
+// leaves anything else to the next mapper.
 func Mapper(opts ...Option) problem.Mapper {
 	m := &mapper{retryBase: 100 * time.Millisecond}
 	for _, o := range opts {
@@ -83,6 +85,10 @@ type evidence struct {
 	// statement that nothing was sent (or not).
 	hasSafe, safe      bool
 	canceled, deadline bool
+	// encode: pgx refused an argument while building the statement, so
+	// nothing was sent; outOfRange: the value does not fit the parameter's
+	// type, which is the client's value, not the service's bug.
+	encode, outOfRange bool
 }
 
 func (ev *evidence) walk(err error) {
@@ -137,10 +143,33 @@ func (ev *evidence) driver(err error) bool {
 		ev.noRows || ev.rolledBack || ev.hasSafe || ev.deadline && pgconn.Timeout(err)
 }
 
+// unexplained reports that nothing in the chain but, at most, an Op says
+// what failed: only then is the text worth reading for an encoding failure.
+func (ev *evidence) unexplained() bool {
+	return ev.pg == nil && !ev.connect && !ev.parseConfig && !ev.noRows && !ev.rolledBack &&
+		!ev.hasSafe && !ev.canceled && !ev.deadline
+}
+
+// encodeFailure recognises pgx's refusal of an argument, which it reports
+// before sending anything and only in text ("failed to encode args[i]:
+// ..."), and whether the value was out of range for the parameter's type.
+func encodeFailure(err error) (encode, outOfRange bool) {
+	msg := err.Error()
+	if !strings.Contains(msg, "failed to encode args[") {
+		return false, false
+	}
+	return true, strings.Contains(msg, " than maximum value for ") ||
+		strings.Contains(msg, " than minimum value for ") || strings.Contains(msg, " is out of range")
+}
+
 func (m *mapper) mapError(err error) (*problem.Problem, bool) {
 	var ev evidence
 	ev.walk(err)
-	if !ev.driver(err) {
+	driver := ev.driver(err)
+	if ev.unexplained() {
+		ev.encode, ev.outOfRange = encodeFailure(err)
+	}
+	if !driver && !ev.encode {
 		return nil, false
 	}
 	if ev.op != nil {
@@ -179,6 +208,7 @@ const (
 	detailNotUsable   = "The database connection was not usable; nothing was sent."
 	detailNoFreeConn  = "The database has no free connection."
 	detailLost        = "The connection to the database was lost."
+	detailOutOfRange  = "A number is out of range."
 )
 
 // decide chooses the problem and says whether the statement was sent. The
@@ -212,6 +242,10 @@ func decide(ev *evidence) verdict {
 		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotCommitted, sent: sentYes}
 	case ev.hasSafe && ev.safe:
 		return verdict{kind: &problem.Unavailable, detail: detailNotUsable, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo}
+	case ev.encode && ev.outOfRange:
+		return verdict{kind: &problem.ValidationFailed, detail: detailOutOfRange, outcome: problem.OutcomeNotStarted, sent: sentNo}
+	case ev.encode:
+		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotStarted, sent: sentNo}
 	case ev.canceled || ev.deadline:
 		return contextDone(ev)
 	case ev.hasSafe:

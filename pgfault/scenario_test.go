@@ -246,6 +246,24 @@ func TestScenarios(t *testing.T) {
 				err := h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (2, 'x', $1::bigint)", int64(9999999999))
 				return err, h.count(t, 2)
 			}},
+		// pgx refuses a Go value the column's type cannot hold before
+		// anything is sent: the client's value is out of range, and the
+		// write certainly did not start.
+		{name: "out of range for the column, refused by the driver", status: 422, code: "validation_failed", outcome: "not_started", sent: "no", wantRows: 0,
+			run: func(t *testing.T, h *harness) (error, int) {
+				return h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (11, 'x', $1)", int64(9999999999)), h.count(t, 11)
+			}},
+		{name: "out of range, untracked, refused by the driver", status: 422, code: "validation_failed", outcome: "not_started", sent: "no", wantRows: 0,
+			run: func(t *testing.T, h *harness) (error, int) {
+				_, err := h.pool.Exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (12, 'x', $1)", int64(9999999999))
+				return err, h.count(t, 12)
+			}},
+		// A Go value pgx cannot encode at all is the service's bug, not the
+		// client's; still, nothing was sent.
+		{name: "argument the driver cannot encode", status: 500, code: "internal", retryable: true, outcome: "not_started", sent: "no", wantRows: 0,
+			run: func(t *testing.T, h *harness) (error, int) {
+				return h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (13, 'x', $1)", struct{ A chan int }{}), h.count(t, 13)
+			}},
 		{name: "value too long", status: 422, code: "validation_failed", outcome: "not_committed", sqlstate: "22001", sent: "yes", wantRows: 0,
 			run: func(t *testing.T, h *harness) (error, int) {
 				return h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (3, $1, 1)", "far-too-long-label"), h.count(t, 3)
