@@ -26,9 +26,9 @@ func Tool[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out
 // Idempotency-Key: unless t's annotations declare the tool read-only or
 // idempotent, a retryable failure of the operation itself (cause internal,
 // upstream or environment) whose handler did not say what became of it has
-// outcome unknown, so the agent is told to verify, never to replay it. A
-// failure before the operation (a rate limit, outcome not_started) stays
-// retryable.
+// outcome unknown, so the agent is told to verify, never to replay it, and
+// one whose write committed is not retryable. A failure before the
+// operation (a rate limit, outcome not_started) stays retryable.
 func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	safe := t.Annotations != nil && (t.Annotations.ReadOnlyHint || t.Annotations.IdempotentHint)
 	mcp.AddTool(s, t, wrap(h, !safe))
@@ -64,10 +64,18 @@ func wrap[In, Out any](h mcp.ToolHandlerFor[In, Out], unsafeToRepeat bool) mcp.T
 		// without the middleware shows the SDK a problem, whose Error() is
 		// the public "code: message", instead of the raw error text.
 		p := wr.FromError(err)
-		if unsafeToRepeat && p.Retryable && p.Outcome == "" {
-			switch p.Cause {
-			case problem.CauseInternal, problem.CauseUpstream, problem.CauseEnvironment:
-				p = p.WithOutcome(problem.OutcomeUnknown)
+		if unsafeToRepeat && p.Retryable {
+			switch {
+			case p.Outcome == problem.OutcomeCommitted:
+				// The write took effect and the call carries no key to
+				// deduplicate a replay: repeating it applies it twice.
+				p = p.WithOutcome(problem.OutcomeCommitted)
+				p.Retryable, p.RetryAfter = false, 0
+			case p.Outcome == "":
+				switch p.Cause {
+				case problem.CauseInternal, problem.CauseUpstream, problem.CauseEnvironment:
+					p = p.WithOutcome(problem.OutcomeUnknown)
+				}
 			}
 		}
 		return res, out, p
