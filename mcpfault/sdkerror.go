@@ -98,6 +98,8 @@ var sdkTextErrors = []struct {
 	{"malformed payload", jsonrpc.CodeParseError},
 	{"invalid request", jsonrpc.CodeInvalidRequest},
 	{"JSON RPC not handled", jsonrpc.CodeMethodNotFound},
+	// A batch, which protocol 2025-06-18 and later do not allow.
+	{"JSON-RPC batching is not supported", jsonrpc.CodeInvalidRequest},
 }
 
 // sdkTextError answers one of sdkTextErrors as a JSON-RPC error response

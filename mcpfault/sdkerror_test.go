@@ -2,6 +2,7 @@ package mcpfault_test
 
 import (
 	"context"
+	"encoding/json"
 	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"log/slog"
@@ -79,5 +80,51 @@ func TestHandlerAloneNeverSendsTheSDKsText(t *testing.T) {
 		!strings.HasPrefix(body, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"invalid_json: `) ||
 		strings.Contains(body, "malformed") || strings.Contains(body, "EOF") {
 		t.Fatalf("%d %v\n%s", resp.StatusCode, resp.Header, body)
+	}
+}
+
+// TestBatchIsAnInvalidRequest: since protocol 2025-06-18 a JSON-RPC batch
+// is not a valid MCP message. The SDK refuses it in plain text; the agent
+// gets the contract's row for a malformed request, -32600 with the problem
+// as data, not a transport problem+json it cannot read as JSON-RPC.
+func TestBatchIsAnInvalidRequest(t *testing.T) {
+	logs := &testlog.Buffer{}
+	wr := problem.NewWriter(problem.WithLogger(slog.New(sanitize.NewLogHandler(slog.NewJSONHandler(logs, nil)))))
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	srv := httptest.NewServer(middleware.Stack(middleware.WithWriter(wr))(mcpfault.Handler(h)))
+	defer srv.Close()
+
+	req, _ := http.NewRequest(http.MethodPost, srv.URL,
+		strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	req.Header.Set("X-Request-Id", "corr-batch-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var msg struct {
+		Error struct {
+			Code int `json:"code"`
+			Data struct {
+				Code          string `json:"code"`
+				Action        string `json:"action"`
+				CorrelationID string `json:"correlation_id"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json" || json.Unmarshal(raw, &msg) != nil {
+		t.Fatalf("%d %q\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), raw)
+	}
+	if msg.Error.Code != -32600 || msg.Error.Data.Code != "invalid_json" || msg.Error.Data.Action != "fix_request" ||
+		msg.Error.Data.CorrelationID != "corr-batch-1" {
+		t.Errorf("%s", raw)
+	}
+	if strings.Contains(string(raw), "2025-06-18") || !strings.Contains(logs.String(), "batching is not supported") {
+		t.Errorf("the SDK's text was sent, or not logged:\n%s\n%s", raw, logs)
 	}
 }
