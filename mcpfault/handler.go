@@ -31,7 +31,7 @@ import (
 func Handler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id := correlation.ID(r.Context()); id != "" {
-			r.Header.Set(correlationHeader, id)
+			r.Header.Set(correlationHeader, handoffKey+" "+id)
 		} else {
 			r.Header.Del(correlationHeader)
 		}

@@ -2,6 +2,9 @@ package mcpfault
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -175,8 +178,17 @@ func toolError(p *problem.Problem) *mcp.CallToolResult {
 
 // correlationHeader carries the HTTP request's correlation ID into the MCP
 // session: the SDK hands the HTTP headers to every method as RequestExtra.
-// [Handler] always overwrites it, so a client cannot choose it.
+// [Handler] always overwrites it, and prefixes the ID with handoffKey, so
+// that a client which reaches the SDK's handler without Handler in front
+// cannot choose the ID its failures are reported and logged under.
 const correlationHeader = "Faultline-Correlation-Id"
+
+// handoffKey is random per process: only Handler knows it.
+var handoffKey = func() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}()
 
 func correlationOf(req mcp.Request) string {
 	if req == nil {
@@ -186,5 +198,9 @@ func correlationOf(req mcp.Request) string {
 	if extra == nil || extra.Header == nil {
 		return ""
 	}
-	return extra.Header.Get(correlationHeader)
+	key, id, ok := strings.Cut(extra.Header.Get(correlationHeader), " ")
+	if !ok || subtle.ConstantTimeCompare([]byte(key), []byte(handoffKey)) != 1 {
+		return ""
+	}
+	return id
 }
