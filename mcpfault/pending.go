@@ -26,12 +26,20 @@ type Pending struct {
 
 func (p *Pending) Error() string { return "approval_pending: approval " + p.ApprovalID + " is pending" }
 
-type pendingDoc struct {
-	ApprovalID    string `json:"approval_id"`
-	State         string `json:"state"`
-	Action        string `json:"action"`
-	PollURL       string `json:"poll_url,omitempty"`
-	RetryAfterMS  int64  `json:"retry_after_ms,omitempty"`
+// Approval is the structured content of a pending result. A tool that can
+// answer [Pending] declares Approval as its output type (or, when it also
+// returns data of its own, a struct that embeds Approval and marks its own
+// fields omitempty): clients validate a non-error result against the output
+// schema the tool advertises, and a schema inferred from any other type
+// rejects the pending document, so a conforming agent would never see the
+// approval_id. Every member is optional in the schema, so the type also
+// fits the tool's ordinary result.
+type Approval struct {
+	ApprovalID    string `json:"approval_id,omitempty" jsonschema:"the approval to poll; not an idempotency key"`
+	State         string `json:"state,omitempty" jsonschema:"pending"`
+	Action        string `json:"action,omitempty" jsonschema:"poll: read the approval's state, never repeat the call"`
+	PollURL       string `json:"poll_url,omitempty" jsonschema:"where the approval's state can be read"`
+	RetryAfterMS  int64  `json:"retry_after_ms,omitempty" jsonschema:"how long to wait before the first poll"`
 	CorrelationID string `json:"correlation_id,omitempty"`
 }
 
@@ -43,7 +51,7 @@ func pollAfter(d time.Duration) time.Duration {
 }
 
 func (p *Pending) result(correlationID string) *mcp.CallToolResult {
-	doc := pendingDoc{
+	doc := Approval{
 		ApprovalID:    p.ApprovalID,
 		State:         "pending",
 		Action:        "poll",

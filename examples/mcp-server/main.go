@@ -203,13 +203,15 @@ func (a *app) addTools(s *mcp.Server) {
 			return nil, empty{}, problem.New(problem.PolicyDenied).WithDetail("Bulk deletion is not allowed.")
 		})
 
+	// Its output type is mcpfault.Approval, so the output schema it
+	// advertises admits the pending result that clients validate.
 	mcpfault.AddTool(s, &mcp.Tool{Name: "refund", Description: "Refund an order; needs an approval."},
-		func(_ context.Context, _ *mcp.CallToolRequest, in refundIn) (*mcp.CallToolResult, empty, error) {
+		func(_ context.Context, _ *mcp.CallToolRequest, in refundIn) (*mcp.CallToolResult, mcpfault.Approval, error) {
 			a.mu.Lock()
 			defer a.mu.Unlock()
 			id := "apr-" + strconv.Itoa(len(a.approvals)+1)
 			a.approvals[id] = "pending"
-			return nil, empty{}, &mcpfault.Pending{ApprovalID: id, RetryAfter: time.Second}
+			return nil, mcpfault.Approval{}, &mcpfault.Pending{ApprovalID: id, RetryAfter: time.Second}
 		})
 
 	mcpfault.AddTool(s, &mcp.Tool{Name: "approval_status", Description: "Poll an approval.", Annotations: readOnly},
