@@ -95,7 +95,13 @@ func Middleware(opts ...Option) mcp.Middleware {
 			}
 			var pending *Pending
 			if errors.As(cause, &pending) {
-				return pending.result(id), nil
+				if pending.ApprovalID != "" {
+					return pending.result(id), nil
+				}
+				// Nothing to poll, and the call must not be repeated: the
+				// agent would wait forever on a result that looks fine.
+				p := wr.Report(ctx, id, problem.New(problem.Internal).Wrap(errors.New("mcpfault: Pending without an approval ID")))
+				return nil, rpcError(p.RPCCode(), p)
 			}
 			var p *problem.Problem
 			if st.reached || !isSchemaRejection(cause) {

@@ -3,7 +3,10 @@ package mcpfault_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"github.com/faultline-go/faultline/internal/testlog"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"strings"
 	"testing"
 
 	"github.com/faultline-go/faultline/mcpfault"
@@ -32,5 +35,25 @@ func TestPendingIsNotAnErrorAndSaysWhenToPoll(t *testing.T) {
 	}
 	if _, isProblem := doc["code"]; isProblem {
 		t.Fatalf("a pending approval rendered as a problem: %s", raw)
+	}
+}
+
+// TestPendingWithoutApprovalIDIsAFailure: a pending result the agent cannot
+// poll (no approval_id) would leave it waiting forever, and it must not
+// repeat the call either; the server's mistake is an internal problem,
+// logged, instead of a result that looks like success.
+func TestPendingWithoutApprovalIDIsAFailure(t *testing.T) {
+	logs := &testlog.Buffer{}
+	s := newServer(logs, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, out, error) {
+		return nil, out{}, &mcpfault.Pending{}
+	})
+	res, err := connect(t, s).CallTool(context.Background(), &mcp.CallToolParams{Name: "t", Arguments: map[string]any{"n": 1}})
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || wire.Code != -32603 {
+		raw, _ := json.Marshal(res)
+		t.Fatalf("want a -32603 internal error, got %v %s", err, raw)
+	}
+	if !strings.Contains(string(wire.Data), `"code":"internal"`) || !strings.Contains(logs.String(), "approval") {
+		t.Errorf("data %s\nlog %s", wire.Data, logs)
 	}
 }
