@@ -110,12 +110,30 @@ func sdkTextError(ctx context.Context, text []byte) ([]byte, bool) {
 		if !bytes.HasPrefix(text, []byte(e.prefix)) {
 			continue
 		}
-		p := sdkProblem(e.code).Wrap(errors.New(strings.TrimSpace(string(text))))
+		code := e.code
+		if code == jsonrpc.CodeParseError && !notJSON(text) {
+			code = jsonrpc.CodeInvalidRequest
+		}
+		p := sdkProblem(code).Wrap(errors.New(strings.TrimSpace(string(text))))
 		p = problem.FromContext(ctx).Report(ctx, correlation.ID(ctx), p)
-		out, err := json.Marshal(wireResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: rpcError(int(e.code), p)})
+		out, err := json.Marshal(wireResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: rpcError(int(code), p)})
 		return out, err == nil
 	}
 	return nil, false
+}
+
+// notJSON tells, from the SDK's "malformed payload" text, a body that is
+// not JSON at all (JSON-RPC's -32700 parse error) from JSON that is not a
+// valid request object (a wrong version tag, a bare value, an empty batch,
+// an id or method of the wrong type: -32600). The SDK says which only in
+// text: encoding/json's syntax errors, or an early end of input.
+func notJSON(text []byte) bool {
+	for _, s := range []string{"invalid character", "unexpected end of JSON input", "unexpected EOF"} {
+		if bytes.Contains(text, []byte(s)) {
+			return true
+		}
+	}
+	return false
 }
 
 // sdkProblem is the problem for an error code the SDK answers with before

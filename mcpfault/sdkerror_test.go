@@ -128,3 +128,46 @@ func TestBatchIsAnInvalidRequest(t *testing.T) {
 		t.Errorf("the SDK's text was sent, or not logged:\n%s\n%s", raw, logs)
 	}
 }
+
+// TestValidJSONThatIsNotARequestIsInvalidRequest: JSON-RPC 2.0 (§5.1)
+// keeps -32700 for a body that is not JSON at all; JSON that is not a
+// valid request object (wrong version, no method, a bare value, an empty
+// batch) is -32600, the contract's "malformed request".
+func TestValidJSONThatIsNotARequestIsInvalidRequest(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	srv := httptest.NewServer(middleware.Stack()(mcpfault.Handler(h)))
+	defer srv.Close()
+	for body, want := range map[string]int{
+		`{"jsonrpc":"2.0","id":1,"method":`:        -32700,
+		"\xff\xfe":                                 -32700,
+		`{"jsonrpc":"1.0","id":1,"method":"ping"}`: -32600,
+		`{}`:     -32600,
+		`null`:   -32600,
+		`[]`:     -32600,
+		`"ping"`: -32600,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`: -32600,
+		`{"jsonrpc":"2.0","id":1,"method":1}`:            -32600,
+	} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var msg struct {
+			Error struct {
+				Code int `json:"code"`
+				Data struct {
+					Code string `json:"code"`
+				} `json:"data"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &msg); err != nil || msg.Error.Code != want || msg.Error.Data.Code != "invalid_json" {
+			t.Errorf("%q: %d %s, want %d", body, resp.StatusCode, raw, want)
+		}
+	}
+}
