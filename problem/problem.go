@@ -323,8 +323,8 @@ func (p *Problem) ForRequest(r *http.Request) *Problem {
 }
 
 func (p *Problem) forRequest(r *http.Request) {
-	switch r.Method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+	switch {
+	case safeMethod(r.Method):
 		p.Outcome = OutcomeNotCommitted
 	default:
 		p.Outcome = OutcomeUnknown
@@ -333,6 +333,16 @@ func (p *Problem) forRequest(r *http.Request) {
 			p.Action = ActionVerify
 		}
 	}
+}
+
+// safeMethod reports whether a method is safe (RFC 9110 §9.2.1): a request
+// with it changes nothing on the server.
+func safeMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
 }
 
 // ErrReservedExtension is wrapped by the build error of an extension whose

@@ -48,7 +48,9 @@ func TestRetrySignalsNeverContradict(t *testing.T) {
 								if hra != "" {
 									rec.Header().Set("Retry-After", hra)
 								}
-								req.Method = "GET" // HEAD would answer without the body this test reads; ForRequest already saw the real method
+								if method == "HEAD" {
+									req.Method = "GET" // HEAD would answer without the body this test reads; ForRequest already saw the real method
+								}
 								_ = wr.Write(rec, req, p)
 								req.Method = method
 								n++
@@ -68,6 +70,10 @@ func TestRetrySignalsNeverContradict(t *testing.T) {
 								}
 								if outcome == "unknown" && key == "" && (retryable || action != "verify") {
 									t.Fatalf("%s: unknown outcome without a key is %q retryable=%v", where, action, retryable)
+								}
+								unsafe := method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE"
+								if outcome == "committed" && key == "" && unsafe && retryable {
+									t.Fatalf("%s: a write that took effect, without a key, is retryable", where)
 								}
 								ms, hasMS := doc["retry_after_ms"].(float64)
 								header := rec.Header().Get("Retry-After")

@@ -282,7 +282,9 @@ var (
 // registry does not know is sent as internal (and reported to the log
 // once); action, cause and the detail rule come from the registry; a
 // problem whose outcome is unknown is not retryable and asks the client
-// to verify unless the request carried an Idempotency-Key; action retry is
+// to verify unless the request carried an Idempotency-Key; one whose
+// outcome is committed, for an unsafe method without an Idempotency-Key,
+// is not retryable; action retry is
 // never sent with retryable false; a retryable problem sends
 // retry_after_ms and Retry-After together and agreeing (a handler's
 // Retry-After, in seconds or as an HTTP date, lends the problem its retry
@@ -491,6 +493,14 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, 
 	if res.Outcome == OutcomeUnknown && (r == nil || r.Header.Get("Idempotency-Key") == "") {
 		res.Retryable = false
 		res.Action = ActionVerify
+	}
+	// A write that took effect is not repeated: without an Idempotency-Key
+	// the server could not tell the replay from a second write. Outside
+	// HTTP (Report) only the caller knows whether the operation may be
+	// repeated (mcpfault reads a tool's idempotent annotation), so it
+	// decides.
+	if res.Outcome == OutcomeCommitted && r != nil && !safeMethod(r.Method) && r.Header.Get("Idempotency-Key") == "" {
+		res.Retryable = false
 	}
 	if res.Action == ActionRetry && !res.Retryable {
 		// Telling a client to retry what it may not retry is the one
