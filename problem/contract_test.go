@@ -188,9 +188,10 @@ func TestVerifyDropsHandlersRetryAfter(t *testing.T) {
 	}
 }
 
-// TestObserverSeesEveryWrittenProblemOnce checks the hook OpenTelemetry
-// uses: once per written problem, with the final occurrence.
-func TestObserverSeesEveryWrittenProblemOnce(t *testing.T) {
+// TestObserverSeesEveryProblemOnce checks the hook OpenTelemetry uses:
+// once per problem, written or logged as unwritable, with the final
+// occurrence.
+func TestObserverSeesEveryProblemOnce(t *testing.T) {
 	var seen []*Problem
 	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithObserver(func(r *http.Request, p *Problem) {
 		seen = append(seen, p)
@@ -201,8 +202,13 @@ func TestObserverSeesEveryWrittenProblemOnce(t *testing.T) {
 	head := httptest.NewRequest("HEAD", "/v1/orders", nil)
 	_ = wr.WriteError(httptest.NewRecorder(), head, errors.New("boom"))
 	_ = wr.Write(&startedWriter{ResponseWriter: httptest.NewRecorder(), started: true}, r, New(Conflict))
-	if len(seen) != 2 {
-		t.Fatalf("observed %d problems, want 2 (the unwritable one is not written)", len(seen))
+	// The third could not be written (the response had started): it is
+	// observed all the same, so a trace shows the failure.
+	if len(seen) != 3 {
+		t.Fatalf("observed %d problems, want 3, each once", len(seen))
+	}
+	if p := seen[2]; p.Code != "conflict" || p.CorrelationID != "req-observed-1" {
+		t.Errorf("observed %+v", p)
 	}
 	if p := seen[0]; p.Code != "timeout" || p.Status != 503 || p.Action != ActionVerify || p.Retryable ||
 		p.Outcome != OutcomeUnknown || p.CorrelationID != "req-observed-1" || p.Cause != CauseInternal {

@@ -118,8 +118,11 @@ func WithMappers(m ...Mapper) Option {
 // handler's: middleware.Stack's timeout writes from its timer while the
 // handler may still run, so fn must not touch what the handler owns (read
 // r's context, not r's mutable fields), and it must be quick. It may keep
-// p. A problem that could not be written because the response had started is
-// not observed (it is logged). Without an observer nothing is allocated.
+// p. A problem that could not be written because the response had started
+// (a panic after the first write) is observed too, once, after it was
+// logged: the failure happened, and a trace must show it, although the
+// client got the started response cut short rather than p. Without an
+// observer nothing is allocated.
 func WithObserver(fn func(r *http.Request, p *Problem)) Option {
 	return func(w *Writer) { w.observer = fn }
 }
@@ -307,6 +310,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 	if rs, ok := w.(problemhook.ResponseStarter); ok && rs.ResponseStarted() {
 		if a, ok := w.(problemhook.Answered); !ok || !a.Answered() {
 			wr.log(r, &res, e, true)
+			wr.observe(r, &res)
 		}
 		return ErrResponseStarted
 	}
@@ -378,14 +382,18 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 			bufPool.Put(bp)
 		}
 	}
+	wr.observe(r, &res)
+	return err
+}
+
+func (wr *Writer) observe(r *http.Request, res *Problem) {
 	if wr.observer != nil {
 		// A copy made only here, so writing without an observer does not
 		// move res to the heap.
 		o := new(Problem)
-		*o = res
+		*o = *res
 		wr.observer(r, o)
 	}
-	return err
 }
 
 // WriteError maps err to a problem and writes it; the error is kept for the
