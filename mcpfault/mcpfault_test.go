@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/faultline-go/faultline/internal/testlog"
+	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/faultline-go/faultline/internal/testlog"
 
 	"github.com/faultline-go/faultline/mcpfault"
 	"github.com/faultline-go/faultline/problem"
@@ -47,6 +50,26 @@ func newServer(logs *testlog.Buffer, h mcp.ToolHandlerFor[in, out]) *mcp.Server 
 	s.AddReceivingMiddleware(mcpfault.Middleware(mcpfault.WithWriter(wr)))
 	mcp.AddTool(s, &mcp.Tool{Name: "t"}, mcpfault.Tool(h))
 	return s
+}
+
+// postRPC posts one JSON-RPC body the way an MCP client does over
+// streamable HTTP, with extra headers as name/value pairs, and returns the
+// response and its body.
+func postRPC(t testing.TB, url, body string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(raw)
 }
 
 func TestRawErrorNeverReachesTheAgent(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/faultline-go/faultline/internal/testlog"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -32,17 +31,7 @@ func TestSDKOwnErrorsInServerSentEvents(t *testing.T) {
 	srv := httptest.NewServer(middleware.Stack(middleware.WithWriter(wr))(mcpfault.Handler(h)))
 	defer srv.Close()
 
-	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":["t"]}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("X-Request-Id", "corr-sse-1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	body := string(raw)
+	resp, body := postRPC(t, srv.URL, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":["t"]}}`, "X-Request-Id", "corr-sse-1")
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") ||
 		!strings.Contains(body, "\ndata: {") || !strings.HasSuffix(body, "}\n\n") ||
 		!strings.Contains(body, `"code":-32602,"message":"bad_request: `) ||
@@ -66,16 +55,7 @@ func TestHandlerAloneNeverSendsTheSDKsText(t *testing.T) {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	srv := httptest.NewServer(mcpfault.Handler(h))
 	defer srv.Close()
-	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	body := string(raw)
+	resp, body := postRPC(t, srv.URL, `{"jsonrpc":`)
 	if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json" ||
 		!strings.HasPrefix(body, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"invalid_json: `) ||
 		strings.Contains(body, "malformed") || strings.Contains(body, "EOF") {
@@ -95,18 +75,8 @@ func TestBatchIsAnInvalidRequest(t *testing.T) {
 	srv := httptest.NewServer(middleware.Stack(middleware.WithWriter(wr))(mcpfault.Handler(h)))
 	defer srv.Close()
 
-	req, _ := http.NewRequest(http.MethodPost, srv.URL,
-		strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	req.Header.Set("X-Request-Id", "corr-batch-1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, raw := postRPC(t, srv.URL, `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`,
+		"Mcp-Protocol-Version", "2025-06-18", "X-Request-Id", "corr-batch-1")
 	var msg struct {
 		Error struct {
 			Code int `json:"code"`
@@ -117,14 +87,14 @@ func TestBatchIsAnInvalidRequest(t *testing.T) {
 			} `json:"data"`
 		} `json:"error"`
 	}
-	if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json" || json.Unmarshal(raw, &msg) != nil {
+	if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json" || json.Unmarshal([]byte(raw), &msg) != nil {
 		t.Fatalf("%d %q\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), raw)
 	}
 	if msg.Error.Code != -32600 || msg.Error.Data.Code != "invalid_json" || msg.Error.Data.Action != "fix_request" ||
 		msg.Error.Data.CorrelationID != "corr-batch-1" {
 		t.Errorf("%s", raw)
 	}
-	if strings.Contains(string(raw), "2025-06-18") || !strings.Contains(logs.String(), "batching is not supported") {
+	if strings.Contains(raw, "2025-06-18") || !strings.Contains(logs.String(), "batching is not supported") {
 		t.Errorf("the SDK's text was sent, or not logged:\n%s\n%s", raw, logs)
 	}
 }
@@ -149,15 +119,7 @@ func TestValidJSONThatIsNotARequestIsInvalidRequest(t *testing.T) {
 		`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`: -32600,
 		`{"jsonrpc":"2.0","id":1,"method":1}`:            -32600,
 	} {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp, raw := postRPC(t, srv.URL, body)
 		var msg struct {
 			Error struct {
 				Code int `json:"code"`
@@ -166,7 +128,7 @@ func TestValidJSONThatIsNotARequestIsInvalidRequest(t *testing.T) {
 				} `json:"data"`
 			} `json:"error"`
 		}
-		if err := json.Unmarshal(raw, &msg); err != nil || msg.Error.Code != want || msg.Error.Data.Code != "invalid_json" {
+		if err := json.Unmarshal([]byte(raw), &msg); err != nil || msg.Error.Code != want || msg.Error.Data.Code != "invalid_json" {
 			t.Errorf("%q: %d %s, want %d", body, resp.StatusCode, raw, want)
 		}
 	}

@@ -3,7 +3,6 @@ package mcpfault_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -36,18 +35,8 @@ func TestClientCannotChooseTheCorrelationID(t *testing.T) {
 			h = mcpfault.Handler(h)
 		}
 		srv := httptest.NewServer(middleware.Stack()(h))
-		req, _ := http.NewRequest(http.MethodPost, srv.URL,
-			strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{"n":1}}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Faultline-Correlation-Id", spoofed)
-		req.Header.Set("X-Request-Id", "real-id-1")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		_, raw := postRPC(t, srv.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{"n":1}}}`,
+			"Faultline-Correlation-Id", spoofed, "X-Request-Id", "real-id-1")
 		srv.Close()
 		var msg struct {
 			Result struct {
@@ -57,7 +46,7 @@ func TestClientCannotChooseTheCorrelationID(t *testing.T) {
 				} `json:"structuredContent"`
 			} `json:"result"`
 		}
-		if err := json.Unmarshal(raw, &msg); err != nil || msg.Result.StructuredContent.Code != "policy_denied" {
+		if err := json.Unmarshal([]byte(raw), &msg); err != nil || msg.Result.StructuredContent.Code != "policy_denied" {
 			t.Fatalf("handler %v: %s", withHandler, raw)
 		}
 		id := msg.Result.StructuredContent.CorrelationID
