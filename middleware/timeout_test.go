@@ -78,7 +78,9 @@ func TestTimeoutSlowHandler(t *testing.T) {
 func TestTimeoutHandlerIgnoringContext(t *testing.T) {
 	k := newKit()
 	srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(3 * testTimeout)
+		// Twenty deadlines: the timer's goroutine must have run by then even
+		// on a loaded machine (three once lost that race under load).
+		time.Sleep(20 * testTimeout)
 		http.Error(w, "late failure", 500)
 	})))
 	r := get(t, srv.URL)
