@@ -567,7 +567,10 @@ func dsnValueEnd(s string, ks, vs, ve int) int {
 	for p, words := ve, 0; words <= 2; words++ {
 		w := p + 1
 		e, key := w, true
-		for e < len(s) && e-ve < maxDSNGap && !isSpace(s[e]) && s[e] != '=' && !endsValueWord[s[e]] {
+		// A word with a colon names a key of its own ("Cookie:",
+		// "Authorization:"): taking it into the value would hide its value
+		// from the rule that redacts it.
+		for e < len(s) && e-ve < maxDSNGap && !isSpace(s[e]) && s[e] != '=' && s[e] != ':' && !endsValueWord[s[e]] {
 			key = key && isKeyNameByte(s[e])
 			e++
 		}

@@ -104,6 +104,8 @@ func TestOddPasswordsRedacted(t *testing.T) {
 		{"dsn double quoted", `host=db password="a b c" dbname=x`, []string{"a b c"}},
 		{"dsn escaped quote", `host=db password='it\'s s3cret' dbname=x`, []string{"s3cret"}},
 		{"dsn space bare", "host=db password=hunter 2 user=app dbname=x", []string{"hunter"}},
+		// A word with a colon is a key of its own, not more of the password.
+		{"dsn then header", "a=0 pass=0 Cookie: sid=31d4d96e407aad42 0", []string{"31d4d96e407aad42"}},
 	})
 	checkBenign(t, []string{
 		"see http://example.com:8080 for help or mail ops@example.com",
