@@ -600,7 +600,7 @@ const maxDSNGap = 48
 // ADO.NET or ODBC connection string ("User ID=sa;Password=My Pass;..."),
 // where pairs are split by ';' and a value may hold spaces: it runs to the
 // next ';' or the end of the line, when that comes within maxDSNGap bytes
-// and before any '=' or quote.
+// and before any '=', quote or word ending in a colon.
 func semicolonValueEnd(s string, ve int) int {
 	p := ve
 	defer func() { spend(p - ve) }()
@@ -609,6 +609,9 @@ func semicolonValueEnd(s string, ve int) int {
 		case c == ';' || c == '\r' || c == '\n' || c == '\\' && lineBreakAt(s, p) > 0:
 			return p
 		case c == '=' || c == '"' || c == '\'':
+			return ve
+		case c == ':' && (p+1 == len(s) || isSpace(s[p+1])):
+			// "Cookie: ..." names a key of its own.
 			return ve
 		}
 	}
