@@ -192,12 +192,13 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 
 // How far each flag's checks read from the byte they start at, for
 // rescan: readsBackOnly are the flags whose checks read nothing after it
-// (keyBefore reads back from its separator; the others look at one byte),
+// (they look at one byte; keyBefore is not one of them: it reads back from
+// its separator, but also the byte after a colon, for "/api_key:value"),
 // readsFarBack those whose checks may read more than nearChange bytes
 // before it (key names, token triggers, "goroutine 12 [", "constraint \"").
 // Every other check reads at most four bytes back (":///" before a path).
 const (
-	readsBackOnly = fAssign | fAt | fCtrl | fNonASCII | fEscape
+	readsBackOnly = fAt | fCtrl | fNonASCII | fEscape
 	readsFarBack  = fAssign | fToken | fStack | fSQL
 	nearChange    = 8
 )
