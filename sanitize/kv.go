@@ -149,7 +149,7 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 			}
 		}
 	}
-	if !ok || inPath(s, start, q) && !assignsInPath(s, q) || s[q] == '>' && !xmlTagBefore(s, start) {
+	if !ok || inPath(s, start, q) && !assignsInPath(s, q) || s[q] == '>' && !xmlTagBefore(s, start, q) {
 		return 0, false, false
 	}
 	return start, line, true
@@ -182,7 +182,8 @@ func withoutTypeName(s string, j int) int {
 // bytes within the prefilter's reach of the separator at s[q] are read.
 func inPath(s string, start, q int) bool {
 	w := start
-	for w > 0 && q-w < scanBehind && isKeyNameByte(s[w-1]) {
+	// s[w-1] and s[w-2] are read after the loop: both within scanBehind.
+	for w > 0 && q-w < scanBehind-2 && isKeyNameByte(s[w-1]) {
 		w--
 	}
 	return w > 0 && (s[w-1] == '/' || s[w-1] == '\\' && (w < 2 || s[w-2] != '"' && s[w-2] != '{' && s[w-2] != ','))
@@ -206,10 +207,12 @@ func assignsInPath(s string, q int) bool {
 func isKeyNameByte(c byte) bool { return isWordByte(c) || c == '-' || c == '.' }
 
 // xmlTagBefore reports whether the key starting at s[start] names an XML
-// element ("<password>").
-func xmlTagBefore(s string, start int) bool {
+// element ("<password>") closed at s[q]. Like inPath, it reads no further
+// back from the separator than the prefilter's reach.
+func xmlTagBefore(s string, start, q int) bool {
 	w := start
-	for w > 0 && start-w < scanBehind && isKeyNameByte(s[w-1]) {
+	// s[w-1] is read after the loop: within scanBehind.
+	for w > 0 && q-w < scanBehind-1 && isKeyNameByte(s[w-1]) {
 		w--
 	}
 	return w > 0 && s[w-1] == '<'
