@@ -111,28 +111,7 @@ func (l *locator) skip() []byte {
 	start := l.pos
 	switch l.peek() {
 	case '{':
-		l.pos++
-		var seen map[string]struct{}
-		for l.peek() != '}' {
-			if l.peek() == ',' {
-				l.pos++
-			}
-			key := l.str()
-			l.expect(':')
-			l.path = append(l.path, key)
-			if _, dup := seen[key]; dup {
-				l.skip()
-				l.fail(duplicateDetail, codeDuplicateField)
-			} else {
-				if seen == nil {
-					seen = make(map[string]struct{})
-				}
-				seen[key] = struct{}{}
-				l.skip()
-			}
-			l.path = l.path[:len(l.path)-1]
-		}
-		l.pos++
+		l.members(func(string) { l.skip() })
 	case '[':
 		l.pos++
 		for i := 0; l.peek() != ']'; i++ {
@@ -331,7 +310,25 @@ func (l *locator) object(t reflect.Type) {
 		return
 	}
 	si := infoOf(t)
-	seen := make(map[string]struct{})
+	l.members(func(key string) {
+		switch f, ok := si.lookup(key); {
+		case ok:
+			l.value(f.typ, f.quoted)
+		case l.strict:
+			l.skip()
+			l.fail(unknownMessage(si, key), codeUnknownField)
+		default:
+			l.skip()
+		}
+	})
+}
+
+// members walks the object at the cursor with each member's name on the
+// path. A repeated name is listed and its value skipped (the decoder
+// refuses one anywhere in the document); every other member is handed to
+// each, which moves past its value.
+func (l *locator) members(each func(key string)) {
+	var seen map[string]struct{}
 	l.pos++
 	for l.peek() != '}' {
 		if l.peek() == ',' {
@@ -340,20 +337,15 @@ func (l *locator) object(t reflect.Type) {
 		key := l.str()
 		l.expect(':')
 		l.path = append(l.path, key)
-		_, dup := seen[key]
-		seen[key] = struct{}{}
-		f, ok := si.lookup(key)
-		switch {
-		case dup:
+		if _, dup := seen[key]; dup {
 			l.skip()
 			l.fail(duplicateDetail, codeDuplicateField)
-		case ok:
-			l.value(f.typ, f.quoted)
-		case l.strict:
-			l.skip()
-			l.fail(unknownMessage(si, key), codeUnknownField)
-		default:
-			l.skip()
+		} else {
+			if seen == nil {
+				seen = make(map[string]struct{})
+			}
+			seen[key] = struct{}{}
+			each(key)
 		}
 		l.path = l.path[:len(l.path)-1]
 	}
@@ -377,29 +369,13 @@ func (l *locator) mapValue(t reflect.Type) {
 	}
 	kt := t.Key()
 	keyText := reflect.PointerTo(kt).Implements(textUnmarshalerType)
-	seen := make(map[string]struct{})
-	l.pos++
-	for l.peek() != '}' {
-		if l.peek() == ',' {
-			l.pos++
-		}
-		key := l.str()
-		l.expect(':')
-		l.path = append(l.path, key)
-		_, dup := seen[key]
-		seen[key] = struct{}{}
-		switch {
-		case dup:
-			l.skip()
-			l.fail(duplicateDetail, codeDuplicateField)
-		case !l.validKey(kt, keyText, key):
-			l.skip()
-		default:
+	l.members(func(key string) {
+		if l.validKey(kt, keyText, key) {
 			l.value(t.Elem(), false)
+		} else {
+			l.skip()
 		}
-		l.path = l.path[:len(l.path)-1]
-	}
-	l.pos++
+	})
 }
 
 func (l *locator) validKey(kt reflect.Type, keyText bool, key string) bool {
