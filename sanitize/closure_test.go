@@ -6,8 +6,8 @@ import (
 )
 
 // closedRules are the rules a pass may prove itself settled by (passRun):
-// each must return its own output unchanged. The IP and userinfo rules are
-// not (their passes note them with noteOpen).
+// each must return its own output unchanged. The IP, userinfo and
+// key-value rules are not (their passes note them with noteOpen).
 var closedRules = []struct {
 	name string
 	run  func(string) string
@@ -17,7 +17,6 @@ var closedRules = []struct {
 	{"token", redactTokens},
 	{"scheme", schemeRule.redact},
 	{"user-option", userOptionRule.redact},
-	{"key-value", redactKeyValues},
 	{"path", redactPaths},
 	{"host", redactHosts},
 }

@@ -30,7 +30,10 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		s = r.note(s, userOptionRule.redact(s))
 	}
 	if f&fAssign != 0 {
-		s = r.note(s, redactKeyValues(s))
+		// Not closed: a spaced value ("password=hunter 2 user=app") is
+		// extended over the words before the next pair, and a redaction can
+		// make such a pair of what follows it.
+		s = r.noteOpen(s, redactKeyValues(s))
 	}
 	return s
 }
