@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/faultline-go/faultline/problem"
@@ -50,6 +51,38 @@ func TestLogRecordSameThroughAnyHandler(t *testing.T) {
 		write(sanitize.NewLogHandler(slog.NewTextHandler(&textPlain, noTime)), c.method, c.path, c.err)
 		if text.String() != textPlain.String() || bytes.Contains(text.Bytes(), []byte("0x")) {
 			t.Errorf("text handler: %s\nthrough sanitize: %s", text.String(), textPlain.String())
+		}
+	}
+}
+
+// Every attribute problem adds passes the log tier where it is made, even
+// the few taken as they come (the method, an unregistered code, the
+// correlation ID), so no secret of theirs reaches the log through any
+// handler; those a problem's builder added with WithLogAttrs are still
+// scanned by sanitize's log handler.
+func TestLogRecordAttributesFromEverySourcePassTheLogTier(t *testing.T) {
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	for name, h := range map[string]func(*bytes.Buffer) slog.Handler{
+		"json":     func(b *bytes.Buffer) slog.Handler { return slog.NewJSONHandler(b, nil) },
+		"sanitize": func(b *bytes.Buffer) slog.Handler { return sanitize.NewLogHandler(slog.NewJSONHandler(b, nil)) },
+	} {
+		var buf bytes.Buffer
+		wr := problem.NewWriter(problem.WithLogger(slog.New(h(&buf))))
+		r := httptest.NewRequest(token, "/x", nil)
+		p := problem.New(problem.Conflict).WithLogAttrs(slog.String("upstream", "Authorization: Bearer "+token))
+		p.CorrelationID = token
+		_ = wr.Write(httptest.NewRecorder(), r, p)
+		_ = wr.Write(httptest.NewRecorder(), r, &problem.Problem{Code: token, Status: 418})
+		logged := buf.String()
+		if name == "json" {
+			// The builder's own attribute is the handler's to redact.
+			logged = strings.ReplaceAll(logged, `"upstream":"Authorization: Bearer `+token, "")
+		}
+		if strings.Contains(logged, "abcdefghijklmnopqrstuvwxyz0123456789") {
+			t.Errorf("%s: a token reached the log:\n%s", name, buf.String())
+		}
+		if name == "sanitize" && !strings.Contains(logged, `"upstream":"Authorization: [redacted]"`) {
+			t.Errorf("%s: the builder's attribute is missing or not redacted:\n%s", name, buf.String())
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -30,6 +31,43 @@ func TestLogSourceIsTheCaller(t *testing.T) {
 		}
 		if !strings.HasSuffix(rec.Source.File, "log_test.go") || !strings.HasSuffix(rec.Source.Function, "TestLogSourceIsTheCaller") {
 			t.Errorf("source = %+v, want this test", rec.Source)
+		}
+	}
+}
+
+type sourceHandlers struct{}
+
+func (sourceHandlers) fail(http.ResponseWriter, *http.Request) error { return errors.New("boom") }
+
+// A problem a handler returns names that handler as its record's source
+// (where the adapter's own frame would name this package on every record);
+// a method value, whose entry names no file, leaves the adapter's frame.
+func TestLogSourceOfAReturnedError(t *testing.T) {
+	var buf bytes.Buffer
+	wr := NewWriter(WithLogger(slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{AddSource: true}))))
+	fail := func(http.ResponseWriter, *http.Request) error { return errors.New("boom") }
+	for _, tc := range []struct {
+		name     string
+		h        http.Handler
+		file, fn string
+	}{
+		{"Writer.Handler", wr.Handler(fail), "log_test.go", "TestLogSourceOfAReturnedError.func1"},
+		{"HandlerFunc", HandlerFunc(fail), "log_test.go", "TestLogSourceOfAReturnedError.func1"},
+		{"method value", wr.Handler(sourceHandlers{}.fail), "handler.go", "problem.(*Writer).Handler.func1"},
+	} {
+		for range 2 { // the second answer comes from sourceOf's memory
+			buf.Reset()
+			r := httptest.NewRequest("GET", "/", nil)
+			tc.h.ServeHTTP(httptest.NewRecorder(), r.WithContext(NewContext(r.Context(), wr)))
+			var rec struct {
+				Source struct{ File, Function string }
+			}
+			if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+				t.Fatalf("%s: %v: %q", tc.name, err, buf.String())
+			}
+			if !strings.HasSuffix(rec.Source.File, tc.file) || !strings.HasSuffix(rec.Source.Function, tc.fn) {
+				t.Errorf("%s: source = %+v, want %s in %s", tc.name, rec.Source, tc.fn, tc.file)
+			}
 		}
 	}
 }

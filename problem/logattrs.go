@@ -10,45 +10,38 @@ import (
 )
 
 // The attributes of a problem's log record that take one of a few values
-// are made once, marked by sanitize as having passed its log tier, so that
-// sanitize's log handler does not look at them again on every failure.
+// are made once. Every attribute of the record passes the log tier of
+// sanitize where it is made, and the record tells sanitize's log handler so
+// (internal/logmark): the handler does not scan it again on every failure.
 var (
-	causeAttrs = loggedTokens("cause", CauseRequest, CauseAuth, CausePolicy, CauseConfig,
+	causeAttrs = tokenAttrs("cause", CauseRequest, CauseAuth, CausePolicy, CauseConfig,
 		CauseInternal, CauseUpstream, CauseEnvironment)
-	actionAttrs = loggedTokens("action", ActionRetry, ActionVerify, ActionFixRequest,
+	actionAttrs = tokenAttrs("action", ActionRetry, ActionVerify, ActionFixRequest,
 		ActionReauthenticate, ActionConfigure, ActionApprove, ActionUnlock, ActionNone)
-	methodAttrs = loggedTokens("method", http.MethodGet, http.MethodHead, http.MethodPost,
+	methodAttrs = tokenAttrs("method", http.MethodGet, http.MethodHead, http.MethodPost,
 		http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions)
 )
 
-func loggedTokens[T ~string](key string, tokens ...T) map[T]slog.Attr {
+func tokenAttrs[T ~string](key string, tokens ...T) map[T]slog.Attr {
 	m := make(map[T]slog.Attr, len(tokens))
 	for _, tok := range tokens {
-		m[tok] = loggedAttr(key, string(tok))
+		m[tok] = logString(key, string(tok))
 	}
 	return m
 }
 
-// tokenAttr is the made-once attribute of tok, or a plain one for a value
+// tokenAttr is the made-once attribute of tok, or a fresh one for a value
 // outside the table.
 func tokenAttr[T ~string](table map[T]slog.Attr, key string, tok T) slog.Attr {
 	if a, ok := table[tok]; ok {
 		return a
 	}
-	return slog.String(key, string(tok))
+	return logString(key, string(tok))
 }
 
-// loggedAttr returns the attribute of key and value marked as having
-// passed the log tier when the tier leaves both as they are, and a plain
-// one otherwise: a handler other than sanitize's must log the same text
-// either way.
-func loggedAttr(key, value string) slog.Attr {
-	a := sanitize.LogAttr(key, value)
-	if a.Key != key || a.Value.Resolve().String() != value {
-		return slog.String(key, value)
-	}
-	return a
-}
+// logString is the attribute of text after the log tier; key is one of the
+// writer's own, which the tier leaves as it is.
+func logString(key, text string) slog.Attr { return slog.String(key, sanitize.Log(text)) }
 
 // textAttrs remembers the log attributes of the texts (error chains, hidden
 // details, request paths) that came back most recently. An error storm
@@ -81,11 +74,10 @@ type textAttr struct {
 
 var textAttrSeed1, textAttrSeed2 = maphash.MakeSeed(), maphash.MakeSeed()
 
-// attr returns the remembered sanitize.LogAttr(key, text), or else
-// fresh(key, text): an attribute that reads the same.
-func (c *textAttrCache) attr(key, text string, fresh func(key, text string) slog.Attr) slog.Attr {
+// attr returns logString(key, text), remembered when text repeats.
+func (c *textAttrCache) attr(key, text string) slog.Attr {
 	if len(text) > textAttrMaxLen {
-		return fresh(key, text)
+		return logString(key, text)
 	}
 	h1 := maphash.String(textAttrSeed1, text)
 	i := h1 % textAttrSlots
@@ -93,14 +85,9 @@ func (c *textAttrCache) attr(key, text string, fresh func(key, text string) slog
 	if e != nil && e.h1 == h1 && e.n == len(text) && e.key == key && e.h2 == maphash.String(textAttrSeed2, text) {
 		return e.attr
 	}
-	if c.seen[i].Swap(h1) != h1 {
-		return fresh(key, text)
+	a := logString(key, text)
+	if c.seen[i].Swap(h1) == h1 {
+		c.attrs[i].Store(&textAttr{key: key, h1: h1, h2: maphash.String(textAttrSeed2, text), n: len(text), attr: a})
 	}
-	a := sanitize.LogAttr(key, text)
-	c.attrs[i].Store(&textAttr{key: key, h1: h1, h2: maphash.String(textAttrSeed2, text), n: len(text), attr: a})
 	return a
 }
-
-// loggedString is a fresh attribute for text the log tier may change, as a
-// plain string: marking it would cost an allocation per record.
-func loggedString(key, text string) slog.Attr { return slog.String(key, sanitize.Log(text)) }

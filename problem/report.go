@@ -24,6 +24,6 @@ func (wr *Writer) Report(ctx context.Context, correlationID string, p *Problem) 
 		res.CorrelationID = correlation.ID(ctx)
 	}
 	// logRecord, Report, then the caller: three frames up.
-	wr.logRecord(ctx, nil, &res, e, false, 3)
+	wr.logRecord(ctx, nil, &res, e, false, 0, 3)
 	return &res
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/logmark"
 	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/sanitize"
 )
@@ -209,7 +210,7 @@ func SetDefault(w *Writer) { defaultWriter.Store(w) }
 // Write writes p with the Writer r's context carries (see NewContext), or
 // the default Writer.
 func Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
-	return writerFor(r).write(w, r, p)
+	return writerFor(r).write(w, r, p, 0)
 }
 
 // WriteError maps err and writes it with the Writer r's context carries, or
@@ -218,7 +219,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) error {
 	wr := writerFor(r)
 	var p Problem
 	wr.fromError(err, &p)
-	return wr.write(w, r, &p)
+	return wr.write(w, r, &p, 0)
 }
 
 // Registry returns the writer's registry.
@@ -294,13 +295,13 @@ var (
 // time); a problem that is not retryable never sends retry_after_ms, and
 // keeps a Retry-After the handler set unless its action is verify.
 func (wr *Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
-	return wr.write(w, r, p)
+	return wr.write(w, r, p, 0)
 }
 
 // write is called directly by every exported function that writes a
 // problem, so the code that asked for it is always the same number of frames
-// up from log.
-func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) error {
+// up from log; pc, when not 0, names that code instead (see Handler).
+func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc uintptr) error {
 	if p == nil {
 		// Writing nothing would leave a bare response, the third state.
 		p = New(Internal)
@@ -309,7 +310,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 	res, e := wr.resolve(r, p, h)
 	if rs, ok := w.(problemhook.ResponseStarter); ok && rs.ResponseStarted() {
 		if a, ok := w.(problemhook.Answered); !ok || !a.Answered() {
-			wr.log(r, &res, e, true)
+			wr.log(r, &res, e, true, pc)
 			wr.observe(r, &res)
 		}
 		return ErrResponseStarted
@@ -363,7 +364,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 		m.MarkProblem()
 	}
 	w.WriteHeader(res.Status)
-	wr.log(r, &res, e, false)
+	wr.log(r, &res, e, false, pc)
 	var err error
 	if r.Method != http.MethodHead {
 		bp := bufPool.Get().(*[]byte)
@@ -401,7 +402,7 @@ func (wr *Writer) observe(r *http.Request, res *Problem) {
 func (wr *Writer) WriteError(w http.ResponseWriter, r *http.Request, err error) error {
 	var p Problem
 	wr.fromError(err, &p)
-	return wr.write(w, r, &p)
+	return wr.write(w, r, &p, 0)
 }
 
 // Resolve returns the problem as Write would render it for r: type,
@@ -540,14 +541,14 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, 
 func (wr *Writer) unregistered(p *Problem) Problem {
 	if _, seen := wr.unknownCodes.LoadOrStore(p.Code, true); !seen {
 		wr.Logger().Error("problem: code is not registered in the writer's registry; sent as internal",
-			slog.String("code", p.Code))
+			logString("code", p.Code))
 	}
 	res := *New(Internal)
 	if e := wr.cached(Internal.Name); e != nil {
 		res.Type = e.typ
 	}
 	res.err, res.logAttrs, res.buildErr = p.err, p.logAttrs, p.buildErr
-	res.logAttrs = append(slices.Clip(res.logAttrs), slog.String("unregistered_code", p.Code))
+	res.logAttrs = append(slices.Clip(res.logAttrs), logString("unregistered_code", p.Code))
 	if p.Detail != "" {
 		res.Detail = p.Detail
 	}
@@ -595,8 +596,7 @@ type codeEntry struct {
 	kind   Kind
 	header []string // the code header's value
 	typ    string   // the type URI
-	// code is the record's attribute for the code, made once (see
-	// loggedAttr).
+	// code is the record's attribute for the code, made once.
 	code slog.Attr
 }
 
@@ -612,7 +612,7 @@ func (wr *Writer) cached(code string) *codeEntry {
 	}
 	v, _ := wr.codes.LoadOrStore(code, &codeEntry{
 		kind: k, header: []string{code}, typ: wr.baseURI + code,
-		code: loggedAttr("code", code),
+		code: logString("code", code),
 	})
 	return v.(*codeEntry)
 }
@@ -666,25 +666,25 @@ func headerHasToken(values []string, token string) bool {
 // would need the attributes in a slice that escapes, and would report this
 // function as the source. The source is the code that called Write or
 // WriteError (log, write, then the exported function: four frames up).
-func (wr *Writer) log(r *http.Request, res *Problem, e *codeEntry, started bool) {
+func (wr *Writer) log(r *http.Request, res *Problem, e *codeEntry, started bool, pc uintptr) {
 	ctx := context.Background()
 	if r != nil {
 		ctx = r.Context()
 	}
-	wr.logRecord(ctx, r, res, e, started, 5)
+	wr.logRecord(ctx, r, res, e, started, pc, 5)
 }
 
 // logRecord builds and handles the record; e is the registry entry of
-// res's code, if known, and skip counts the frames between runtime.Callers
-// and the code to name as the record's source.
+// res's code, if known. pc is the record's source, or 0 to take it from the
+// stack, skip frames up from runtime.Callers.
 //
-// The attributes that take one of a few values (code, cause, action, a
-// standard method) are made once, and the error chain passes the log tier
-// here, all marked by sanitize.LogAttr so that sanitize's log handler does
-// not look at them again; a path or error text that repeats is remembered
-// (textAttrs). What is logged is the same, byte for byte, through any
-// handler.
-func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, e *codeEntry, started bool, skip int) {
+// Every attribute the writer adds passes the log tier here: those that
+// take one of a few values (code, cause, action, a standard method) were
+// made once, and a path or error text that repeats is remembered
+// (textAttrs). The record is handed on marked (internal/logmark), so
+// sanitize's log handler scans only the attributes the problem's builder
+// added. What is logged is the same, byte for byte, through any handler.
+func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, e *codeEntry, started bool, pc uintptr, skip int) {
 	h := wr.Logger().Handler()
 	level := wr.level(res)
 	if !h.Enabled(ctx, level) {
@@ -694,38 +694,43 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	if started {
 		msg = "problem not written: response already started"
 	}
-	var pcs [1]uintptr
-	runtime.Callers(skip, pcs[:])
-	rec := slog.NewRecord(time.Now(), level, msg, pcs[0])
+	if pc == 0 {
+		var pcs [1]uintptr
+		runtime.Callers(skip, pcs[:])
+		pc = pcs[0]
+	}
+	rec := slog.NewRecord(time.Now(), level, msg, pc)
 	// The first five fill the record's inline storage; the rest go in one
 	// AddAttrs call so the overflow is allocated once.
-	code := slog.String("code", res.Code)
+	var code slog.Attr
 	if e != nil && e.kind.Name == res.Code {
 		code = e.code
+	} else {
+		code = logString("code", res.Code)
 	}
 	rec.AddAttrs(
 		code,
 		slog.Int("status", res.Status),
 		tokenAttr(causeAttrs, "cause", res.Cause),
 		tokenAttr(actionAttrs, "action", res.Action),
-		slog.String("correlation_id", res.CorrelationID),
+		logString("correlation_id", res.CorrelationID),
 	)
 	var more [6]slog.Attr
 	n := 0
 	if r != nil {
-		more[0], more[1] = tokenAttr(methodAttrs, "method", r.Method), textAttrs.attr("path", r.URL.Path, loggedString)
+		more[0], more[1] = tokenAttr(methodAttrs, "method", r.Method), textAttrs.attr("path", r.URL.Path)
 		n = 2
 	}
 	if res.err != nil {
-		more[n] = textAttrs.attr("error", res.err.Error(), sanitize.LogAttr)
+		more[n] = textAttrs.attr("error", res.err.Error())
 		n++
 	}
 	if d := res.hiddenDetail(); d != "" {
-		more[n] = textAttrs.attr("hidden_detail", d, sanitize.LogAttr)
+		more[n] = textAttrs.attr("hidden_detail", d)
 		n++
 	}
 	if res.buildErr != nil {
-		more[n] = textAttrs.attr("build_error", res.buildErr.Error(), sanitize.LogAttr)
+		more[n] = textAttrs.attr("build_error", res.buildErr.Error())
 		n++
 	}
 	if started {
@@ -734,7 +739,7 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	}
 	rec.AddAttrs(more[:n]...)
 	rec.AddAttrs(res.logAttrs...)
-	_ = h.Handle(ctx, rec)
+	_ = h.Handle(logmark.With(ctx, rec, 5+n), rec)
 }
 
 func (wr *Writer) level(p *Problem) slog.Level {

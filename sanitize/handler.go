@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+
+	"github.com/faultline-go/faultline/internal/logmark"
 )
 
 // NewLogHandler wraps next so that every record it receives has passed the
@@ -33,16 +35,30 @@ func (h *logHandler) Enabled(ctx context.Context, level slog.Level) bool {
 
 // Handle passes r on untouched when the log tier changes nothing in it,
 // which is the common case; a record is rebuilt only around what changed.
+// The message and leading attributes of a record the problem writer built
+// have passed the tier already (see internal/logmark) and are not scanned
+// again.
 func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
-	msg := Log(r.Message)
+	clean, cleanMsg := logmark.Clean(ctx, r)
+	msg := r.Message
+	if !cleanMsg {
+		msg = Log(r.Message)
+	}
 	// same counts the leading attributes that need no change; first is the
 	// cleaned form of the one after them, kept so that no value is turned
 	// into text twice (a Stringer may not answer the same way again).
 	same := 0
 	var first slog.Attr
 	if msg == r.Message {
+		if clean == r.NumAttrs() {
+			return h.next.Handle(ctx, r)
+		}
 		changed := false
 		r.Attrs(func(a slog.Attr) bool {
+			if same < clean {
+				same++
+				return true
+			}
 			first, changed = cleanAttr(a)
 			if !changed {
 				same++

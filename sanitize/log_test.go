@@ -1,6 +1,8 @@
 package sanitize
 
 import (
+	"crypto/rand"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -109,5 +111,43 @@ func TestLogCleanDoesNotAllocate(t *testing.T) {
 	s := "dial tcp 10.0.0.5:5432: connection refused at /srv/app/db.go:88"
 	if n := testing.AllocsPerRun(100, func() { _ = Log(s) }); n != 0 {
 		t.Fatalf("Log allocated %v times on clean text", n)
+	}
+}
+
+// Log answers a canonical UUID without a scan; the scan must agree, so the
+// shortcut changes only the cost. Shapes close to a UUID take the scan.
+func TestUUIDShortcutAgreesWithTheScan(t *testing.T) {
+	uuids := []string{
+		"00000000-0000-0000-0000-000000000000",
+		"ffffffff-ffff-ffff-ffff-ffffffffffff",
+		"DEADBEEF-CAFE-BABE-F00D-0123456789AB",
+		"01937e4a-8b2c-7d3e-9f10-a1b2c3d4e5f6",
+	}
+	for range 2000 {
+		var u [16]byte
+		_, _ = rand.Read(u[:])
+		uuids = append(uuids, fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:]))
+	}
+	for _, u := range uuids {
+		if !isUUID(u) {
+			t.Fatalf("isUUID(%q) = false", u)
+		}
+		if got := logText(u); got != u {
+			t.Fatalf("the scan changes UUID %q to %q", u, got)
+		}
+		if got := Log(u); got != u {
+			t.Fatalf("Log(%q) = %q", u, got)
+		}
+	}
+	for _, s := range []string{
+		"01937e4a-8b2c-7d3e-9f10-a1b2c3d4e5f",   // short
+		"01937e4a-8b2c-7d3e-9f10-a1b2c3d4e5f6a", // long
+		"01937e4a_8b2c-7d3e-9f10-a1b2c3d4e5f6",  // separator
+		"01937e4g-8b2c-7d3e-9f10-a1b2c3d4e5f6",  // not hex
+		"01937e4a-8b2c-7d3e-9f10-a1b2c3d4e5\n6", // control
+	} {
+		if isUUID(s) {
+			t.Errorf("isUUID(%q) = true", s)
+		}
 	}
 }

@@ -1,0 +1,47 @@
+// Package logmark lets the problem writer tell sanitize's log handler that
+// the message and leading attributes of one record already passed the log
+// tier where the record was built, so the handler does not scan them a
+// second time.
+//
+// The mark travels as the context handed to Handle and names one record
+// (its time, source, message and attribute count): a handler in between
+// that adds or drops attributes, builds another record, or passes on a
+// context of its own loses it, and every attribute is scanned as usual.
+package logmark
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+type marked struct {
+	context.Context
+	clean   int
+	attrs   int
+	pc      uintptr
+	time    time.Time
+	message string
+}
+
+// With returns parent marked for r, whose message and first clean
+// attributes passed the log tier. A nil parent stands for the background.
+func With(parent context.Context, r slog.Record, clean int) context.Context {
+	if parent == nil {
+		parent = context.Background()
+	}
+	return &marked{Context: parent, clean: clean, attrs: r.NumAttrs(), pc: r.PC, time: r.Time, message: r.Message}
+}
+
+// Clean reports how many leading attributes of r passed the log tier where
+// r was built, and whether its message did: 0 and false unless ctx is the
+// very context With made for r. Only ctx itself is looked at, never its
+// parents, so a mark made for one record never vouches for another logged
+// further down with a derived context.
+func Clean(ctx context.Context, r slog.Record) (int, bool) {
+	m, ok := ctx.(*marked)
+	if !ok || r.NumAttrs() != m.attrs || r.PC != m.pc || r.Message != m.message || !r.Time.Equal(m.time) {
+		return 0, false
+	}
+	return m.clean, true
+}
