@@ -14,29 +14,39 @@ import (
 // sanitize where it is made, and the record tells sanitize's log handler so
 // (internal/logmark): the handler does not scan it again on every failure.
 var (
-	causeAttrs = tokenAttrs("cause", CauseRequest, CauseAuth, CausePolicy, CauseConfig,
+	causeAttrs = newTokenAttrs("cause", CauseRequest, CauseAuth, CausePolicy, CauseConfig,
 		CauseInternal, CauseUpstream, CauseEnvironment)
-	actionAttrs = tokenAttrs("action", ActionRetry, ActionVerify, ActionFixRequest,
+	actionAttrs = newTokenAttrs("action", ActionRetry, ActionVerify, ActionFixRequest,
 		ActionReauthenticate, ActionConfigure, ActionApprove, ActionUnlock, ActionNone)
-	methodAttrs = tokenAttrs("method", http.MethodGet, http.MethodHead, http.MethodPost,
+	methodAttrs = newTokenAttrs("method", http.MethodGet, http.MethodHead, http.MethodPost,
 		http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions)
 )
 
-func tokenAttrs[T ~string](key string, tokens ...T) map[T]slog.Attr {
-	m := make(map[T]slog.Attr, len(tokens))
-	for _, tok := range tokens {
-		m[tok] = logString(key, string(tok))
-	}
-	return m
+// tokenAttrs are the made-once attributes of one key's few values. A
+// handful of string comparisons finds one faster than a map's hash.
+type tokenAttrs[T ~string] struct {
+	key    string
+	tokens []T
+	attrs  []slog.Attr
 }
 
-// tokenAttr is the made-once attribute of tok, or a fresh one for a value
-// outside the table.
-func tokenAttr[T ~string](table map[T]slog.Attr, key string, tok T) slog.Attr {
-	if a, ok := table[tok]; ok {
-		return a
+func newTokenAttrs[T ~string](key string, tokens ...T) tokenAttrs[T] {
+	t := tokenAttrs[T]{key: key, tokens: tokens}
+	for _, tok := range tokens {
+		t.attrs = append(t.attrs, logString(key, string(tok)))
 	}
-	return logString(key, string(tok))
+	return t
+}
+
+// attr is the made-once attribute of tok, or a fresh one for a value
+// outside the table.
+func (t tokenAttrs[T]) attr(tok T) slog.Attr {
+	for i, x := range t.tokens {
+		if x == tok {
+			return t.attrs[i]
+		}
+	}
+	return logString(t.key, string(tok))
 }
 
 // logString is the attribute of text after the log tier; key is one of the

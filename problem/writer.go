@@ -711,14 +711,14 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	rec.AddAttrs(
 		code,
 		slog.Int("status", res.Status),
-		tokenAttr(causeAttrs, "cause", res.Cause),
-		tokenAttr(actionAttrs, "action", res.Action),
+		causeAttrs.attr(res.Cause),
+		actionAttrs.attr(res.Action),
 		logString("correlation_id", res.CorrelationID),
 	)
 	var more [6]slog.Attr
 	n := 0
 	if r != nil {
-		more[0], more[1] = tokenAttr(methodAttrs, "method", r.Method), textAttrs.attr("path", r.URL.Path)
+		more[0], more[1] = methodAttrs.attr(r.Method), textAttrs.attr("path", r.URL.Path)
 		n = 2
 	}
 	if res.err != nil {

@@ -135,21 +135,23 @@ func escapeFrom(s string, i int) string {
 // isUUID reports s in the canonical form of RFC 9562 §4: 32 hexadecimal
 // digits in groups of 8, 4, 4, 4 and 12 joined by hyphens.
 func isUUID(s string) bool {
-	if len(s) != 36 {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
+	var bad uint8
+	for _, g := range [...]string{s[:8], s[9:13], s[14:18], s[19:23], s[24:]} {
+		for i := 0; i < len(g); i++ {
+			bad |= notHex[g[i]]
 		}
 	}
-	return true
+	return bad == 0
 }
+
+var notHex = func() (t [256]uint8) {
+	for c := range t {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			t[c] = 1
+		}
+	}
+	return t
+}()
