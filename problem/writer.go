@@ -323,7 +323,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 			delete(h, name)
 		}
 	}
-	media := negotiate(r.Header.Get("Accept"))
+	media := negotiate(firstValue(r.Header, "Accept"))
 	h["Content-Type"] = mediaValues[media]
 	h["Cache-Control"] = noStore
 	h["X-Content-Type-Options"] = noSniff
@@ -349,7 +349,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 		// keeps a handler's header as Guard keeps any header that matters.
 		delete(h, "Retry-After")
 	}
-	if wr.correlationHeader != "" && res.CorrelationID != "" && h.Get(wr.correlationHeader) != res.CorrelationID {
+	if wr.correlationHeader != "" && res.CorrelationID != "" && firstValue(h, wr.correlationHeader) != res.CorrelationID {
 		h.Set(wr.correlationHeader, res.CorrelationID)
 	}
 	if legacy && wr.legacy.DeprecationHeaders && !wr.legacy.Until.IsZero() {
@@ -646,6 +646,15 @@ func retryAfterSeconds(d time.Duration) int64 {
 		s = 1
 	}
 	return s
+}
+
+// firstValue is h.Get(key) for a key already in canonical form, without
+// canonicalizing it again on every problem.
+func firstValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 func headerHasToken(values []string, token string) bool {
