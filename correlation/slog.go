@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/faultline-go/faultline/internal/corrstate"
+	"github.com/faultline-go/faultline/internal/logmark"
 )
 
 // Attribute keys the package logs under.
@@ -57,6 +58,9 @@ type group struct {
 	name  string
 	attrs []slog.Attr
 }
+
+// WrappedHandler tells the kit which handler this one hands records to.
+func (h *handler) WrappedHandler(logmark.Key) slog.Handler { return h.next }
 
 func (h *handler) Enabled(ctx context.Context, l slog.Level) bool {
 	return h.next.Enabled(ctx, l)

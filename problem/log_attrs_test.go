@@ -2,6 +2,7 @@ package problem_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/sanitize"
 )
@@ -83,6 +85,112 @@ func TestLogRecordAttributesFromEverySourcePassTheLogTier(t *testing.T) {
 		}
 		if name == "sanitize" && !strings.Contains(logged, `"upstream":"Authorization: [redacted]"`) {
 			t.Errorf("%s: the builder's attribute is missing or not redacted:\n%s", name, buf.String())
+		}
+	}
+}
+
+// opaque hides the handler it wraps, so the writer cannot know how it
+// treats attributes added with WithAttrs and puts every attribute in the
+// record.
+type opaque struct{ next slog.Handler }
+
+func (o opaque) Enabled(ctx context.Context, l slog.Level) bool  { return o.next.Enabled(ctx, l) }
+func (o opaque) Handle(ctx context.Context, r slog.Record) error { return o.next.Handle(ctx, r) }
+func (o opaque) WithAttrs(as []slog.Attr) slog.Handler           { return opaque{o.next.WithAttrs(as)} }
+func (o opaque) WithGroup(name string) slog.Handler              { return opaque{o.next.WithGroup(name)} }
+
+// collector keeps the attributes of the records it is handed and ignores
+// WithAttrs, as many test handlers do.
+type collector struct{ attrs *[]string }
+
+func (c collector) Enabled(context.Context, slog.Level) bool { return true }
+func (c collector) Handle(_ context.Context, r slog.Record) error {
+	r.Attrs(func(a slog.Attr) bool { *c.attrs = append(*c.attrs, a.Key+"="+a.Value.String()); return true })
+	return nil
+}
+func (c collector) WithAttrs([]slog.Attr) slog.Handler { return c }
+func (c collector) WithGroup(string) slog.Handler      { return c }
+
+// The writer adds a code's constant attributes to slog's own handlers (and
+// the kit's wrappers around them) once with WithAttrs; what they write is
+// the same, byte for byte, as when every attribute is in the record, with
+// groups, logger attributes and ReplaceAttr too; a handler the writer does
+// not know is handed every attribute in the record.
+func TestLogRecordSameWithTheCodesAttributesAddedOnce(t *testing.T) {
+	noTime := &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		switch {
+		case a.Key == slog.TimeKey && len(groups) == 0:
+			return slog.Attr{}
+		case a.Key == "cause":
+			a.Value = slog.StringValue("cause:" + a.Value.String())
+		}
+		return a
+	}}
+	shapes := map[string]func(*slog.Logger) *slog.Logger{
+		"plain": func(l *slog.Logger) *slog.Logger { return l },
+		"with":  func(l *slog.Logger) *slog.Logger { return l.With("service", "orders") },
+		"group": func(l *slog.Logger) *slog.Logger { return l.WithGroup("req") },
+		"with+group": func(l *slog.Logger) *slog.Logger {
+			return l.With("service", "orders").WithGroup("req").With("shard", 3)
+		},
+	}
+	for shapeName, shape := range shapes {
+		for kind, newBase := range map[string]func(*bytes.Buffer) slog.Handler{
+			"json": func(b *bytes.Buffer) slog.Handler { return slog.NewJSONHandler(b, noTime) },
+			"text": func(b *bytes.Buffer) slog.Handler { return slog.NewTextHandler(b, noTime) },
+		} {
+			out := func(wrap func(slog.Handler) slog.Handler) string {
+				var buf bytes.Buffer
+				wr := problem.NewWriter(problem.WithLogger(shape(slog.New(wrap(newBase(&buf))))))
+				for range 2 { // the second record goes through the made-once handler
+					r := httptest.NewRequest(http.MethodGet, "/v1/orders/7", nil)
+					r = r.WithContext(correlation.WithID(r.Context(), "req-0123456789"))
+					_ = wr.WriteError(httptest.NewRecorder(), r, errors.New("dial tcp 10.0.0.7:5432: token=s3cr3t refused"))
+					_ = wr.Write(httptest.NewRecorder(), r, problem.New(problem.NotFound))
+				}
+				return buf.String()
+			}
+			for name, wrap := range map[string]func(slog.Handler) slog.Handler{
+				"bare":                 func(h slog.Handler) slog.Handler { return h },
+				"sanitize":             sanitize.NewLogHandler,
+				"correlation+sanitize": func(h slog.Handler) slog.Handler { return correlation.NewHandler(sanitize.NewLogHandler(h)) },
+			} {
+				want := out(func(h slog.Handler) slog.Handler { return wrap(opaque{h}) })
+				if !strings.Contains(want, "internal") || !strings.Contains(want, "not_found") || strings.Contains(want, "s3cr3t") {
+					t.Fatalf("%s %s through %s: unexpected reference output:\n%s", shapeName, kind, name, want)
+				}
+				if got := out(wrap); got != want {
+					t.Errorf("%s %s through %s:\n got %s\nwant %s", shapeName, kind, name, got, want)
+				}
+			}
+		}
+	}
+	var seen []string
+	wr := problem.NewWriter(problem.WithLogger(slog.New(collector{&seen})))
+	for range 2 {
+		_ = wr.Write(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil), problem.New(problem.NotFound))
+	}
+	if got := strings.Join(seen, " "); strings.Count(got, "code=not_found status=404 cause=request action=fix_request") != 2 {
+		t.Errorf("a handler that collects records saw %s", got)
+	}
+}
+
+// A writer without a logger of its own follows slog.Default as it changes:
+// the code's attributes made once for one handler never reach another.
+func TestLogRecordFollowsTheDefaultLogger(t *testing.T) {
+	prev := slog.Default()
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	wr := problem.NewWriter()
+	var first, second bytes.Buffer
+	for _, buf := range []*bytes.Buffer{&first, &second} {
+		slog.SetDefault(slog.New(slog.NewJSONHandler(buf, nil)))
+		for range 2 {
+			_ = wr.Write(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil), problem.New(problem.NotFound))
+		}
+	}
+	for name, buf := range map[string]*bytes.Buffer{"first": &first, "second": &second} {
+		if n := strings.Count(buf.String(), `"code":"not_found","status":404,"cause":"request","action":"fix_request"`); n != 2 {
+			t.Errorf("%s default logger got %d records with the code's attributes:\n%s", name, n, buf.String())
 		}
 	}
 }

@@ -598,6 +598,9 @@ type codeEntry struct {
 	typ    string   // the type URI
 	// code is the record's attribute for the code, made once.
 	code slog.Attr
+	// prefix is the logger's handler with the code's attributes added
+	// (see prefixed).
+	prefix atomic.Pointer[prefixedHandler]
 }
 
 // cached returns the kind and strings of a registered code, made on first
@@ -709,46 +712,77 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 		pc = pcs[0]
 	}
 	rec := slog.NewRecord(time.Now(), level, msg, pc)
-	// The first five fill the record's inline storage; the rest go in one
-	// AddAttrs call so the overflow is allocated once.
-	var code slog.Attr
-	if e != nil && e.kind.Name == res.Code {
-		code = e.code
-	} else {
-		code = logString("code", res.Code)
-	}
-	rec.AddAttrs(
-		code,
-		slog.Int("status", res.Status),
-		causeAttrs.attr(res.Cause),
-		actionAttrs.attr(res.Action),
-		logString("correlation_id", res.CorrelationID),
-	)
-	var more [6]slog.Attr
+	// Collected first so that AddAttrs fills the record's inline storage and
+	// allocates an overflow, if any, once.
+	var attrs [10]slog.Attr
 	n := 0
+	if ph := e.prefixed(h, res); ph != nil {
+		h = ph
+	} else {
+		var code slog.Attr
+		if e != nil && e.kind.Name == res.Code {
+			code = e.code
+		} else {
+			code = logString("code", res.Code)
+		}
+		attrs[0], attrs[1], attrs[2], attrs[3] = code, slog.Int("status", res.Status),
+			causeAttrs.attr(res.Cause), actionAttrs.attr(res.Action)
+		n = 4
+	}
+	attrs[n] = logString("correlation_id", res.CorrelationID)
+	n++
 	if r != nil {
-		more[0], more[1] = methodAttrs.attr(r.Method), textAttrs.attr("path", r.URL.Path)
-		n = 2
+		attrs[n], attrs[n+1] = methodAttrs.attr(r.Method), textAttrs.attr("path", r.URL.Path)
+		n += 2
 	}
 	if res.err != nil {
-		more[n] = textAttrs.attr("error", res.err.Error())
+		attrs[n] = textAttrs.attr("error", res.err.Error())
 		n++
 	}
 	if d := res.hiddenDetail(); d != "" {
-		more[n] = textAttrs.attr("hidden_detail", d)
+		attrs[n] = textAttrs.attr("hidden_detail", d)
 		n++
 	}
 	if res.buildErr != nil {
-		more[n] = textAttrs.attr("build_error", res.buildErr.Error())
+		attrs[n] = textAttrs.attr("build_error", res.buildErr.Error())
 		n++
 	}
 	if started {
-		more[n] = slog.Bool("response_started", true)
+		attrs[n] = slog.Bool("response_started", true)
 		n++
 	}
-	rec.AddAttrs(more[:n]...)
+	rec.AddAttrs(attrs[:n]...)
 	rec.AddAttrs(res.logAttrs...)
-	_ = h.Handle(logmark.With(ctx, rec, 5+n), rec)
+	_ = h.Handle(logmark.With(ctx, rec, n), rec)
+}
+
+// prefixedHandler is a logger's handler with the attributes every record
+// of one code carries added once with WithAttrs.
+type prefixedHandler struct {
+	base, h slog.Handler
+}
+
+// prefixed returns base with the code, status, cause and action of e's
+// kind added with WithAttrs, made once per code and handler, when res
+// keeps all four and base writes them as it would write them at the head
+// of the record (logmark.AttrsAlike): slog's JSON handler then copies them
+// as text it rendered before instead of rendering four attributes again
+// on every failure. Otherwise nil: they go in the record.
+func (e *codeEntry) prefixed(base slog.Handler, res *Problem) slog.Handler {
+	if e == nil || res.Code != e.kind.Name || res.Status != e.kind.Status ||
+		res.Cause != e.kind.Cause || res.Action != e.kind.Action {
+		return nil
+	}
+	if p := e.prefix.Load(); p != nil && p.base == base {
+		return p.h
+	}
+	if !logmark.AttrsAlike(base) {
+		return nil
+	}
+	h := base.WithAttrs([]slog.Attr{e.code, slog.Int("status", e.kind.Status),
+		causeAttrs.attr(e.kind.Cause), actionAttrs.attr(e.kind.Action)})
+	e.prefix.Store(&prefixedHandler{base: base, h: h})
+	return h
 }
 
 func (wr *Writer) level(p *Problem) slog.Level {

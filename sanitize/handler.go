@@ -29,6 +29,9 @@ type logHandler struct {
 	next slog.Handler
 }
 
+// WrappedHandler tells the kit which handler this one hands records to.
+func (h *logHandler) WrappedHandler(logmark.Key) slog.Handler { return h.next }
+
 func (h *logHandler) Enabled(ctx context.Context, level slog.Level) bool {
 	return h.next.Enabled(ctx, level)
 }

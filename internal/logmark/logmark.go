@@ -45,3 +45,33 @@ func Clean(ctx context.Context, r slog.Record) (int, bool) {
 	}
 	return m.clean, true
 }
+
+// Key makes Wrapper an interface only the kit can implement: no package
+// outside the module can name it.
+type Key struct{}
+
+// Wrapper is a log handler of the kit (correlation's, sanitize's) that
+// hands records on to the handler it wraps and renders an attribute added
+// with WithAttrs as that handler does.
+type Wrapper interface {
+	WrappedHandler(Key) slog.Handler
+}
+
+// AttrsAlike reports whether h writes attributes added with WithAttrs
+// exactly as it writes the same attributes at the head of a record's own:
+// slog's JSON and text handlers, alone or behind the kit's wrappers. Other
+// handlers may treat the two differently (one that collects a record's
+// attributes does not see those added with WithAttrs unless it keeps them
+// itself), so they are always handed whole records.
+func AttrsAlike(h slog.Handler) bool {
+	for {
+		switch x := h.(type) {
+		case *slog.JSONHandler, *slog.TextHandler:
+			return true
+		case Wrapper:
+			h = x.WrappedHandler(Key{})
+		default:
+			return false
+		}
+	}
+}
