@@ -1,7 +1,6 @@
 package benchmarks
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
-	chimw "github.com/go-chi/chi/v5/middleware"
 
+	"github.com/faultline-go/faultline/benchmarks/internal/anchor"
 	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
@@ -45,44 +44,6 @@ func cycleErrors() func() error {
 	}
 }
 
-// handProblem is the RFC 9457 body a team renders by hand: the five
-// standard members plus a code.
-type handProblem struct {
-	Type     string `json:"type"`
-	Title    string `json:"title"`
-	Status   int    `json:"status"`
-	Detail   string `json:"detail"`
-	Instance string `json:"instance"`
-	Code     string `json:"code"`
-}
-
-// handWrittenErrorRoute is the fair anchor for faultline's error route:
-// what a team writes today with chi alone. chi's RequestID and Recoverer,
-// one slog JSON record per failure with the error text (unredacted) and
-// the request ID, and an encoding/json problem body.
-func handWrittenErrorRoute(logger *slog.Logger, next func() error) http.Handler {
-	r := chi.NewRouter()
-	r.Use(chimw.RequestID, chimw.Recoverer)
-	r.Get("/fail", func(w http.ResponseWriter, req *http.Request) {
-		err := next()
-		logger.LogAttrs(req.Context(), slog.LevelError, "request failed",
-			slog.String("error", err.Error()),
-			slog.String("request_id", chimw.GetReqID(req.Context())))
-		body, _ := json.Marshal(handProblem{
-			Type:     "https://errors.example.com/internal",
-			Title:    "Internal server error",
-			Status:   http.StatusInternalServerError,
-			Detail:   "An unexpected error occurred.",
-			Instance: req.URL.Path,
-			Code:     "internal",
-		})
-		w.Header().Set("Content-Type", "application/problem+json")
-		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = w.Write(body)
-	})
-	return r
-}
-
 // BenchmarkErrorRoute is the in-process form of load.sh's /fail route: a
 // bare chi http.Error, the hand-written anchor, and faultline mapping,
 // sanitizing, rendering and logging (JSON lines through the correlation and
@@ -111,13 +72,13 @@ func BenchmarkErrorRoute(b *testing.B) {
 	}{
 		{"bare_chi_http_error", bare},
 		// The anchor faultline's error route is held to (issue 13).
-		{"chi_handwritten_slog_json_problem", handWrittenErrorRoute(slog.New(jsonLog), sameError)},
+		{"chi_handwritten_slog_json_problem", anchor.ErrorRoute(slog.New(jsonLog), sameError)},
 		// The recommended logger: every record through sanitize's log tier.
 		{"faultline_sanitize_log_handler", faultline(sanitize.NewLogHandler(jsonLog), sameError)},
 		// problem already passes the error text through the log tier; this
 		// is the cost without the second, whole-record pass.
 		{"faultline_problem_log_tier_only", faultline(jsonLog, sameError)},
-		{"distinct_errors/chi_handwritten_slog_json_problem", handWrittenErrorRoute(slog.New(jsonLog), cycleErrors())},
+		{"distinct_errors/chi_handwritten_slog_json_problem", anchor.ErrorRoute(slog.New(jsonLog), cycleErrors())},
 		{"distinct_errors/faultline_sanitize_log_handler", faultline(sanitize.NewLogHandler(jsonLog), cycleErrors())},
 	} {
 		b.Run(c.name, func(b *testing.B) {

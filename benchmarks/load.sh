@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Load test: builds cmd/loadtarget, starts it twice on free loopback ports
-# (bare chi, and faultline's full stack), drives /ok and /fail on each with
-# wrk for a bounded time, and prints requests/s and p99 side by side.
-# Each cell is the best of ROUNDS runs, alternating the two targets, so a
-# burst of load from elsewhere on the machine hits both alike. Runs in about
-# 80 seconds; tune with DURATION, WARMUP, ROUNDS, THREADS and CONNS.
+# Load test: builds cmd/loadtarget, starts it three times on free loopback
+# ports (bare chi, faultline's full stack, and the error route a team writes
+# by hand with chi alone), drives /ok and /fail on each with wrk for a
+# bounded time, and prints requests/s and p99 side by side.
+# Each cell is the best of ROUNDS runs, alternating the targets, so a
+# burst of load from elsewhere on the machine hits all alike. Runs in about
+# 110 seconds; tune with DURATION, WARMUP, ROUNDS, THREADS and CONNS.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -68,6 +69,8 @@ start bare
 bare="$addr"
 start faultline
 faultline="$addr"
+start handwritten
+handwritten="$addr"
 
 # best NAME URL: keeps in NAME_rps and NAME_p99 the run with the most
 # requests/s seen so far.
@@ -86,6 +89,7 @@ for _ in $(seq "$ROUNDS"); do
 	best fl_ok "http://$faultline/ok"
 	best bare_fail "http://$bare/fail"
 	best fl_fail "http://$faultline/fail"
+	best hand_fail "http://$handwritten/fail"
 done
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -100,5 +104,8 @@ printf '| success (/ok) | %s | %s ms | %s | %s ms | %s |\n' \
 printf '| error (/fail) | %s | %s ms | %s | %s ms | %s |\n' \
 	"$bare_fail_rps" "$bare_fail_p99" "$fl_fail_rps" "$fl_fail_p99" "$(ratio "$fl_fail_rps" "$bare_fail_rps")"
 echo
+echo "hand-written error route (chi RequestID + Recoverer, one slog JSON record, encoding/json body): $hand_fail_rps req/s, p99 $hand_fail_p99 ms"
+echo
+echo "faultline error route / hand-written error route: $(ratio "$fl_fail_rps" "$hand_fail_rps") (goal >= 1.00)"
 echo "faultline error route / bare chi success route: $(ratio "$fl_fail_rps" "$bare_ok_rps") (goal >= 0.80)"
 echo "faultline success route / bare chi success route: $(ratio "$fl_ok_rps" "$bare_ok_rps") (goal >= 0.95)"

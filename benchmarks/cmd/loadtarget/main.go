@@ -7,6 +7,9 @@
 //	           error whose text holds a DSN with a password, returned through
 //	           problem.HandlerFunc, so every response is mapped, sanitized,
 //	           rendered and logged
+//
+// A third mode, handwritten, serves only /fail, as a team writes it by hand
+// with chi alone (package anchor): the error route faultline's is held to.
 package main
 
 import (
@@ -25,6 +28,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/faultline-go/faultline/benchmarks/internal/anchor"
 	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
@@ -64,14 +68,16 @@ func newHandler(mode string, logOut io.Writer) (http.Handler, error) {
 		r.Method(http.MethodGet, "/fail", wr.Handler(func(http.ResponseWriter, *http.Request) error {
 			return errUpstream
 		}))
+	case "handwritten":
+		return anchor.ErrorRoute(slog.New(slog.NewJSONHandler(logOut, nil)), func() error { return errUpstream }), nil
 	default:
-		return nil, fmt.Errorf("-mode must be bare or faultline, not %q", mode)
+		return nil, fmt.Errorf("-mode must be bare, faultline or handwritten, not %q", mode)
 	}
 	return r, nil
 }
 
 func main() {
-	mode := flag.String("mode", "faultline", "bare or faultline")
+	mode := flag.String("mode", "faultline", "bare, faultline or handwritten")
 	addr := flag.String("addr", "127.0.0.1:0", "listen address (loopback)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -52,6 +52,21 @@ func TestRoutes(t *testing.T) {
 			t.Errorf("the log should keep the host and redact the password: %s", logs.String())
 		}
 	}
+	var logs bytes.Buffer
+	h, err := newHandler("handwritten", &logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	res, err := http.Get(srv.URL + "/fail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 500 || res.Header.Get("Content-Type") != "application/problem+json" || !strings.Contains(logs.String(), "hunter2") {
+		t.Errorf("handwritten /fail: %d %q, log %s", res.StatusCode, res.Header.Get("Content-Type"), logs.String())
+	}
 	if _, err := newHandler("other", io.Discard); err == nil {
 		t.Error("an unknown mode must be refused")
 	}
