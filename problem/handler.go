@@ -12,14 +12,16 @@ import (
 type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // ServeHTTP runs f and writes a returned error with the Writer the
-// request's context carries, or the default Writer.
+// request's context carries, or the default Writer. The problem's log
+// record names f as its source (slog.HandlerOptions.AddSource).
 func (f HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := f(w, r); failed(err) {
 		writerFor(r).writeReturned(w, r, err, sourceOf(f))
 	}
 }
 
-// Handler is HandlerFunc bound to a specific Writer.
+// Handler is HandlerFunc bound to a specific Writer: a returned error is
+// written with wr, and its log record names f as its source.
 func (wr *Writer) Handler(f func(w http.ResponseWriter, r *http.Request) error) http.Handler {
 	pc := sourceOf(f)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
