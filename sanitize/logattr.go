@@ -4,9 +4,9 @@ import "log/slog"
 
 // LogAttr returns an attribute holding Log(value) under Log(key), marked so
 // that the log handler passes it on without a second scan: text sanitized
-// where it is produced (the problem writer's error chain) costs one pass,
-// not two. Only this package can make the mark, so nothing unsanitized can
-// wear it.
+// where it is produced (a middleware quoting a handler's body) costs one
+// pass, not two. Only this package can make the mark, so nothing
+// unsanitized can wear it.
 func LogAttr(key, value string) slog.Attr {
 	m := &logged{key: Log(key), text: Log(value)}
 	return slog.Attr{Key: m.key, Value: slog.AnyValue(m)}
