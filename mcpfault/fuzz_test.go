@@ -25,6 +25,7 @@ func FuzzSDKErrorRewrite(f *testing.F) {
 		{false, `{"jsonrpc":"2.0","id":1,"result":{"error":"s3cret-marker"}}`},
 		{true, "event: message\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":\"s3cret-marker\"}}\n\n"},
 		{true, "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":\"s3cret-marker\",\"data\":{}}}\n\n"},
+		{true, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata:{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"s3cret-marker\"}}\r\n\r\n"},
 		{false, "malformed payload: unmarshaling jsonrpc message: s3cret-marker\n"},
 		{false, "JSON RPC not handled: \"s3cret-marker\" unsupported\n"},
 		{false, "JSON-RPC batching is not supported in 2025-06-18 and later (request version: s3cret-marker)\n"},
@@ -39,26 +40,39 @@ func FuzzSDKErrorRewrite(f *testing.F) {
 			ct = "text/event-stream"
 		}
 		if out, ok := rewriteSDKErrors(ctx, ct, []byte(body)); ok {
-			msg := out
-			if sse {
-				// The rewrite covers the first event of a write (a second
-				// one is a known gap): its message is the first data line.
-				// Other lines (fields the client ignores, or text that is no
-				// field at all) are the stream's own and pass as they came.
-				msg = nil
-				for line := range bytes.SplitSeq(out, []byte("\n")) {
-					if m, ok := bytes.CutPrefix(line, []byte("data: ")); ok && len(bytes.TrimSpace(m)) > 0 {
-						msg = m
-						break
-					}
+			if !sse {
+				checkErrorsCarryProblems(t, out)
+				if bytes.Contains(out, []byte(marker)) && !bytes.Contains([]byte(body), []byte(`"data"`)) && !bytes.Contains([]byte(body), []byte(`"result"`)) {
+					t.Fatalf("the SDK's message survived the rewrite: %q -> %q", body, out)
 				}
-				if msg == nil {
-					t.Fatalf("rewritten event lost its data line: %q", out)
-				}
+				return
 			}
-			checkErrorsCarryProblems(t, msg)
-			if bytes.Contains(msg, []byte(marker)) && !bytes.Contains([]byte(body), []byte(`"data"`)) && !bytes.Contains([]byte(body), []byte(`"result"`)) {
-				t.Fatalf("the SDK's message survived the rewrite: %q -> %q", body, out)
+			// Every data line the rewrite changed is a message whose error
+			// carries a problem and none of the SDK's text; every other
+			// line is the stream's own and passes as it came, in order.
+			in := bytes.SplitAfter([]byte(body), []byte("\n"))
+			got := bytes.SplitAfter(out, []byte("\n"))
+			if len(in) != len(got) {
+				t.Fatalf("the rewrite changed the stream's lines: %q -> %q", body, out)
+			}
+			rewritten := 0
+			for i, line := range got {
+				if bytes.Equal(line, in[i]) {
+					continue
+				}
+				msg, isData := bytes.CutPrefix(line, []byte("data:"))
+				if !isData || !bytes.HasPrefix(in[i], []byte("data:")) {
+					t.Fatalf("line %d is not a data line but changed: %q -> %q", i, in[i], line)
+				}
+				msg = bytes.TrimSuffix(bytes.TrimSuffix(bytes.TrimPrefix(msg, []byte(" ")), []byte("\n")), []byte("\r"))
+				checkErrorsCarryProblems(t, msg)
+				if bytes.Contains(msg, []byte(marker)) {
+					t.Fatalf("the SDK's message survived the rewrite: %q -> %q", in[i], line)
+				}
+				rewritten++
+			}
+			if rewritten == 0 {
+				t.Fatalf("a rewrite that changed nothing: %q", body)
 			}
 		}
 		if out, ok := sdkTextError(ctx, []byte(body)); ok {

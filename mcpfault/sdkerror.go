@@ -25,26 +25,49 @@ func rewriteSDKErrors(ctx context.Context, contentType string, b []byte) ([]byte
 	case strings.HasPrefix(contentType, "application/json"):
 		return rewriteJSON(ctx, b)
 	case strings.HasPrefix(contentType, "text/event-stream"):
-		// The SDK writes one event per write, its message on one data line.
-		start := len("data: ")
-		if !bytes.HasPrefix(b, []byte("data: ")) {
-			i := bytes.Index(b, []byte("\ndata: "))
-			if i < 0 {
-				return nil, false
-			}
-			start += i + 1
-		}
-		end := bytes.IndexByte(b[start:], '\n')
-		if end < 0 {
-			return nil, false
-		}
-		msg, ok := rewriteMessage(ctx, b[start:start+end])
-		if !ok {
-			return nil, false
-		}
-		return append(append(append([]byte{}, b[:start]...), msg...), b[start+end:]...), true
+		return rewriteEvents(ctx, b)
 	}
 	return nil, false
+}
+
+// rewriteEvents rewrites every data line of an event-stream write that
+// holds an SDK error. The SDK writes one event per write, its message on
+// one data line, but nothing makes a write carry only one: an error in a
+// second event, or after a line the client ignores, must not pass as the
+// SDK wrote it. Every other line passes as it came.
+func rewriteEvents(ctx context.Context, b []byte) ([]byte, bool) {
+	var out []byte
+	changed := false
+	for rest := b; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		content := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		if value, ok := bytes.CutPrefix(content, []byte("data:")); ok {
+			field := len(content) - len(value)
+			value = bytes.TrimPrefix(value, []byte(" "))
+			if msg, ok := rewriteMessage(ctx, value); ok {
+				if out == nil {
+					out = append(out, b[:len(b)-len(rest)-len(line)]...)
+				}
+				out = append(out, content[:field]...)
+				out = append(out, ' ')
+				out = append(out, msg...)
+				out = append(out, line[len(content):]...)
+				changed = true
+				continue
+			}
+		}
+		if changed {
+			out = append(out, line...)
+		}
+	}
+	if !changed {
+		return nil, false
+	}
+	return out, true
 }
 
 func rewriteJSON(ctx context.Context, b []byte) ([]byte, bool) {

@@ -133,3 +133,54 @@ func TestValidJSONThatIsNotARequestIsInvalidRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryEventOfAWriteIsRewritten: a write that carries several events
+// (a result, then errors, one after a field the client ignores, one with
+// CRLF line ends and no space after "data:") has every SDK error replaced
+// by its problem, not only the first message of the write.
+func TestEveryEventOfAWriteIsRewritten(t *testing.T) {
+	const secret = "s3cret-in-sdk-text"
+	sdkErr := func(id int) string {
+		return `{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"error":{"code":-32602,"message":"invalid params: ` + secret + `"}}`
+	}
+	inner := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n" +
+			"event: message\n: a comment\ndata: " + sdkErr(2) + "\n\n" +
+			"event: message\r\ndata:" + sdkErr(3) + "\r\n\r\n"))
+	})
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
+	srv := httptest.NewServer(middleware.Stack(middleware.WithWriter(wr))(mcpfault.Handler(inner)))
+	defer srv.Close()
+	resp, body := postRPC(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if strings.Contains(body, secret) {
+		t.Fatalf("the SDK's text reached the client:\n%s", body)
+	}
+	var errs int
+	for _, line := range strings.Split(body, "\n") {
+		data, ok := strings.CutPrefix(strings.TrimSuffix(line, "\r"), "data: ")
+		if !ok {
+			continue
+		}
+		var m struct {
+			ID    int `json:"id"`
+			Error *struct {
+				Code int             `json:"code"`
+				Data json.RawMessage `json:"data"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			t.Fatalf("data line is not JSON: %v: %q", err, data)
+		}
+		if m.Error == nil {
+			continue
+		}
+		errs++
+		if p, err := problem.Parse(m.Error.Data); err != nil || p.Code != "bad_request" || m.Error.Code != -32602 {
+			t.Errorf("event %d: error %+v does not carry its problem (%v)", m.ID, m.Error, err)
+		}
+	}
+	if errs != 2 || !strings.Contains(body, `"result":{}`) || !strings.Contains(body, ": a comment\n") || !strings.Contains(body, "\r\n\r\n") {
+		t.Errorf("%d errors rewritten, or the stream's other lines changed (%v):\n%q", errs, resp.Header, body)
+	}
+}
