@@ -32,54 +32,31 @@ import (
 func (p *Problem) AppendJSON(dst []byte) []byte { return p.appendJSON(dst, false) }
 
 func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
-	// Only type is optional ahead of title, so every member after title
-	// opens with its comma: member names are constants, not built per call.
-	dst = append(dst, '{')
-	if p.Type != "" {
-		dst = append(dst, `"type":`...)
-		dst = appendString(dst, p.renderedType())
-		dst = append(dst, ',')
-	}
+	return p.appendJSONWith(dst, legacy, nil)
+}
+
+// appendJSONWith is appendJSON taking the members before instance and those
+// between instance and correlation_id from seg when p renders them as seg
+// holds them (see jsonSegments); seg may be nil.
+func (p *Problem) appendJSONWith(dst []byte, legacy bool, seg *jsonSegments) []byte {
 	title := p.renderedTitle()
-	dst = append(dst, `"title":`...)
-	dst = appendString(dst, title)
-	if p.hasStatus() {
-		dst = append(dst, `,"status":`...)
-		dst = strconv.AppendInt(dst, int64(p.Status), 10)
-	}
 	// The legacy message usually repeats the detail: sanitize it once.
 	detail := p.renderedDetail()
-	if detail != "" {
-		dst = append(dst, `,"detail":`...)
-		dst = appendString(dst, detail)
+	if seg != nil && p.fromKind && p.Type == seg.typ && p.Status == seg.status && title == seg.title && detail == seg.detail {
+		dst = append(dst, seg.head...)
+	} else {
+		dst = p.appendHead(dst, title, detail)
 	}
 	if p.Instance != "" {
 		dst = append(dst, `,"instance":`...)
 		dst = appendString(dst, publicInstance(p.Instance))
 	}
 	code := p.peerText(p.Code)
-	dst = append(dst, `,"code":`...)
-	dst = appendString(dst, code)
-	// A peer's document may lack action or cause; an empty one is not a
-	// member of the closed set, so it is left out rather than sent as "".
 	g := p.renderedGuidance()
-	if g.action != "" {
-		dst = append(dst, `,"action":`...)
-		dst = appendString(dst, string(g.action))
-	}
-	if g.cause != "" {
-		dst = append(dst, `,"cause":`...)
-		dst = appendString(dst, string(g.cause))
-	}
-	dst = append(dst, `,"retryable":`...)
-	dst = strconv.AppendBool(dst, p.Retryable)
-	if ms := g.retryAfterMS; ms > 0 {
-		dst = append(dst, `,"retry_after_ms":`...)
-		dst = strconv.AppendInt(dst, ms, 10)
-	}
-	if g.outcome != "" {
-		dst = append(dst, `,"outcome":`...)
-		dst = appendString(dst, string(g.outcome))
+	if seg != nil && code == seg.code && g == seg.guidance && p.Retryable == seg.retryable {
+		dst = append(dst, seg.guide...)
+	} else {
+		dst = appendGuidance(dst, code, g, p.Retryable)
 	}
 	if p.CorrelationID != "" {
 		dst = append(dst, `,"correlation_id":`...)
@@ -124,6 +101,86 @@ func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
 		}
 	}
 	return append(dst, '}')
+}
+
+// appendHead appends the members before instance: type, title, status
+// and detail.
+func (p *Problem) appendHead(dst []byte, title, detail string) []byte {
+	// Only type is optional ahead of title, so every member after title
+	// opens with its comma: member names are constants, not built per call.
+	dst = append(dst, '{')
+	if p.Type != "" {
+		dst = append(dst, `"type":`...)
+		dst = appendString(dst, p.renderedType())
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"title":`...)
+	dst = appendString(dst, title)
+	if p.hasStatus() {
+		dst = append(dst, `,"status":`...)
+		dst = strconv.AppendInt(dst, int64(p.Status), 10)
+	}
+	if detail != "" {
+		dst = append(dst, `,"detail":`...)
+		dst = appendString(dst, detail)
+	}
+	return dst
+}
+
+// appendGuidance appends the members between instance and correlation_id:
+// code and the retry guidance.
+func appendGuidance(dst []byte, code string, g guidance, retryable bool) []byte {
+	dst = append(dst, `,"code":`...)
+	dst = appendString(dst, code)
+	// A peer's document may lack action or cause; an empty one is not a
+	// member of the closed set, so it is left out rather than sent as "".
+	if g.action != "" {
+		dst = append(dst, `,"action":`...)
+		dst = appendString(dst, string(g.action))
+	}
+	if g.cause != "" {
+		dst = append(dst, `,"cause":`...)
+		dst = appendString(dst, string(g.cause))
+	}
+	dst = append(dst, `,"retryable":`...)
+	dst = strconv.AppendBool(dst, retryable)
+	if ms := g.retryAfterMS; ms > 0 {
+		dst = append(dst, `,"retry_after_ms":`...)
+		dst = strconv.AppendInt(dst, ms, 10)
+	}
+	if g.outcome != "" {
+		dst = append(dst, `,"outcome":`...)
+		dst = appendString(dst, string(g.outcome))
+	}
+	return dst
+}
+
+// jsonSegments are the two runs of a problem+json body that every
+// occurrence of a code shares while it keeps what its kind gave it (type,
+// title, status, default detail; code and retry guidance), rendered once
+// by appendHead and appendGuidance themselves, with the values they were
+// rendered from: appendJSONWith copies a run only when the occurrence
+// renders exactly those values, so the body is the same byte for byte.
+type jsonSegments struct {
+	head, guide []byte
+
+	typ, title, detail string
+	status             int
+	code               string
+	guidance           guidance
+	retryable          bool
+}
+
+func newJSONSegments(k Kind, typ string) *jsonSegments {
+	t := problemOf(k)
+	t.Type = typ
+	s := &jsonSegments{
+		typ: t.Type, title: t.renderedTitle(), detail: t.renderedDetail(), status: t.Status,
+		code: t.peerText(t.Code), guidance: t.renderedGuidance(), retryable: t.Retryable,
+	}
+	s.head = t.appendHead(nil, s.title, s.detail)
+	s.guide = appendGuidance(nil, s.code, s.guidance, s.retryable)
+	return s
 }
 
 // MarshalJSON renders the problem as AppendJSON does, so a Problem can be

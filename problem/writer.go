@@ -375,7 +375,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 		case mediaText:
 			buf = res.AppendText(buf, wr.brand)
 		default:
-			buf = res.appendJSON(buf, legacy)
+			buf = res.appendJSONWith(buf, legacy, e.jsonSegments())
 		}
 		_, err = w.Write(buf)
 		if cap(buf) <= 64<<10 {
@@ -601,6 +601,23 @@ type codeEntry struct {
 	// prefix is the logger's handler with the code's attributes added
 	// (see prefixed).
 	prefix atomic.Pointer[prefixedHandler]
+	// json holds the runs of the code's problem+json bodies rendered once.
+	json atomic.Pointer[jsonSegments]
+}
+
+// jsonSegments returns the runs of body every occurrence of e's code
+// shares while it keeps its kind's members, made on first use; nil for a
+// nil e.
+func (e *codeEntry) jsonSegments() *jsonSegments {
+	if e == nil {
+		return nil
+	}
+	if s := e.json.Load(); s != nil {
+		return s
+	}
+	s := newJSONSegments(e.kind, e.typ)
+	e.json.Store(s)
+	return s
 }
 
 // cached returns the kind and strings of a registered code, made on first
