@@ -53,8 +53,8 @@ func (p *Problem) appendJSONWith(dst []byte, legacy bool, seg *jsonSegments) []b
 	}
 	code := p.peerText(p.Code)
 	g := p.renderedGuidance()
-	if seg != nil && code == seg.code && g == seg.guidance && p.Retryable == seg.retryable {
-		dst = append(dst, seg.guide...)
+	if guide := seg.guideFor(code, g, p.Retryable); guide != nil {
+		dst = append(dst, guide...)
 	} else {
 		dst = appendGuidance(dst, code, g, p.Retryable)
 	}
@@ -157,30 +157,58 @@ func appendGuidance(dst []byte, code string, g guidance, retryable bool) []byte 
 
 // jsonSegments are the two runs of a problem+json body that every
 // occurrence of a code shares while it keeps what its kind gave it (type,
-// title, status, default detail; code and retry guidance), rendered once
-// by appendHead and appendGuidance themselves, with the values they were
-// rendered from: appendJSONWith copies a run only when the occurrence
-// renders exactly those values, so the body is the same byte for byte.
+// title, status, default detail; code and retry guidance, under any
+// outcome), rendered once by appendHead and appendGuidance themselves,
+// with the values they were rendered from: appendJSONWith copies a run
+// only when the occurrence renders exactly those values, so the body is
+// the same byte for byte.
 type jsonSegments struct {
-	head, guide []byte
+	head []byte
+	// guides holds the guidance run under each outcome, in the order of
+	// outcomeIndex.
+	guides [5][]byte
 
 	typ, title, detail string
 	status             int
 	code               string
-	guidance           guidance
+	guidance           guidance // outcome left empty
 	retryable          bool
 }
+
+// outcomes are the outcomes a rendered problem can state, "" included.
+var outcomes = [...]Outcome{"", OutcomeNotStarted, OutcomeNotCommitted, OutcomeCommitted, OutcomeUnknown}
 
 func newJSONSegments(k Kind, typ string) *jsonSegments {
 	t := problemOf(k)
 	t.Type = typ
+	t.Outcome = ""
 	s := &jsonSegments{
 		typ: t.Type, title: t.renderedTitle(), detail: t.renderedDetail(), status: t.Status,
 		code: t.peerText(t.Code), guidance: t.renderedGuidance(), retryable: t.Retryable,
 	}
 	s.head = t.appendHead(nil, s.title, s.detail)
-	s.guide = appendGuidance(nil, s.code, s.guidance, s.retryable)
+	for i, o := range outcomes {
+		g := s.guidance
+		g.outcome = o
+		s.guides[i] = appendGuidance(nil, s.code, g, s.retryable)
+	}
 	return s
+}
+
+// guideFor returns the guidance run for code, g and retryable as
+// appendGuidance would render them, or nil when s holds none (s may be
+// nil).
+func (s *jsonSegments) guideFor(code string, g guidance, retryable bool) []byte {
+	if s == nil || code != s.code || retryable != s.retryable || g.action != s.guidance.action ||
+		g.cause != s.guidance.cause || g.retryAfterMS != s.guidance.retryAfterMS {
+		return nil
+	}
+	for i, o := range outcomes {
+		if g.outcome == o {
+			return s.guides[i]
+		}
+	}
+	return nil
 }
 
 // MarshalJSON renders the problem as AppendJSON does, so a Problem can be

@@ -21,6 +21,10 @@ func FuzzJSONSegments(f *testing.F) {
 	}
 	for kind := range uint8(len(NewRegistry().Kinds())) {
 		f.Add(kind, "A detail of this occurrence.", "", uint8(0), uint8(0), false, int64(0), uint8(0), uint8(0), "/x", false)
+		f.Add(kind, "", "", uint8(0), uint8(0), false, int64(2500), uint8(0), uint8(0), "/x", false)
+		for outcome := range uint8(5) {
+			f.Add(kind, "", "", uint8(0), uint8(0), false, int64(0), outcome, uint8(0), "/x", false)
+		}
 	}
 	f.Add(uint8(5), "", "", uint8(2), uint8(0), false, int64(0), uint8(0), uint8(0), "/x", false)
 	f.Add(uint8(5), "", "", uint8(0), uint8(1), false, int64(0), uint8(0), uint8(0), "/x", false)
@@ -30,7 +34,7 @@ func FuzzJSONSegments(f *testing.F) {
 	kinds := NewRegistry().Kinds()
 	actions := []Action{"", ActionRetry, ActionVerify, ActionNone, "bogus"}
 	causes := []Cause{"", CauseInternal, CauseRequest, "bogus"}
-	outcomes := []Outcome{"", OutcomeUnknown, OutcomeCommitted, OutcomeNotStarted}
+	anyOutcome := []Outcome{"", OutcomeUnknown, OutcomeCommitted, OutcomeNotStarted, OutcomeNotCommitted}
 	f.Fuzz(func(t *testing.T, kind uint8, detail, title string, action, cause uint8, retryable bool,
 		retryMS int64, outcome, variant uint8, instance string, legacy bool) {
 		k := kinds[int(kind)%len(kinds)]
@@ -69,7 +73,7 @@ func FuzzJSONSegments(f *testing.F) {
 			p.RetryAfter = time.Duration(retryMS) * time.Millisecond
 		}
 		if outcome != 0 {
-			p.Outcome = outcomes[int(outcome)%len(outcomes)]
+			p.Outcome = anyOutcome[int(outcome)%len(anyOutcome)]
 		}
 		p.Instance = instance
 		want := p.appendJSON(nil, legacy)
