@@ -67,8 +67,11 @@ func (l *layer) recovered(st *state, v any) {
 	} else {
 		p = problem.New(problem.Internal).ForRequest(st.req)
 	}
+	// The panic's text passes the log tier here, as the error chain does in
+	// problem: a panic value can carry a DSN or a token, and a handler
+	// other than sanitize's would log it raw and whole.
 	p = p.Wrap(&panicError{v}).WithLogAttrs(
-		slog.String("panic", safeString(v)),
+		sanitize.LogAttr("panic", safeString(v)),
 		stack,
 		slog.String("written_by", "faultline.recover"),
 	)

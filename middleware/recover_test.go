@@ -1,16 +1,20 @@
 package middleware
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
 )
 
 func TestRecoverBeforeFirstWrite(t *testing.T) {
@@ -183,3 +187,33 @@ func wantStackFrames(t *testing.T, v any) {
 }
 
 var framePattern = regexp.MustCompile(`^\S+ \(\S+:\d+\)$`)
+
+// The panic's text reaches the log through the log tier even behind a
+// plain slog handler: a credential in it is redacted and a huge value is
+// cut at sanitize.MaxLogLen, as the error chain is.
+func TestRecoverPanicValuePassesTheLogTier(t *testing.T) {
+	for name, v := range map[string]any{
+		"credential": "pool: dial postgres://app:hunter2-pw@10.1.2.3:5432/orders failed",
+		"huge":       strings.Repeat("x", 1<<20),
+	} {
+		var buf bytes.Buffer
+		wr := problem.NewWriter(problem.WithLogger(slog.New(slog.NewJSONHandler(&buf, nil))))
+		h := Stack(WithWriter(wr))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(v) }))
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+		var rec map[string]any
+		if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, _ := rec["panic"].(string)
+		switch name {
+		case "credential":
+			if strings.Contains(buf.String(), "hunter2-pw") || !strings.Contains(got, "10.1.2.3") {
+				t.Errorf("panic logged as %q", got)
+			}
+		case "huge":
+			if len(got) > sanitize.MaxLogLen || buf.Len() > 3*sanitize.MaxLogLen {
+				t.Errorf("a 1 MiB panic logged %d bytes (panic attribute %d)", buf.Len(), len(got))
+			}
+		}
+	}
+}
