@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"log/slog"
@@ -223,4 +224,29 @@ func TestStrictUnderLoadWhileTheSinkStalls(t *testing.T) {
 		t.Fatalf("%d rejections, %d logged", rejected.Load(), n)
 	}
 	t.Logf("served %d, rejected %d while the sink stalled", ok.Load(), rejected.Load())
+}
+
+// refusingSink is a store whose every write fails with an error that
+// quotes its connection string, as database drivers' errors may.
+type refusingSink struct{}
+
+func (refusingSink) Write(context.Context, audit.Event) error {
+	return errors.New("audit store: dial postgres://audit:hunter2-pw@10.0.0.9:5432/audit: connection refused")
+}
+
+// An event the store refused is logged whole for replay, but the store's
+// error passes the log tier first, even behind a plain slog handler.
+func TestLostEventLogKeepsNoCredential(t *testing.T) {
+	a := newApp(t, refusingSink{})
+	if resp, _ := a.post(t, "denied"); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for !strings.Contains(a.logs.String(), "audit event not recorded") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	logs := a.logs.String()
+	if !strings.Contains(logs, "audit event not recorded") || !strings.Contains(logs, "10.0.0.9:5432") || strings.Contains(logs, "hunter2-pw") {
+		t.Fatalf("lost event log:\n%s", logs)
+	}
 }

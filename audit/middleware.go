@@ -170,7 +170,8 @@ func logLost(r *http.Request, ev Event, err error) {
 		slog.Int("status", ev.Status),
 		slog.String("code", ev.Code),
 		slog.String("principal", ev.Principal),
-		slog.String("error", err.Error()),
+		// The store's error may quote its connection string.
+		sanitize.LogAttr("error", err.Error()),
 	)
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
 )
 
 // ErrUnavailable is wrapped by the error behind a fail-closed 503: the
@@ -89,7 +90,7 @@ func (h *health) failed(ctx context.Context, started time.Time, err error) {
 	// The interval is logged as text ("1s"): a JSON handler would print a
 	// slog.Duration as nanoseconds.
 	h.logger(ctx).LogAttrs(ctx, slog.LevelWarn, "ratelimit: redis unreachable, "+mode,
-		slog.String("error", err.Error()), slog.String("probe_interval", h.every.String()))
+		sanitize.LogAttr("error", err.Error()), slog.String("probe_interval", h.every.String()))
 	if h.observe != nil {
 		h.observe(ctx, RedisHealth{Healthy: false, Err: err})
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+
+	"github.com/faultline-go/faultline/sanitize"
 )
 
 // RedisLogger routes go-redis's own log lines (failed dials, pool and
@@ -34,5 +36,7 @@ func (l RedisLogger) Printf(ctx context.Context, format string, v ...any) {
 		return
 	}
 	text := strings.TrimRight(fmt.Sprintf(format, v...), "\n")
-	logger.LogAttrs(ctx, slog.LevelWarn, "redis client", slog.String("redis_log", text))
+	// Through the log tier: go-redis may quote an address with its
+	// credentials, and the service's handler may not redact.
+	logger.LogAttrs(ctx, slog.LevelWarn, "redis client", sanitize.LogAttr("redis_log", text))
 }

@@ -1,6 +1,7 @@
 package ratelimit_test
 
 import (
+	"context"
 	"encoding/json"
 	"github.com/faultline-go/faultline/internal/testlog"
 	"log/slog"
@@ -48,5 +49,21 @@ func TestRedisLogLinesAreRecords(t *testing.T) {
 	}
 	if !strings.Contains(out, "failed to dial") {
 		t.Errorf("the dial failure is missing:\n%s", out)
+	}
+}
+
+// go-redis's own lines pass the log tier on their way to the service's
+// log, whatever handler it has: a password in a quoted address is not
+// logged.
+func TestRedisLogLinesPassTheLogTier(t *testing.T) {
+	var logs testlog.Buffer
+	l := ratelimit.RedisLogger{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}
+	l.Printf(context.Background(), "redis: failed to dial redis://app:%s@10.0.0.5:6379/0: %s", "hunter2-pw", "connection refused")
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(logs.String()), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := rec["redis_log"].(string); strings.Contains(logs.String(), "hunter2-pw") || !strings.Contains(text, "10.0.0.5:6379") {
+		t.Errorf("logged %q", text)
 	}
 }
