@@ -5,8 +5,13 @@
 //
 // The mark travels as the context handed to Handle and names one record
 // (its time, source, message and attribute count): a handler in between
-// that adds or drops attributes, builds another record, or passes on a
-// context of its own loses it, and every attribute is scanned as usual.
+// that adds or drops attributes, or passes on a context of its own, loses
+// it, and every attribute is scanned as usual. What the mark cannot see is
+// a handler in between that puts other values into the vouched attributes
+// and keeps their number, time, source and message; a handler that
+// rewrites values belongs after sanitize's (checking each attribute's
+// identity costs about 5 % of an error route, measured, for a handler
+// that only the service itself would write).
 package logmark
 
 import (
