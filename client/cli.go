@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
 )
 
 // Exit codes for command-line tools built on faultline services, so that
@@ -104,11 +105,14 @@ func Line(err error) string {
 	return "error: " + oneLine(err.Error())
 }
 
-// oneLine folds control characters (line breaks above all) into spaces,
-// so a transport error's text cannot start a line of its own.
+// oneLine folds control characters into spaces, so a transport error's
+// text (which may quote what a server sent) can neither start a line of
+// its own nor drive the terminal: C0, DEL and C1 (U+009B opens an escape
+// sequence as ESC [ does), the line and paragraph separators, and the
+// invisible runes that reorder what a reader sees.
 func oneLine(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
+		if r < 0x20 || 0x7f <= r && r <= 0x9f || r == 0x2028 || r == 0x2029 || sanitize.IsInvisible(r) {
 			return ' '
 		}
 		return r

@@ -71,9 +71,24 @@ func TestLine(t *testing.T) {
 		{problem.New(problem.NotFound), "not_found: No resource exists at this address."},
 		{&client.ResponseError{Problem: &problem.Problem{Status: 502, Title: "Bad Gateway"}}, "http_502: Bad Gateway"},
 		{errors.New("dial tcp: refused\nsecond line\u2028third"), "error: dial tcp: refused second line third"},
+		// What a server can put in front of a terminal: ESC and 8-bit CSI
+		// sequences, a bidi override, in a transport error's text or in
+		// the problem's own members.
+		{errors.New("malformed status \x1b[2J\u009b31mred\u202etxt.exe"), "error: malformed status  [2J 31mred txt.exe"},
+		{&client.ResponseError{Problem: mustParse(t, "{\"status\":400,\"code\":\"bad\\u009b31m\",\"title\":\"x\",\"detail\":\"a\\u009b31mred\\u001b[0m\\u202e\"}")},
+			"bad 31m: a 31mred [0m "},
 	} {
 		if got := client.Line(tc.err); got != tc.want {
 			t.Errorf("Line(%v) = %q, want %q", tc.err, got, tc.want)
 		}
 	}
+}
+
+func mustParse(t *testing.T, body string) *problem.Problem {
+	t.Helper()
+	p, err := problem.Parse([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

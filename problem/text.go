@@ -70,6 +70,9 @@ func oneLine(s string) string {
 	}, s)
 }
 
+// isLineControl covers C0, DEL and C1 (U+0080 to U+009F: a terminal may
+// read U+009B as the start of an escape sequence, as it reads ESC [), the
+// line and paragraph separators, and the invisible runes.
 func isLineControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' || r == '\u0085' || sanitize.IsInvisible(r)
+	return r < 0x20 || 0x7f <= r && r <= 0x9f || r == '\u2028' || r == '\u2029' || sanitize.IsInvisible(r)
 }
