@@ -149,6 +149,11 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 			}
 		}
 	}
+	// "key" alone names too many things, but not as a URL's query
+	// parameter: "?key=..." is how many APIs take their key.
+	if !ok && s[q] == '=' && j == q && j >= 4 && hasSuffixFold(k, "key") && (k[j-4] == '?' || k[j-4] == '&') {
+		start, ok = j-3, true
+	}
 	if !ok || inPath(s, start, q) && !assignsInPath(s, q) || s[q] == '>' && !xmlTagBefore(s, start, q) {
 		return 0, false, false
 	}

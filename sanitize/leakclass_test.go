@@ -189,6 +189,8 @@ func TestAttackerContextsRedacted(t *testing.T) {
 		{"pem escaped bare", `key -----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----`, []string{"MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn"}},
 		{"query access_token", "GET /v1/me?access_token=EAABwzLixnjYBAabc123&fields=id", []string{"EAABwzLixnjYBAabc123"}},
 		{"query client_secret", "POST /oauth/token?client_id=abc&client_secret=s3cr3tValue99&grant_type=x", []string{"s3cr3tValue99"}},
+		{"query key", "GET https://maps.example.com/api/geocode?key=Zx81kP0qLm3vN7Tq&address=x", []string{"Zx81kP0qLm3vN7Tq"}},
+		{"query key later", "GET /v3/search?q=shoes&KEY=Zx81kP0qLm3vN7Tq", []string{"Zx81kP0qLm3vN7Tq"}},
 		{"sas sig", "https://acct.blob.core.windows.net/c/b?sv=2021-08-06&se=2026-01-01&sr=b&sp=r&sig=AbCdEf%2BgHiJkLmN%3D", []string{"AbCdEf", "gHiJkLmN"}},
 		{"azure conn string", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;EndpointSuffix=core.windows.net", []string{"Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA"}},
 		{"x-api-key", "X-Api-Key: qwertyuiop1234567", []string{"qwertyuiop1234567"}},
@@ -198,6 +200,24 @@ func TestAttackerContextsRedacted(t *testing.T) {
 		{"private-token", "PRIVATE-TOKEN: abcdefghij0123456789", []string{"abcdefghij0123456789"}},
 		{"curl -H", `curl -H "Authorization: Bearer abcdefghij0123456789" https://x`, []string{"abcdefghij0123456789"}},
 	})
+}
+
+// "key" names a credential only as a URL's query parameter; elsewhere it
+// names too many ordinary things to be redacted.
+func TestBareKeyOutsideAQueryKept(t *testing.T) {
+	for _, s := range []string{
+		"the key=orders index is missing",
+		"sort by key=created_at",
+		"/v1/items?monkey=banana",
+		"map key: order_id",
+	} {
+		if got := Public(s); got != s {
+			t.Errorf("Public(%q) = %q", s, got)
+		}
+		if got := Log(s); got != s {
+			t.Errorf("Log(%q) = %q", s, got)
+		}
+	}
 }
 
 func TestCurlQuotedPasswordRedacted(t *testing.T) {
