@@ -227,8 +227,23 @@ func xmlTagBefore(s string, start, q int) bool {
 // an empty span when there is none.
 func valueAt(s string, q int, line bool) (int, int) {
 	p := valueStart(s, q)
-	if s[q] == ',' && (p >= len(s) || s[p] != '"' && s[p] != '\'') {
-		return p, p
+	if s[q] == ',' {
+		if p >= len(s) || s[p] != '"' && s[p] != '\'' {
+			return p, p
+		}
+		// A name-value pair ({"name":"DB_PASSWORD","value":"..."}, as
+		// Kubernetes and ECS list environment variables): the quoted
+		// token after the comma names the member whose value is the
+		// secret, and is no secret itself.
+		e := valueEnd(s, p, false)
+		c := e
+		for c < len(s) && (s[c] == ' ' || s[c] == '\t') {
+			c++
+		}
+		if e > p+1 && s[e-1] == s[p] && c < len(s) && s[c] == ':' {
+			spend(c - e)
+			p = valueStart(s, c)
+		}
 	}
 	return p, valueEnd(s, p, line)
 }

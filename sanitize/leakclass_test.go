@@ -189,6 +189,8 @@ func TestAttackerContextsRedacted(t *testing.T) {
 		{"pem escaped bare", `key -----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----`, []string{"MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn"}},
 		{"query access_token", "GET /v1/me?access_token=EAABwzLixnjYBAabc123&fields=id", []string{"EAABwzLixnjYBAabc123"}},
 		{"query client_secret", "POST /oauth/token?client_id=abc&client_secret=s3cr3tValue99&grant_type=x", []string{"s3cr3tValue99"}},
+		{"env name-value json", `{"name":"DB_PASSWORD","value":"hunter2-pw"}`, []string{"hunter2-pw"}},
+		{"env name-value list", `"environment":[{"Name":"API_TOKEN", "Value": "abcd1234efgh5678"},{"Name":"MODE","Value":"prod"}]`, []string{"abcd1234efgh5678"}},
 		{"query key", "GET https://maps.example.com/api/geocode?key=Zx81kP0qLm3vN7Tq&address=x", []string{"Zx81kP0qLm3vN7Tq"}},
 		{"query key later", "GET /v3/search?q=shoes&KEY=Zx81kP0qLm3vN7Tq", []string{"Zx81kP0qLm3vN7Tq"}},
 		{"sas sig", "https://acct.blob.core.windows.net/c/b?sv=2021-08-06&se=2026-01-01&sr=b&sp=r&sig=AbCdEf%2BgHiJkLmN%3D", []string{"AbCdEf", "gHiJkLmN"}},
@@ -203,9 +205,11 @@ func TestAttackerContextsRedacted(t *testing.T) {
 }
 
 // "key" names a credential only as a URL's query parameter; elsewhere it
-// names too many ordinary things to be redacted.
+// names too many ordinary things to be redacted. A name-value pair is
+// redacted only when the name is a secret's.
 func TestBareKeyOutsideAQueryKept(t *testing.T) {
 	for _, s := range []string{
+		`{"name":"region","value":"eu-west-1"}`,
 		"the key=orders index is missing",
 		"sort by key=created_at",
 		"/v1/items?monkey=banana",
