@@ -189,6 +189,8 @@ func TestAttackerContextsRedacted(t *testing.T) {
 		{"pem escaped bare", `key -----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----`, []string{"MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn"}},
 		{"query access_token", "GET /v1/me?access_token=EAABwzLixnjYBAabc123&fields=id", []string{"EAABwzLixnjYBAabc123"}},
 		{"query client_secret", "POST /oauth/token?client_id=abc&client_secret=s3cr3tValue99&grant_type=x", []string{"s3cr3tValue99"}},
+		{"scheme word before a header", "Bearer Authorization: token s3cr3tCustomScheme", []string{"s3cr3tCustomScheme"}},
+		{"scheme word before a key", "basic client_secret: GOCSPX1234abcdQwerty", []string{"GOCSPX1234abcdQwerty"}},
 		{"env name-value json", `{"name":"DB_PASSWORD","value":"hunter2-pw"}`, []string{"hunter2-pw"}},
 		{"env name-value list", `"environment":[{"Name":"API_TOKEN", "Value": "abcd1234efgh5678"},{"Name":"MODE","Value":"prod"}]`, []string{"abcd1234efgh5678"}},
 		{"query key", "GET https://maps.example.com/api/geocode?key=Zx81kP0qLm3vN7Tq&address=x", []string{"Zx81kP0qLm3vN7Tq"}},

@@ -509,10 +509,22 @@ func schemeCredentialAt(s string, i int) (int, int) {
 	if end < len(s) && isWordByte(s[end]) {
 		return 0, 0
 	}
-	if !looksLikeCredential(s[start:end], scheme == "basic") {
+	if !looksLikeCredential(s[start:end], scheme == "basic") || startsKeyValue(s, start, end) {
 		return 0, 0
 	}
 	return start, end
+}
+
+// startsKeyValue reports a word after a scheme word that is the key of a
+// secret of its own ("Bearer Authorization: token ...", "Basic
+// client_secret: ..."): the key-value rule redacts its value, and taking
+// the key as the scheme's credential would hide it from that rule.
+func startsKeyValue(s string, start, end int) bool {
+	if end-start < 2 || s[end-1] != ':' {
+		return false
+	}
+	_, _, ok := keyBefore(s, end-1)
+	return ok
 }
 
 func isToken68(c byte) bool {
