@@ -105,14 +105,12 @@ func Line(err error) string {
 	return "error: " + oneLine(err.Error())
 }
 
-// oneLine folds control characters into spaces, so a transport error's
-// text (which may quote what a server sent) can neither start a line of
-// its own nor drive the terminal: C0, DEL and C1 (U+009B opens an escape
-// sequence as ESC [ does), the line and paragraph separators, and the
-// invisible runes that reorder what a reader sees.
+// oneLine folds control characters into spaces (see sanitize.IsEscaped),
+// so a transport error's text, which may quote what a server sent, can
+// neither start a line of its own nor drive the terminal.
 func oneLine(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 || 0x7f <= r && r <= 0x9f || r == 0x2028 || r == 0x2029 || sanitize.IsInvisible(r) {
+		if sanitize.IsEscaped(r) {
 			return ' '
 		}
 		return r

@@ -57,22 +57,15 @@ func (p *Problem) CLILine() string {
 }
 
 // oneLine folds line breaks and other control characters into spaces so a
-// value can never start a line of its own.
+// value can never start a line of its own (see sanitize.IsEscaped).
 func oneLine(s string) string {
-	if strings.IndexFunc(s, isLineControl) < 0 {
+	if strings.IndexFunc(s, sanitize.IsEscaped) < 0 {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if isLineControl(r) {
+		if sanitize.IsEscaped(r) {
 			return ' '
 		}
 		return r
 	}, s)
-}
-
-// isLineControl covers C0, DEL and C1 (U+0080 to U+009F: a terminal may
-// read U+009B as the start of an escape sequence, as it reads ESC [), the
-// line and paragraph separators, and the invisible runes.
-func isLineControl(r rune) bool {
-	return r < 0x20 || 0x7f <= r && r <= 0x9f || r == '\u2028' || r == '\u2029' || sanitize.IsInvisible(r)
 }

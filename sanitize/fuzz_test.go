@@ -112,7 +112,7 @@ func checkLog(t *testing.T, in string) string {
 		t.Fatalf("Log(%q) too long: %d bytes", in, len(out))
 	}
 	for _, r := range out {
-		if mustEscape(r) {
+		if IsEscaped(r) {
 			t.Fatalf("Log(%q) = %q keeps control %U", in, out, r)
 		}
 	}

@@ -75,7 +75,7 @@ func escapeAt(s string) int {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if mustEscape(r) {
+		if IsEscaped(r) {
 			return i
 		}
 		i += n
@@ -83,7 +83,12 @@ func escapeAt(s string) int {
 	return -1
 }
 
-func mustEscape(r rune) bool {
+// IsEscaped reports whether the log tier writes r as a visible escape:
+// C0 and C1 controls and DEL (a terminal reads U+009B as it reads ESC [),
+// the line and paragraph separators, and the runes of IsInvisible. A
+// renderer that puts text on one line of its own (a CLI message) folds the
+// same runes.
+func IsEscaped(r rune) bool {
 	switch {
 	case r < 0x20, 0x7f <= r && r <= 0x9f:
 		return true
@@ -112,7 +117,7 @@ func escapeFrom(s string, i int) string {
 			b = append(b, `\r`...)
 		case r == '\t':
 			b = append(b, `\t`...)
-		case mustEscape(r):
+		case IsEscaped(r):
 			// Tags lie beyond the BMP and take \U with eight digits, as in
 			// Go, so an escape never reads as a shorter one and a digit.
 			esc, digits := `\u`, 4
