@@ -113,7 +113,7 @@ func decodeAt(s string, i int) (rune, int) {
 		return entityAt(s, i)
 	}
 	if s[i] == '%' {
-		if i+2 < len(s) && isHexDigit(s[i+1]) && isHexDigit(s[i+2]) {
+		if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
 			return byteRune(hexValue(s[i+1])<<4 | hexValue(s[i+2])), 3
 		}
 		return 0, 0
@@ -137,7 +137,7 @@ func decodeAt(s string, i int) (rune, int) {
 	case '0':
 		return 0, 2
 	case 'x':
-		if i+3 < len(s) && isHexDigit(s[i+2]) && isHexDigit(s[i+3]) {
+		if i+3 < len(s) && isHex(s[i+2]) && isHex(s[i+3]) {
 			return byteRune(hexValue(s[i+2])<<4 | hexValue(s[i+3])), 4
 		}
 	case 'u':
@@ -175,7 +175,7 @@ func entityAt(s string, i int) (rune, int) {
 		digit := isDigit
 		if j < len(s) && (s[j] == 'x' || s[j] == 'X') {
 			j++
-			digit = isHexDigit
+			digit = isHex
 		}
 		k := j
 		for k < len(s) && k-j < 7 && digit(s[k]) {
@@ -224,16 +224,12 @@ func hex4(s string, i int) (rune, bool) {
 	}
 	var r rune
 	for _, c := range []byte(s[i : i+4]) {
-		if !isHexDigit(c) {
+		if !isHex(c) {
 			return 0, false
 		}
 		r = r<<4 | rune(hexValue(c))
 	}
 	return r, true
-}
-
-func isHexDigit(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 func hexValue(c byte) byte {

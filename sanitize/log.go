@@ -143,20 +143,12 @@ func isUUID(s string) bool {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return false
 	}
-	var bad uint8
 	for _, g := range [...]string{s[:8], s[9:13], s[14:18], s[19:23], s[24:]} {
 		for i := 0; i < len(g); i++ {
-			bad |= notHex[g[i]]
+			if !isHex(g[i]) {
+				return false
+			}
 		}
 	}
-	return bad == 0
+	return true
 }
-
-var notHex = func() (t [256]uint8) {
-	for c := range t {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			t[c] = 1
-		}
-	}
-	return t
-}()
