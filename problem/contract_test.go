@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -264,5 +265,67 @@ func TestLegacyWindowSendsNoDeprecationByDefault(t *testing.T) {
 	rec, m := writeFor(t, wr, httptest.NewRequest("GET", "/v1/orders", nil), New(NotFound))
 	if m["error"] != "not_found" || rec.Header().Get("Deprecation") != "" || rec.Header().Get("Sunset") != "" {
 		t.Fatalf("headers %v body %v", rec.Header(), m)
+	}
+}
+
+// TestHandlerHeadersMeetTheProblem: what a handler or an outer layer left
+// on the header map before a problem is written, read in one pass, decides
+// what goes out: Vary gains Accept once, a stale correlation ID is
+// replaced, Retry-After stays only where the problem may be retried, and
+// representation headers go; also when the correlation header is a name
+// the problem itself writes.
+func TestHandlerHeadersMeetTheProblem(t *testing.T) {
+	const id = "req-headers-0001"
+	for _, c := range []struct {
+		name string
+		opts []Option
+		pre  http.Header
+		p    *Problem
+		want http.Header
+	}{
+		{"vary other token", nil, http.Header{"Vary": {"Origin"}}, New(NotFound),
+			http.Header{"Vary": {"Origin", "Accept"}}},
+		{"vary has accept", nil, http.Header{"Vary": {"Accept-Encoding, Accept"}}, New(NotFound),
+			http.Header{"Vary": {"Accept-Encoding, Accept"}}},
+		{"stale id replaced", nil, http.Header{"X-Request-Id": {"req-stale-00001"}}, New(NotFound),
+			http.Header{"X-Request-Id": {id}}},
+		{"empty id value", nil, http.Header{"X-Request-Id": {}}, New(NotFound),
+			http.Header{"X-Request-Id": {id}}},
+		{"retry-after without value dropped", nil, http.Header{"Retry-After": nil}, New(Unavailable),
+			http.Header{"Retry-After": nil}},
+		{"retry-after kept for retry", nil, http.Header{"Retry-After": {"7"}}, New(Unavailable),
+			http.Header{"Retry-After": {"7"}}},
+		{"representation dropped", nil, http.Header{"Etag": {`"a"`}, "Content-Length": {"9"}, "Allow": {"GET"}}, New(NotFound),
+			http.Header{"Etag": nil, "Content-Length": nil, "Allow": {"GET"}}},
+		{"correlation header is the code header", []Option{WithCodeHeader("X-Trace"), WithCorrelationHeader("X-Trace")},
+			http.Header{"X-Trace": {id}}, New(NotFound), http.Header{"X-Trace": {id}}},
+		{"correlation header is vary", []Option{WithCorrelationHeader("Vary")},
+			http.Header{"Vary": {id}}, New(NotFound), http.Header{"Vary": {id, "Accept"}}},
+		{"vary star", nil, http.Header{"Vary": {"*"}}, New(NotFound), http.Header{"Vary": {"*"}}},
+		{"vary accept other case", nil, http.Header{"Vary": {"origin", " accept "}}, New(NotFound),
+			http.Header{"Vary": {"origin", " accept "}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wr := NewWriter(append([]Option{WithLogger(slog.New(slog.DiscardHandler))}, c.opts...)...)
+			rec := httptest.NewRecorder()
+			for k, v := range c.pre {
+				rec.Header()[k] = v
+			}
+			r := httptest.NewRequest("GET", "/x", nil)
+			r = r.WithContext(correlation.WithID(r.Context(), id))
+			_ = wr.Write(rec, r, c.p)
+			for k, v := range c.want {
+				got, ok := rec.Result().Header[k]
+				if v == nil {
+					if ok {
+						t.Errorf("%s = %q, want absent", k, got)
+					}
+					continue
+				}
+				if !slices.Equal(got, v) {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
+		})
 	}
 }

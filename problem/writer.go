@@ -29,13 +29,17 @@ type Writer struct {
 	brand             string
 	codeHeader        string
 	correlationHeader string
-	legacy            *Legacy
-	now               func() time.Time
-	logger            *slog.Logger
-	clientErrorLevel  slog.Level
-	mappers           []Mapper
-	observer          func(*http.Request, *Problem)
-	dev               bool
+	// correlationRewritten: the correlation header is one the problem
+	// itself sets or drops before it echoes the ID, so its value must be
+	// read again at that point instead of taken from the header scan.
+	correlationRewritten bool
+	legacy               *Legacy
+	now                  func() time.Time
+	logger               *slog.Logger
+	clientErrorLevel     slog.Level
+	mappers              []Mapper
+	observer             func(*http.Request, *Problem)
+	dev                  bool
 	// codes caches per registered code its kind and the strings the hot
 	// error path would otherwise allocate for every response (a *codeEntry
 	// per code).
@@ -165,6 +169,12 @@ func NewWriter(opts ...Option) *Writer {
 	}
 	w.codeHeader = http.CanonicalHeaderKey(w.codeHeader)
 	w.correlationHeader = http.CanonicalHeaderKey(w.correlationHeader)
+	switch w.correlationHeader {
+	case "Content-Type", "Cache-Control", "X-Content-Type-Options", "Vary", "Retry-After", w.codeHeader:
+		w.correlationRewritten = true
+	default:
+		w.correlationRewritten = isRepresentationHeader(w.correlationHeader)
+	}
 	if w.dev && productionMarked() {
 		w.dev = false
 		w.Logger().Error("problem: WithInsecureDevelopmentMode refused: " + ProductionEnv + " marks this process as production")
@@ -251,6 +261,37 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b 
 // (Allow, Retry-After, WWW-Authenticate, rate limits, CORS, security) is
 // kept. The writer ranges over the few headers a response has rather than
 // deleting each of these names from it.
+// headerScan is what writing a problem needs to know of the handler's
+// header map, read in the one pass over it that looking for representation
+// headers takes anyway: three lookups fewer, each a hash of its key, on
+// every problem.
+type headerScan struct {
+	retryAfter, vary, correlation []string
+	hasRetryAfter                 bool
+	// representation: the map holds a header that describes a body the
+	// problem replaces.
+	representation bool
+}
+
+func (wr *Writer) scanHeader(h http.Header) headerScan {
+	var hs headerScan
+	for name, v := range h {
+		switch name {
+		case "Retry-After":
+			hs.retryAfter, hs.hasRetryAfter = v, true
+		case "Vary":
+			hs.vary = v
+		}
+		if name == wr.correlationHeader {
+			hs.correlation = v
+		}
+		if isRepresentationHeader(name) {
+			hs.representation = true
+		}
+	}
+	return hs
+}
+
 func isRepresentationHeader(name string) bool {
 	switch name {
 	case "Content-Length", "Content-Encoding", "Content-Range", "Content-Language",
@@ -307,7 +348,8 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 		p = New(Internal)
 	}
 	h := w.Header()
-	res, e := wr.resolve(r, p, h)
+	hs := wr.scanHeader(h)
+	res, e := wr.resolve(r, p, hs.retryAfter)
 	if rs, ok := w.(problemhook.ResponseStarter); ok && rs.ResponseStarted() {
 		if a, ok := w.(problemhook.Answered); !ok || !a.Answered() {
 			wr.log(r, &res, e, true, pc)
@@ -316,18 +358,20 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 		return ErrResponseStarted
 	}
 	legacy := wr.legacyActive()
-	for name := range h {
-		// A 416's Content-Range ("bytes */length") describes the selected
-		// representation, not the body, and RFC 9110 §15.5.17 asks for it.
-		if isRepresentationHeader(name) && (name != "Content-Range" || res.Status != http.StatusRequestedRangeNotSatisfiable) {
-			delete(h, name)
+	if hs.representation {
+		for name := range h {
+			// A 416's Content-Range ("bytes */length") describes the selected
+			// representation, not the body, and RFC 9110 §15.5.17 asks for it.
+			if isRepresentationHeader(name) && (name != "Content-Range" || res.Status != http.StatusRequestedRangeNotSatisfiable) {
+				delete(h, name)
+			}
 		}
 	}
 	media := negotiate(firstValue(r.Header, "Accept"))
 	h["Content-Type"] = mediaValues[media]
 	h["Cache-Control"] = noStore
 	h["X-Content-Type-Options"] = noSniff
-	if vary := h["Vary"]; len(vary) == 0 {
+	if vary := hs.vary; len(vary) == 0 {
 		h["Vary"] = varyAccept
 	} else if !headerHasToken(vary, varyAccept[0]) {
 		h.Add("Vary", varyAccept[0])
@@ -347,9 +391,14 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 		// disagree with the body. Under verify a retry time would invite
 		// the replay verify warns against. A problem that is not retryable
 		// keeps a handler's header as Guard keeps any header that matters.
-		delete(h, "Retry-After")
+		if hs.hasRetryAfter {
+			delete(h, "Retry-After")
+		}
 	}
-	if wr.correlationHeader != "" && res.CorrelationID != "" && firstValue(h, wr.correlationHeader) != res.CorrelationID {
+	if wr.correlationRewritten {
+		hs.correlation = h[wr.correlationHeader]
+	}
+	if wr.correlationHeader != "" && res.CorrelationID != "" && (len(hs.correlation) == 0 || hs.correlation[0] != res.CorrelationID) {
 		h.Set(wr.correlationHeader, res.CorrelationID)
 	}
 	if legacy && wr.legacy.DeprecationHeaders && !wr.legacy.Until.IsZero() {
@@ -424,7 +473,7 @@ func (wr *Writer) LegacyActive() bool { return wr.legacyActive() }
 // its code when the lookup it made found one. h, when not
 // nil, is the response's header, whose Retry-After may lend the problem its
 // retry time.
-func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, *codeEntry) {
+func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Problem, *codeEntry) {
 	res := *p
 	var entry *codeEntry
 	if res.Code == "" {
@@ -518,10 +567,8 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, h http.Header) (Problem, 
 	}
 	if !res.Retryable {
 		res.RetryAfter = 0
-	} else if res.RetryAfter <= 0 && h != nil {
-		if v, ok := h["Retry-After"]; ok && len(v) > 0 {
-			res.RetryAfter = retryAfterFromHeader(v[0], wr.now())
-		}
+	} else if res.RetryAfter <= 0 && len(retryAfter) > 0 {
+		res.RetryAfter = retryAfterFromHeader(retryAfter[0], wr.now())
 	}
 	if !res.Action.valid() {
 		res.Action = ActionNone
@@ -677,10 +724,16 @@ func firstValue(h http.Header, key string) string {
 	return ""
 }
 
+// headerHasToken reports whether a list-valued header (RFC 9110 §5.6.1),
+// over any number of lines, names token or "*"; names compare without
+// regard to case, as field names do.
 func headerHasToken(values []string, token string) bool {
 	for _, v := range values {
-		if v == token || v == "*" {
-			return true
+		for elem := range strings.SplitSeq(v, ",") {
+			elem = strings.Trim(elem, " \t")
+			if elem == "*" || strings.EqualFold(elem, token) {
+				return true
+			}
 		}
 	}
 	return false
