@@ -38,9 +38,9 @@ func TestLogRecordSameThroughAnyHandler(t *testing.T) {
 		want         string
 	}{
 		{http.MethodGet, "/fail", errors.New("dial postgres://app:hunter2@10.1.2.3:5432/orders: connection refused"),
-			`{"level":"ERROR","msg":"problem","code":"internal","status":500,"cause":"internal","action":"retry","correlation_id":"","method":"GET","path":"/fail","error":"dial postgres://[redacted]@10.1.2.3:5432/orders: connection refused"}` + "\n"},
+			`{"level":"ERROR","msg":"problem","code":"internal","status":500,"cause":"internal","action":"retry","method":"GET","path":"/fail","correlation_id":"","error":"dial postgres://[redacted]@10.1.2.3:5432/orders: connection refused"}` + "\n"},
 		{"PURGE", "/t/ghp_abcdefghijklmnopqrstuvwxyz0123456789", problem.New(problem.NotFound),
-			`{"level":"INFO","msg":"problem","code":"not_found","status":404,"cause":"request","action":"fix_request","correlation_id":"","method":"PURGE","path":"/t/[redacted]"}` + "\n"},
+			`{"level":"INFO","msg":"problem","code":"not_found","status":404,"cause":"request","action":"fix_request","method":"PURGE","path":"/t/[redacted]","correlation_id":""}` + "\n"},
 	} {
 		var plain, through, text bytes.Buffer
 		write(slog.NewJSONHandler(&plain, noTime), c.method, c.path, c.err)
@@ -142,11 +142,22 @@ func TestLogRecordSameWithTheCodesAttributesAddedOnce(t *testing.T) {
 			out := func(wrap func(slog.Handler) slog.Handler) string {
 				var buf bytes.Buffer
 				wr := problem.NewWriter(problem.WithLogger(shape(slog.New(wrap(newBase(&buf))))))
-				for range 2 { // the second record goes through the made-once handler
-					r := httptest.NewRequest(http.MethodGet, "/v1/orders/7", nil)
-					r = r.WithContext(correlation.WithID(r.Context(), "req-0123456789"))
-					_ = wr.WriteError(httptest.NewRecorder(), r, errors.New("dial tcp 10.0.0.7:5432: token=s3cr3t refused"))
-					_ = wr.Write(httptest.NewRecorder(), r, problem.New(problem.NotFound))
+				// The second record of a code goes through the handler with
+				// the code's attributes, the third of a route through the
+				// one with the route's too.
+				for range 3 {
+					for _, route := range []struct{ method, target string }{
+						{http.MethodGet, "/v1/orders/7"},
+						{http.MethodPost, "/v1/orders/7"},
+						{http.MethodGet, "/v1/keys/ghp_abcdefghijklmnopqrstuvwxyz0123456789"},
+						{http.MethodDelete, "/v1/a%0Ab%E2%80%AEc/%22q%22"},
+						{"PURGE", "/v1/orders/7"},
+					} {
+						r := httptest.NewRequest(route.method, route.target, nil)
+						r = r.WithContext(correlation.WithID(r.Context(), "req-0123456789"))
+						_ = wr.WriteError(httptest.NewRecorder(), r, errors.New("dial tcp 10.0.0.7:5432: token=s3cr3t refused"))
+						_ = wr.Write(httptest.NewRecorder(), r, problem.New(problem.NotFound))
+					}
 				}
 				return buf.String()
 			}
@@ -156,7 +167,8 @@ func TestLogRecordSameWithTheCodesAttributesAddedOnce(t *testing.T) {
 				"correlation+sanitize": func(h slog.Handler) slog.Handler { return correlation.NewHandler(sanitize.NewLogHandler(h)) },
 			} {
 				want := out(func(h slog.Handler) slog.Handler { return wrap(opaque{h}) })
-				if !strings.Contains(want, "internal") || !strings.Contains(want, "not_found") || strings.Contains(want, "s3cr3t") {
+				if !strings.Contains(want, "internal") || !strings.Contains(want, "not_found") || strings.Contains(want, "s3cr3t") ||
+					strings.Contains(want, "ghp_") || !strings.Contains(want, "PURGE") {
 					t.Fatalf("%s %s through %s: unexpected reference output:\n%s", shapeName, kind, name, want)
 				}
 				if got := out(wrap); got != want {
@@ -167,10 +179,10 @@ func TestLogRecordSameWithTheCodesAttributesAddedOnce(t *testing.T) {
 	}
 	var seen []string
 	wr := problem.NewWriter(problem.WithLogger(slog.New(collector{&seen})))
-	for range 2 {
+	for range 3 {
 		_ = wr.Write(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil), problem.New(problem.NotFound))
 	}
-	if got := strings.Join(seen, " "); strings.Count(got, "code=not_found status=404 cause=request action=fix_request") != 2 {
+	if got := strings.Join(seen, " "); strings.Count(got, "code=not_found status=404 cause=request action=fix_request method=GET path=/x") != 3 {
 		t.Errorf("a handler that collects records saw %s", got)
 	}
 }
@@ -184,12 +196,12 @@ func TestLogRecordFollowsTheDefaultLogger(t *testing.T) {
 	var first, second bytes.Buffer
 	for _, buf := range []*bytes.Buffer{&first, &second} {
 		slog.SetDefault(slog.New(slog.NewJSONHandler(buf, nil)))
-		for range 2 {
+		for range 3 {
 			_ = wr.Write(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil), problem.New(problem.NotFound))
 		}
 	}
 	for name, buf := range map[string]*bytes.Buffer{"first": &first, "second": &second} {
-		if n := strings.Count(buf.String(), `"code":"not_found","status":404,"cause":"request","action":"fix_request"`); n != 2 {
+		if n := strings.Count(buf.String(), `"code":"not_found","status":404,"cause":"request","action":"fix_request","method":"GET","path":"/x"`); n != 3 {
 			t.Errorf("%s default logger got %d records with the code's attributes:\n%s", name, n, buf.String())
 		}
 	}

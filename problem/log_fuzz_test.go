@@ -29,11 +29,12 @@ func (u unmarked) Handle(ctx context.Context, r slog.Record) error {
 func (u unmarked) WithAttrs(as []slog.Attr) slog.Handler { return unmarked{u.next.WithAttrs(as)} }
 func (u unmarked) WithGroup(name string) slog.Handler    { return unmarked{u.next.WithGroup(name)} }
 
-// The shortcuts of a problem's log record (the code's attributes added once
-// with WithAttrs, the mark that spares sanitize's handler a second scan)
-// change nothing the log says, whatever the method, path, error text and
-// correlation ID: the record through the recommended handlers reads byte
-// for byte as through the same handlers made to take no shortcut.
+// The shortcuts of a problem's log record (the code's and the route's
+// attributes added once with WithAttrs, the mark that spares sanitize's
+// handler a second scan) change nothing the log says, whatever the method,
+// path, error text and correlation ID: the record through the recommended
+// handlers reads byte for byte as through the same handlers made to take
+// no shortcut.
 func FuzzLogRecordShortcuts(f *testing.F) {
 	f.Add("GET", "/v1/orders/7", "dial postgres://app:hunter2@10.1.2.3:5432/orders: connection refused", "req-0123456789")
 	f.Add("PURGE", "/t/ghp_abcdefghijklmnopqrstuvwxyz0123456789", "token=abc\nforged line \u202e", "01937e4a-8b2c-7d3e-9f10-a1b2c3d4e5f6")
@@ -51,7 +52,9 @@ func FuzzLogRecordShortcuts(f *testing.F) {
 			h := correlation.NewHandler(wrap(sanitize.NewLogHandler(slog.NewJSONHandler(&buf, noTime))))
 			wr := problem.NewWriter(problem.WithLogger(slog.New(h)))
 			ctx := correlation.WithID(context.Background(), id)
-			for range 2 { // the second error text is remembered
+			// The second error text and route are remembered, the third
+			// record goes through the handler with the route's attributes.
+			for range 3 {
 				r := (&http.Request{Method: method, URL: &url.URL{Path: path}, Header: http.Header{}}).WithContext(ctx)
 				_ = wr.WriteError(httptest.NewRecorder(), r, errors.New(text))
 				_ = wr.Write(httptest.NewRecorder(), r, problem.New(problem.Conflict))

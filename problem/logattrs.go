@@ -41,12 +41,20 @@ func newTokenAttrs[T ~string](key string, tokens ...T) tokenAttrs[T] {
 // attr is the made-once attribute of tok, or a fresh one for a value
 // outside the table.
 func (t tokenAttrs[T]) attr(tok T) slog.Attr {
-	for i, x := range t.tokens {
-		if x == tok {
-			return t.attrs[i]
-		}
+	if i, ok := t.index(tok); ok {
+		return t.attrs[i]
 	}
 	return logString(t.key, string(tok))
+}
+
+// index is tok's place in the table, if it has one.
+func (t tokenAttrs[T]) index(tok T) (int, bool) {
+	for i, x := range t.tokens {
+		if x == tok {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // logString is the attribute of text after the log tier; key is one of the

@@ -646,8 +646,9 @@ type codeEntry struct {
 	// code is the record's attribute for the code, made once.
 	code slog.Attr
 	// prefix is the logger's handler with the code's attributes added
-	// (see prefixed).
+	// (see prefixed), routes the same with a route's added too.
 	prefix atomic.Pointer[prefixedHandler]
+	routes routePrefixes
 	// json holds the runs of the code's problem+json bodies rendered once.
 	json atomic.Pointer[jsonSegments]
 }
@@ -786,9 +787,21 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	// allocates an overflow, if any, once.
 	var attrs [10]slog.Attr
 	n := 0
+	// The attributes every record of the code carries, then those of the
+	// route, come first: in the logger's handler when they could be added
+	// there once (prefixed, routePrefixed), else in the record, in the same
+	// order either way.
+	codeInHandler, routeInHandler := false, false
 	if ph := e.prefixed(h, res); ph != nil {
+		codeInHandler = true
+		if r != nil {
+			if rh := e.routePrefixed(h, ph, r.Method, r.URL.Path); rh != nil {
+				ph, routeInHandler = rh, true
+			}
+		}
 		h = ph
-	} else {
+	}
+	if !codeInHandler {
 		var code slog.Attr
 		if e != nil && e.kind.Name == res.Code {
 			code = e.code
@@ -799,12 +812,12 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 			causeAttrs.attr(res.Cause), actionAttrs.attr(res.Action)
 		n = 4
 	}
-	attrs[n] = logString("correlation_id", res.CorrelationID)
-	n++
-	if r != nil {
+	if r != nil && !routeInHandler {
 		attrs[n], attrs[n+1] = methodAttrs.attr(r.Method), textAttrs.attr("path", r.URL.Path)
 		n += 2
 	}
+	attrs[n] = logString("correlation_id", res.CorrelationID)
+	n++
 	if res.err != nil {
 		attrs[n] = textAttrs.attr("error", res.err.Error())
 		n++
@@ -824,35 +837,6 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	rec.AddAttrs(attrs[:n]...)
 	rec.AddAttrs(res.logAttrs...)
 	_ = h.Handle(logmark.With(ctx, rec, n), rec)
-}
-
-// prefixedHandler is a logger's handler with the attributes every record
-// of one code carries added once with WithAttrs.
-type prefixedHandler struct {
-	base, h slog.Handler
-}
-
-// prefixed returns base with the code, status, cause and action of e's
-// kind added with WithAttrs, made once per code and handler, when res
-// keeps all four and base writes them as it would write them at the head
-// of the record (logmark.AttrsAlike): slog's JSON handler then copies them
-// as text it rendered before instead of rendering four attributes again
-// on every failure. Otherwise nil: they go in the record.
-func (e *codeEntry) prefixed(base slog.Handler, res *Problem) slog.Handler {
-	if e == nil || res.Code != e.kind.Name || res.Status != e.kind.Status ||
-		res.Cause != e.kind.Cause || res.Action != e.kind.Action {
-		return nil
-	}
-	if p := e.prefix.Load(); p != nil && p.base == base {
-		return p.h
-	}
-	if !logmark.AttrsAlike(base) {
-		return nil
-	}
-	h := base.WithAttrs([]slog.Attr{e.code, slog.Int("status", e.kind.Status),
-		causeAttrs.attr(e.kind.Cause), actionAttrs.attr(e.kind.Action)})
-	e.prefix.Store(&prefixedHandler{base: base, h: h})
-	return h
 }
 
 func (wr *Writer) level(p *Problem) slog.Level {
