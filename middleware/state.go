@@ -225,11 +225,15 @@ func (st *state) WriteHeader(code int) {
 		}
 		return
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	f = st.flags.Load()
-	if f&(fStarted|fHijacked) != 0 {
-		return
+	if st.timeout != 0 {
+		// Only a timer, armed before the handler ran, can race the
+		// handler for the response; without one the decision needs no lock.
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		f = st.flags.Load()
+		if f&(fStarted|fHijacked) != 0 {
+			return
+		}
 	}
 	if code < 200 {
 		// Informational responses do not start the response.
