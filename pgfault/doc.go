@@ -25,10 +25,11 @@
 //	_, err := pool.Exec(ctx, q, args...)
 //	return op.Err(err)
 //
-// The statement's verb tells a read from a write; WithAccess overrides it
-// for everything tracked under a context, which is how a handler whose
-// request mutates marks even its SELECTs. Errors that did not pass through
-// an Op are still mapped, conservatively: without knowing the statement, a
-// write is assumed. Track costs no allocation; the statement is only read
-// when it failed.
+// The statement's words tell a read from a write (a SELECT that calls a
+// function other than PostgreSQL's own reading ones is a write); WithAccess
+// overrides them for everything tracked under a context, which is how a
+// handler whose request mutates marks even its SELECTs. Errors that did not
+// pass through an Op are still mapped, conservatively: without knowing the
+// statement, a write is assumed. Track costs no allocation; the statement
+// is only read when it failed.
 package pgfault

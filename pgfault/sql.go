@@ -225,29 +225,39 @@ func Fingerprint(sql string) string {
 
 // classify tells a read from a write by the statement's words: a read only
 // when every statement in it starts with SELECT, VALUES, TABLE, SHOW or
-// WITH and none has a word that modifies data (INSERT, UPDATE, DELETE,
-// MERGE, or INTO as in SELECT INTO; UPDATE only when not a row lock).
-// Anything else, including what it cannot parse, is a write: misreading a
-// read as a write only costs a retry, the reverse can invite a client to
-// apply a mutation twice. multi reports more than one statement.
+// WITH, none has a word that modifies data (INSERT, UPDATE, DELETE, MERGE,
+// or INTO as in SELECT INTO; UPDATE only when not a row lock) and none
+// calls a function other than PostgreSQL's own that read (count, lower,
+// now, ...): SELECT charge_card(42) or SELECT nextval('s') may change data
+// as much as an UPDATE. Anything else, including what it cannot parse, is a
+// write: misreading a read as a write only costs a retry, the reverse can
+// invite a client to apply a mutation twice. multi reports more than one
+// statement.
 func classify(sql string) (a Access, multi bool) {
 	a = Read
 	start, seen := true, false
 	prev := ""
+	// last is the previous token that was neither space nor comment.
+	last, lastKind := "", tokSpace
 	for i := 0; i < len(sql); {
 		kind, j := nextToken(sql, i)
 		tok := sql[i:j]
 		i = j
-		switch kind {
-		case tokSpace:
+		if kind == tokSpace {
 			continue
-		case tokOther:
+		}
+		before, beforeKind := last, lastKind
+		last, lastKind = tok, kind
+		if kind == tokOther {
 			if tok == ";" {
 				start = true
 				continue
 			}
 			if tok == "(" && start {
 				continue
+			}
+			if tok == "(" && (beforeKind == tokQuoted || beforeKind == tokWord && !readsWithParens(before)) {
+				a = Write
 			}
 		}
 		if start {
@@ -275,6 +285,72 @@ func classify(sql string) (a Access, multi bool) {
 	}
 	return a, multi
 }
+
+// readsWithParens reports whether a word before "(" in a read is one of
+// the keywords that take a parenthesised list (IN (...), OVER (...)), a type
+// with a modifier (numeric(10, 2)) or a built-in function that changes no
+// data. Any other word is the call of a function that may.
+func readsWithParens(word string) bool {
+	var low [24]byte
+	if len(word) > len(low) {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	return readingWords[string(low[:len(word)])]
+}
+
+// readingWords: the keywords, type names and built-in functions that can
+// stand before "(" in a statement that only reads; advisory locks count
+// as reads, as row locks do (a lost session releases them). Volatile
+// functions that write (nextval, setval, pg_notify, lo_import, dblink_exec,
+// pg_terminate_backend, set_config) are left out on purpose.
+var readingWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		select values table with as from join on using where and or not in exists any all some
+		over filter within group by partition order having lateral union intersect except
+		distinct then else when case is between like ilike similar to array row cube rollup sets
+		limit offset fetch window range rows groups returning
+		cast coalesce nullif greatest least
+		smallint integer int int2 int4 int8 bigint numeric decimal real float float4 float8
+		varchar char character varying bit varbit time timestamp timestamptz interval
+		count sum avg min max array_agg string_agg json_agg jsonb_agg json_object_agg jsonb_object_agg
+		bool_and bool_or every bit_and bit_or stddev stddev_pop stddev_samp variance var_pop var_samp
+		percentile_cont percentile_disc mode corr covar_pop covar_samp regr_slope regr_intercept
+		row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value
+		lower upper length char_length character_length octet_length bit_length position strpos substring substr
+		trim btrim ltrim rtrim replace translate concat concat_ws format left right lpad rpad repeat reverse
+		split_part regexp_replace regexp_match regexp_matches regexp_split_to_array regexp_split_to_table
+		starts_with initcap md5 sha224 sha256 sha384 sha512 encode decode to_hex ascii chr quote_ident quote_literal quote_nullable
+		to_char to_date to_timestamp to_number now clock_timestamp statement_timestamp transaction_timestamp
+		date_trunc date_part date_bin extract age make_date make_time make_timestamp make_timestamptz make_interval
+		abs round floor ceil ceiling mod power pow sqrt cbrt exp ln log log10 sign trunc div pi random width_bucket
+		array_length array_upper array_lower array_dims array_position array_positions array_remove array_replace
+		array_append array_prepend array_cat array_to_string string_to_array cardinality unnest generate_series generate_subscripts
+		json_build_object jsonb_build_object json_build_array jsonb_build_array to_json to_jsonb row_to_json array_to_json
+		json_array_elements jsonb_array_elements json_array_elements_text jsonb_array_elements_text json_each jsonb_each
+		json_each_text jsonb_each_text json_object_keys jsonb_object_keys json_extract_path jsonb_extract_path
+		json_extract_path_text jsonb_extract_path_text jsonb_set jsonb_insert jsonb_strip_nulls jsonb_pretty
+		jsonb_path_query jsonb_path_exists jsonb_typeof json_typeof json_array_length jsonb_array_length
+		gen_random_uuid uuid_generate_v4 current_setting pg_typeof version has_table_privilege
+		pg_sleep pg_sleep_for pg_sleep_until pg_backend_pid pg_size_pretty pg_relation_size pg_total_relation_size
+		pg_table_size pg_indexes_size pg_database_size pg_column_size pg_is_in_recovery current_database
+		current_schema current_schemas pg_postmaster_start_time pg_current_wal_lsn pg_last_wal_replay_lsn
+		pg_last_xact_replay_timestamp inet_client_addr inet_server_addr pg_get_viewdef pg_get_indexdef
+		pg_get_constraintdef pg_get_functiondef obj_description col_description to_regclass format_type
+		pg_advisory_lock pg_try_advisory_lock pg_advisory_xact_lock pg_try_advisory_xact_lock
+		st_distance st_dwithin st_makepoint st_setsrid st_asgeojson st_contains st_intersects
+	`) {
+		m[w] = true
+	}
+	return m
+}()
 
 func oneOf(word string, upper ...string) bool {
 	for _, u := range upper {

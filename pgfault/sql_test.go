@@ -61,6 +61,18 @@ func TestClassify(t *testing.T) {
 		{"", Write, false},
 		{"-- only a comment", Write, false},
 		{"'literal first'", Write, false},
+		// A read calls only PostgreSQL's own reading functions.
+		{"SELECT charge_card(42)", Write, false},
+		{"select billing.charge_card($1)", Write, false},
+		{`SELECT "ChargeCard"(42)`, Write, false},
+		{"SELECT nextval('orders_id_seq')", Write, false},
+		{"SELECT pg_notify('orders', 'x')", Write, false},
+		{"SELECT id FROM orders WHERE charge_card(id)", Write, false},
+		{"SELECT count(*), max(total) FILTER (WHERE paid) FROM orders WHERE id IN (1, 2)", Read, false},
+		{"SELECT lower(email), COALESCE(name, '') FROM users WHERE EXISTS (SELECT 1 FROM t)", Read, false},
+		{"SELECT row_number() OVER (PARTITION BY a ORDER BY b) FROM t", Read, false},
+		{"SELECT CAST(x AS numeric(10, 2)), now() FROM t JOIN u ON (t.id = u.id)", Read, false},
+		{"WITH x AS (SELECT 1) SELECT * FROM x WHERE (a OR b) AND NOT (c)", Read, false},
 	}
 	for _, c := range cases {
 		if got, multi := classify(c.sql); got != c.want || multi != c.multi {
