@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/internal/corrstate"
+	"github.com/faultline-go/faultline/internal/logmark"
 )
 
 // DefaultHeader is the header the middleware echoes the correlation ID in,
@@ -54,7 +55,9 @@ const traceparentHeader = "Traceparent"
 // Middleware gives every request a correlation ID. It accepts an inbound ID
 // only when every value of every configured inbound header agrees and is
 // Valid; otherwise it generates a fresh ID and logs the rejected value at
-// Warn, escaped and truncated, to slog.Default() at the time of the request
+// Warn, escaped, truncated and, when sanitize is linked into the program
+// (it is with every faultline middleware), with credentials redacted, to
+// slog.Default() at the time of the request
 // (inside faultline's middleware.Stack, to its problem writer's logger, so
 // a service gives its logger once). A bad ID never fails the request. A valid
 // traceparent header contributes the trace ID. Both go into the request
@@ -188,17 +191,26 @@ func (cfg *config) fresh(env corrstate.Env) string {
 const logValueMax = 64
 
 func (cfg *config) report(ctx context.Context, rej rejection, l *slog.Logger) {
-	v := rej.value
-	if len(v) > logValueMax {
-		v = v[:logValueMax]
+	raw := rej.value
+	truncated := len(raw) > logValueMax
+	if truncated {
+		raw = raw[:logValueMax]
 	}
-	q := strconv.QuoteToASCII(v)
+	q := strconv.QuoteToASCII(raw)
+	v := q[1 : len(q)-1]
+	// A client that put a credential in the header does not find it in the
+	// log: the whole value, escaped so that the log tier finds nothing left
+	// to escape, passes the tier before the cut could hide its shape.
+	whole := strconv.QuoteToASCII(rej.value)
+	if clean := logmark.Text(whole[1 : len(whole)-1]); clean != whole[1:len(whole)-1] {
+		v = clean[:min(len(clean), len(v))]
+	}
 	l.LogAttrs(ctx, slog.LevelWarn, "correlation: inbound request ID rejected, generated a new one",
 		slog.String(AttrKey, ID(ctx)),
 		slog.String("header", rej.header),
 		slog.String("reason", rej.reason),
-		slog.String("value", q[1:len(q)-1]),
+		slog.String("value", v),
 		slog.Int("length", len(rej.value)),
-		slog.Bool("truncated", len(rej.value) > logValueMax),
+		slog.Bool("truncated", truncated),
 	)
 }

@@ -32,6 +32,8 @@ type logHandler struct {
 // WrappedHandler tells the kit which handler this one hands records to.
 func (h *logHandler) WrappedHandler(logmark.Key) slog.Handler { return h.next }
 
+func init() { logmark.Text = Log }
+
 func (h *logHandler) Enabled(ctx context.Context, level slog.Level) bool {
 	return h.next.Enabled(ctx, level)
 }

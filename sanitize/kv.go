@@ -55,7 +55,7 @@ var keyTails = func() (t [1 << 10]bool) {
 	for _, w := range secretKeys {
 		add(w)
 	}
-	for _, w := range []string{"key", "str", "string"} {
+	for _, w := range []string{"key", "str", "string", "value"} {
 		add(w)
 	}
 	return t
@@ -100,6 +100,10 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 			return 0, false, false
 		}
 	case '>':
+		if s[q-1] == '"' || s[q-1] == '\'' {
+			start, ok = namedElementBefore(s, q)
+			return start, false, ok
+		}
 		if !isWordByte(s[q-1]) {
 			return 0, false, false
 		}
@@ -130,24 +134,9 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 		return 0, false, false
 	}
 	k := s[:j]
-	start, line, ok = -1, false, false
-	for _, w := range keysByLast[k[j-1]] {
-		if hasSuffixFold(k, w.word) {
-			start, line, ok = j-len(w.word), w.line, true
-			break
-		}
-	}
-	if !ok && k[j-1]|0x20 == 'y' && hasSuffixFold(k, "key") {
-		r := k[:len(k)-3]
-		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") {
-			r = r[:len(r)-1]
-		}
-		for _, w := range keyQualifiers {
-			if hasSuffixFold(r, w) {
-				start, ok = len(r)-len(w), true
-				break
-			}
-		}
+	start, line, ok = secretKeyEnding(k)
+	if !ok && k[j-1]|0x20 == 'e' && s[q] != ',' && s[q] != '>' && hasSuffixFold(k, "value") {
+		start, ok = j-len("value"), namedValueBefore(s, j-len("value"), q)
 	}
 	// "key" alone names too many things, but not as a URL's query
 	// parameter: "?key=..." is how many APIs take their key.
@@ -158,6 +147,130 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 		return 0, false, false
 	}
 	return start, line, true
+}
+
+// secretKeyEnding reports whether k ends with the name of a secret key
+// and where that name starts.
+func secretKeyEnding(k string) (start int, line, ok bool) {
+	if k == "" {
+		return 0, false, false
+	}
+	for _, w := range keysByLast[k[len(k)-1]] {
+		if hasSuffixFold(k, w.word) {
+			return len(k) - len(w.word), w.line, true
+		}
+	}
+	if k[len(k)-1]|0x20 == 'y' && hasSuffixFold(k, "key") {
+		r := k[:len(k)-3]
+		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") {
+			r = r[:len(r)-1]
+		}
+		for _, w := range keyQualifiers {
+			if hasSuffixFold(r, w) {
+				return len(r) - len(w), false, true
+			}
+		}
+	}
+	return 0, false, false
+}
+
+// namedValueBefore reports whether the member "value" starting at s[v],
+// whose separator is s[q], holds the value of a secret named just before
+// it: a name-value pair, as Kubernetes lists environment variables in YAML
+// ("- name: DB_PASSWORD" then "value: ..." on the next line), .NET and
+// Spring configure in XML (<add key="ApiToken" value="..."/>, <property
+// name="password" value="..."/>) and logfmt writes (name=DB_PASSWORD
+// value=...). Between the name and "value" stand at most a closing quote,
+// spaces and one line break. The name is not read back to its start: like
+// every key rule it is known by its ending, and the bytes read stay within
+// the prefilter's reach of the separator.
+func namedValueBefore(s string, v, q int) bool {
+	if v > 0 && isKeyNameByte(s[v-1]) {
+		return false // "default_value", "values"
+	}
+	lo := max(q-scanBehind, 0)
+	p := v
+	if p > lo && (s[p-1] == '"' || s[p-1] == '\'') {
+		p--
+	}
+	if p > lo && s[p-1] == '\\' {
+		p-- // an escaped quote
+	}
+	gap := p
+	for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
+		p--
+	}
+	switch {
+	case p > lo && s[p-1] == '\n':
+		p--
+		if p > lo && s[p-1] == '\r' {
+			p--
+		}
+	case p-1 > lo && s[p-2] == '\\' && (s[p-1] == 'n' || s[p-1] == 'r'):
+		p -= 2
+		if p-1 > lo && s[p-2] == '\\' && s[p-1] == 'r' {
+			p -= 2
+		}
+	case p == gap:
+		return false // "DB_PASSWORDvalue"
+	}
+	for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
+		p--
+	}
+	if p > lo && (s[p-1] == '"' || s[p-1] == '\'') {
+		p--
+		if p > lo && s[p-1] == '\\' {
+			p--
+		}
+	}
+	if p <= lo || !isKeyNameByte(s[p-1]) {
+		return false
+	}
+	w := p
+	for w > lo && isKeyNameByte(s[w-1]) {
+		w--
+	}
+	_, _, ok := secretKeyEnding(s[w:p])
+	return ok
+}
+
+// namedElementBefore reports whether the tag closed at s[q] names a secret
+// in its last attribute, name or key (<property name="db.password">, as
+// Hibernate and Spring configure): the element's text is then the secret's
+// value. It returns where the secret's name ends its keyword. Like
+// namedValueBefore it reads no further back than the prefilter's reach.
+func namedElementBefore(s string, q int) (int, bool) {
+	lo := max(q-scanBehind, 0)
+	quote := s[q-1]
+	open := q - 2
+	for open >= lo && s[open] != quote && isKeyNameByte(s[open]) {
+		open--
+	}
+	if open < lo || s[open] != quote {
+		return 0, false
+	}
+	start, _, ok := secretKeyEnding(s[open+1 : q-1])
+	if !ok {
+		return 0, false
+	}
+	a := open
+	if a > lo && s[a-1] == '=' {
+		a--
+	} else {
+		return 0, false
+	}
+	switch {
+	case a-4 >= lo && hasSuffixFold(s[:a], "name"):
+		a -= 4
+	case a-3 >= lo && hasSuffixFold(s[:a], "key"):
+		a -= 3
+	default:
+		return 0, false
+	}
+	if a == 0 || s[a-1] != ' ' && s[a-1] != '\t' {
+		return 0, false
+	}
+	return open + 1 + start, true
 }
 
 func isAssignOp(c byte) bool { return c == ':' || c == '?' || c == '.' || c == '+' || c == '!' }
@@ -227,6 +340,20 @@ func xmlTagBefore(s string, start, q int) bool {
 // an empty span when there is none.
 func valueAt(s string, q int, line bool) (int, int) {
 	p := valueStart(s, q)
+	if s[q] == '>' && p < len(s) && s[p] != '"' && s[p] != '\'' && s[p] != '<' {
+		// An element's text is its value, spaces and all
+		// (<password>my secret phrase</password>), to the tag that closes
+		// it or the end of the line.
+		e := p
+		for e < len(s) && s[e] != '<' && s[e] != '\n' && s[e] != '\r' {
+			e++
+		}
+		spend(e - p)
+		for e > p && (s[e-1] == ' ' || s[e-1] == '\t') {
+			e--
+		}
+		return p, e
+	}
 	if s[q] == ',' {
 		if p >= len(s) || s[p] != '"' && s[p] != '\'' {
 			return p, p

@@ -209,6 +209,34 @@ func TestAttackerContextsRedacted(t *testing.T) {
 // "key" names a credential only as a URL's query parameter; elsewhere it
 // names too many ordinary things to be redacted. A name-value pair is
 // redacted only when the name is a secret's.
+// A secret's value named by a separate member, in the shapes configuration
+// dumps take beyond JSON: YAML lists of environment variables, XML
+// settings and properties, logfmt; and the text of an XML element named
+// after a secret, spaces included.
+func TestNamedValuesRedacted(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"k8s env yaml", "env:\n  - name: DB_PASSWORD\n    value: hunter2-pw\n  - name: REGION\n    value: eu-west-1", []string{"hunter2-pw"}},
+		{"k8s env yaml qualified key", "- name: AWS_SECRET_ACCESS_KEY\n  value: wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY", []string{"wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY"}},
+		{"yaml crlf", "- name: DB_PASSWORD\r\n  value: 'hunter2 pw'", []string{"hunter2"}},
+		{"yaml escaped line break", `- name: API_TOKEN\n  value: tok0123456789abcdef`, []string{"tok0123456789abcdef"}},
+		{"dotnet appSettings", `<add key="ApiToken" value="tok_8f7d6c5b4a39"/>`, []string{"tok_8f7d6c5b4a39"}},
+		{"spring property", `<property name="password" value="s3cr3tPassw0rd"/>`, []string{"s3cr3tPassw0rd"}},
+		{"ant env", `<env name='DB_PASSWORD' value='hunter2-pw'/>`, []string{"hunter2-pw"}},
+		{"logfmt", "name=DB_PASSWORD value=hunter2-pw", []string{"hunter2-pw"}},
+		{"hibernate property text", `<property name="connection.password">my secret phrase</property>`, []string{"my secret", "secret phrase"}},
+		{"entry key text", `<entry key="api_key">AKIAxyz12345678</entry>`, []string{"AKIAxyz12345678"}},
+		{"element text with spaces", `<password>my secret phrase</password>`, []string{"my secret", "secret phrase"}},
+	})
+	checkBenign(t, []string{
+		"- name: REGION\n  value: eu-west-1",
+		`<property name="timeout" value="30"/>`,
+		`<property name="timeout">30</property>`,
+		`<input type="password">Enter it</input>`,
+		"default_value: 3, max_value=9",
+		"the password value changed",
+	})
+}
+
 func TestBareKeyOutsideAQueryKept(t *testing.T) {
 	checkBenign(t, []string{
 		`{"name":"region","value":"eu-west-1"}`,
