@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/faultline-go/faultline/internal/corrstate"
@@ -191,19 +192,18 @@ func (cfg *config) fresh(env corrstate.Env) string {
 const logValueMax = 64
 
 func (cfg *config) report(ctx context.Context, rej rejection, l *slog.Logger) {
-	raw := rej.value
-	truncated := len(raw) > logValueMax
+	// The whole value passes the log tier (when sanitize is linked in) before
+	// the cut, which could hide a credential's shape from it: a client that
+	// put its token where the ID belongs does not find it in the log.
+	v := asciiEscaped(logmark.Text(rej.value))
+	truncated := len(v) > logValueMax
 	if truncated {
-		raw = raw[:logValueMax]
-	}
-	q := strconv.QuoteToASCII(raw)
-	v := q[1 : len(q)-1]
-	// A client that put a credential in the header does not find it in the
-	// log: the whole value, escaped so that the log tier finds nothing left
-	// to escape, passes the tier before the cut could hide its shape.
-	whole := strconv.QuoteToASCII(rej.value)
-	if clean := logmark.Text(whole[1 : len(whole)-1]); clean != whole[1:len(whole)-1] {
-		v = clean[:min(len(clean), len(v))]
+		v = v[:logValueMax]
+		// Never end inside an escape: "\u00e9" cut after "\u0" reads as
+		// another character.
+		if i := strings.LastIndexByte(v, '\\'); i >= 0 && i > len(v)-6 {
+			v = v[:i]
+		}
 	}
 	l.LogAttrs(ctx, slog.LevelWarn, "correlation: inbound request ID rejected, generated a new one",
 		slog.String(AttrKey, ID(ctx)),
@@ -213,4 +213,30 @@ func (cfg *config) report(ctx context.Context, rej rejection, l *slog.Logger) {
 		slog.Int("length", len(rej.value)),
 		slog.Bool("truncated", truncated),
 	)
+}
+
+// asciiEscaped writes every control byte and every rune outside ASCII of s
+// as a Go escape, leaving the rest, backslashes included, as it is: the log
+// tier's own escapes ("\t") stay readable.
+func asciiEscaped(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 0x20 && r < 0x7f {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRuneToASCII(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }

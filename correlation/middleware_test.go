@@ -295,7 +295,8 @@ func TestMiddlewareLogsRejectionEscapedAndTruncated(t *testing.T) {
 	if rec["length"] != float64(len(hostile)) || rec["truncated"] != true {
 		t.Errorf("length/truncated = %v/%v", rec["length"], rec["truncated"])
 	}
-	wantValue := `\u00e9vil\t` + strings.Repeat("A", logValueMax-len("évil\t"))
+	// At most logValueMax bytes of the escaped value reach the log.
+	wantValue := `\u00e9vil\t` + strings.Repeat("A", logValueMax-len(`\u00e9vil\t`))
 	if rec["value"] != wantValue {
 		t.Errorf("value = %q, want %q", rec["value"], wantValue)
 	}

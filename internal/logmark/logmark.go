@@ -17,6 +17,7 @@ package logmark
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"time"
 )
 
@@ -83,6 +84,10 @@ func AttrsAlike(h slog.Handler) bool {
 
 // Text passes a client's text through the log tier before a leaf package
 // that cannot import sanitize (correlation) quotes it in a record. sanitize
-// sets it when it is linked into the program, as it is with every faultline
-// middleware; without it the text is only escaped and cut by the caller.
-var Text = func(s string) string { return s }
+// sets it to its Log when it is linked into the program, as it is with
+// every faultline middleware; without it the text is escaped as Go would
+// quote it, so a record still holds no control character.
+var Text = func(s string) string {
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
