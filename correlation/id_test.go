@@ -138,3 +138,19 @@ func BenchmarkNewIDParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkValidFreshIDs checks inbound IDs as a server sees them: a
+// different random one on every request.
+func BenchmarkValidFreshIDs(b *testing.B) {
+	ids := make([]string, 4096)
+	for i := range ids {
+		ids[i] = NewID()
+	}
+	i := 0
+	for b.Loop() {
+		if !Valid(ids[i%len(ids)]) {
+			b.Fatal("rejected")
+		}
+		i++
+	}
+}

@@ -254,13 +254,6 @@ var ErrResponseStarted = errors.New("problem: response already started")
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-// isRepresentationHeader reports the headers that describe a body; the
-// problem replaces that body, so they would lie about it: a client checking
-// a digest (RFC 9530's Content-Digest and Repr-Digest) would reject the
-// problem, and Expires would outlive its no-store. Every other header
-// (Allow, Retry-After, WWW-Authenticate, rate limits, CORS, security) is
-// kept. The writer ranges over the few headers a response has rather than
-// deleting each of these names from it.
 // headerScan is what writing a problem needs to know of the handler's
 // header map, read in the one pass over it that looking for representation
 // headers takes anyway: three lookups fewer, each a hash of its key, on
@@ -292,6 +285,13 @@ func (wr *Writer) scanHeader(h http.Header) headerScan {
 	return hs
 }
 
+// isRepresentationHeader reports the headers that describe a body; the
+// problem replaces that body, so they would lie about it: a client checking
+// a digest (RFC 9530's Content-Digest and Repr-Digest) would reject the
+// problem, and Expires would outlive its no-store. Every other header
+// (Allow, Retry-After, WWW-Authenticate, rate limits, CORS, security) is
+// kept. The writer ranges over the few headers a response has rather than
+// deleting each of these names from it.
 func isRepresentationHeader(name string) bool {
 	switch name {
 	case "Content-Length", "Content-Encoding", "Content-Range", "Content-Language",
@@ -470,9 +470,9 @@ func (wr *Writer) Resolve(r *http.Request, p *Problem) *Problem {
 func (wr *Writer) LegacyActive() bool { return wr.legacyActive() }
 
 // resolve returns the occurrence as it goes out, and the registry entry of
-// its code when the lookup it made found one. h, when not
-// nil, is the response's header, whose Retry-After may lend the problem its
-// retry time.
+// its code when the lookup it made found one. retryAfter is the values of
+// the response's Retry-After header, which may lend the problem its retry
+// time.
 func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Problem, *codeEntry) {
 	res := *p
 	var entry *codeEntry
