@@ -78,13 +78,24 @@ func parseHexByte(s string) (byte, bool) {
 	return hi<<4 | lo, ok1 && ok2
 }
 
+// isLowerHexNonZero reads the random digits of a trace or span ID through
+// a table folded into one value, as Valid does, with no branch per digit
+// for the branch predictor to miss.
 func isLowerHexNonZero(s string) bool {
-	nonZero := false
+	all, nonZero := uint8(1), byte(0)
 	for i := 0; i < len(s); i++ {
-		if _, ok := lowerHexVal(s[i]); !ok {
-			return false
-		}
-		nonZero = nonZero || s[i] != '0'
+		all &= lowerHexDigit[s[i]]
+		nonZero |= s[i] ^ '0'
 	}
-	return nonZero
+	return all != 0 && nonZero != 0
 }
+
+// lowerHexDigit is 1 for the bytes lowerHexVal accepts.
+var lowerHexDigit = func() (t [256]uint8) {
+	for c := range t {
+		if _, ok := lowerHexVal(byte(c)); ok {
+			t[c] = 1
+		}
+	}
+	return t
+}()
