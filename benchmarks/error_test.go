@@ -73,6 +73,9 @@ func BenchmarkErrorRoute(b *testing.B) {
 		{"bare_chi_http_error", bare},
 		// The anchor faultline's error route is held to (issue 13).
 		{"chi_handwritten_slog_json_problem", anchor.ErrorRoute(slog.New(jsonLog), sameError)},
+		// Not the anchor: the same route sending the contract's headers too,
+		// which shows how much of the difference they are.
+		{"chi_handwritten_slog_json_problem_contract_headers", anchor.ErrorRouteWithContractHeaders(slog.New(jsonLog), sameError)},
 		// The recommended logger: every record through sanitize's log tier.
 		{"faultline_sanitize_log_handler", faultline(sanitize.NewLogHandler(jsonLog), sameError)},
 		// problem already passes the error text through the log tier; this

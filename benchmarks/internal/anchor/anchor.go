@@ -27,6 +27,19 @@ type problem struct {
 
 // ErrorRoute serves GET /fail, failing with next's error every time.
 func ErrorRoute(logger *slog.Logger, next func() error) http.Handler {
+	return errorRoute(logger, next, false)
+}
+
+// ErrorRouteWithContractHeaders is ErrorRoute sending, as a team would set
+// them by hand, the headers faultline's contract puts on every problem
+// besides Content-Type (Cache-Control, X-Request-Id, the code header, Vary,
+// X-Content-Type-Options). It is not the anchor: it shows how much of the
+// difference between the anchor and faultline those headers are.
+func ErrorRouteWithContractHeaders(logger *slog.Logger, next func() error) http.Handler {
+	return errorRoute(logger, next, true)
+}
+
+func errorRoute(logger *slog.Logger, next func() error, contractHeaders bool) http.Handler {
 	r := chi.NewRouter()
 	r.Use(chimw.RequestID, chimw.Recoverer)
 	r.Get("/fail", func(w http.ResponseWriter, req *http.Request) {
@@ -43,6 +56,14 @@ func ErrorRoute(logger *slog.Logger, next func() error) http.Handler {
 			Code:     "internal",
 		})
 		w.Header().Set("Content-Type", "application/problem+json")
+		if contractHeaders {
+			h := w.Header()
+			h.Set("Cache-Control", "no-store")
+			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("Vary", "Accept")
+			h.Set("X-Error-Code", "internal")
+			h.Set("X-Request-Id", chimw.GetReqID(req.Context()))
+		}
 		w.WriteHeader(http.StatusInternalServerError)
 		_, _ = w.Write(body)
 	})
