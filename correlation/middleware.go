@@ -71,11 +71,14 @@ const traceparentHeader = "Traceparent"
 // outer one's ID, so a rejected inbound value is neither logged twice nor
 // replaced by two different IDs.
 func Middleware(opts ...Option) func(http.Handler) http.Handler {
-	a := newAcceptor(opts...)
+	return middlewareWith(newAcceptor(opts...), defaultEnv{})
+}
+
+func middlewareWith(a *acceptor, env corrstate.Env) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c := &idContext{Context: r.Context()}
-			a.Accept(&c.req, w, r, defaultEnv{})
+			a.Accept(&c.req, w, r, env)
 			next.ServeHTTP(w, r.WithContext(c))
 		})
 	}
@@ -92,6 +95,10 @@ func init() {
 	corrstate.NewAcceptor = func(opts any) corrstate.Acceptor {
 		o, _ := opts.([]Option)
 		return newAcceptor(o...)
+	}
+	corrstate.NewMiddleware = func(opts any, env corrstate.Env) func(http.Handler) http.Handler {
+		o, _ := opts.([]Option)
+		return middlewareWith(newAcceptor(o...), env)
 	}
 }
 

@@ -3,9 +3,8 @@ package middleware
 import (
 	"net/http"
 
-	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/internal/corrstate"
-	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/internal/corrwire"
 )
 
 // Stack returns the recommended middleware chain as one middleware:
@@ -22,26 +21,6 @@ func Stack(opts ...StackOption) func(http.Handler) http.Handler {
 	for _, o := range opts {
 		o.applyStack(cfg)
 	}
-	cfg.acceptor = corrstate.NewAcceptor(append(writerCorrelation(cfg.writer), cfg.corr...))
+	cfg.acceptor = corrstate.NewAcceptor(append(corrwire.Options(cfg.writer), cfg.corr...))
 	return cfg.layer(partRecover | partGuard | partHeadAsGet)
-}
-
-// writerCorrelation makes the correlation a writer was configured with the
-// default of Stack's: a writer that echoes the ID under another header
-// (problem.WithCorrelationHeader) gets it accepted from and echoed under
-// that header alone, so a response never carries the ID twice under two
-// names. WithCorrelation's options still override it.
-func writerCorrelation(wr *problem.Writer) []correlation.Option {
-	if wr == nil {
-		return nil
-	}
-	name := wr.CorrelationHeader()
-	if name == "" || name == correlation.DefaultHeader {
-		return nil
-	}
-	inbound := []string{name, correlation.DefaultHeader}
-	if name != "X-Correlation-Id" {
-		inbound = append(inbound, "X-Correlation-Id")
-	}
-	return []correlation.Option{correlation.WithResponseHeader(name), correlation.WithHeaders(inbound...)}
 }

@@ -151,9 +151,12 @@ func WithRetryAfter(d time.Duration) RunOption {
 	})
 }
 
-// WithCorrelation passes the options the service gives correlation's
-// middleware (inbound and response header names), so Run accepts a
-// request's ID exactly as the rest of the stack does.
+// WithCorrelation passes the options the service gives Stack's
+// WithCorrelation (inbound and response header names), so Run accepts a
+// request's ID exactly as the rest of the stack does. Without it Run
+// already does what Stack does by default: it accepts and echoes the ID
+// under the writer's correlation header (problem.WithCorrelationHeader)
+// and reports a rejected inbound ID to the writer's logger.
 func WithCorrelation(opts ...correlation.Option) RunOption {
 	return runOption(func(c *runConfig) { c.correlation = opts })
 }

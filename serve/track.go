@@ -12,7 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/corrstate"
+	"github.com/faultline-go/faultline/internal/corrwire"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -40,7 +41,8 @@ type tracker struct {
 // ID as everything else about it.
 func newTracker(next http.Handler, cfg *runConfig) (*tracker, http.Handler) {
 	t := &tracker{next: next, wr: cfg.writer, retryAfter: cfg.retryAfter, calls: map[*call]struct{}{}}
-	return t, correlation.Middleware(cfg.correlation...)(t)
+	opts := append(corrwire.Options(cfg.writer), cfg.correlation...)
+	return t, corrstate.NewMiddleware(opts, corrwire.Env{Writer: cfg.writer})(t)
 }
 
 func (t *tracker) ServeHTTP(w http.ResponseWriter, r *http.Request) {

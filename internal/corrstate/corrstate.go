@@ -71,3 +71,8 @@ type Env interface {
 // being a []correlation.Option. Package correlation sets it when it is
 // initialised, which happens before any package importing it runs.
 var NewAcceptor func(opts any) Acceptor
+
+// NewMiddleware returns correlation.Middleware(opts...) reporting to env
+// instead of slog.Default, for serve.Run, which accepts the ID in front of
+// a service's Stack on its writer's behalf. Set with NewAcceptor.
+var NewMiddleware func(opts any, env Env) func(http.Handler) http.Handler
