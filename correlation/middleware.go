@@ -208,7 +208,7 @@ func (cfg *config) report(ctx context.Context, rej rejection, l *slog.Logger) {
 		v = v[:logValueMax]
 		// Never end inside an escape: "\u00e9" cut after "\u0" reads as
 		// another character.
-		if i := strings.LastIndexByte(v, '\\'); i >= 0 && i > len(v)-6 {
+		if i := strings.LastIndexByte(v, '\\'); i >= 0 && i > len(v)-len(`\U0010ffff`) {
 			v = v[:i]
 		}
 	}

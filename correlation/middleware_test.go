@@ -629,3 +629,34 @@ func TestAcceptAllocs(t *testing.T) {
 		t.Errorf("generated ID: %v allocs, want 1 (the ID)", n)
 	}
 }
+
+// The cut at logValueMax never leaves half an escape ("\u00" of "\u00e9"),
+// which a reader would take for other characters.
+func TestRejectionCutKeepsWholeEscapes(t *testing.T) {
+	for _, hostile := range []string{strings.Repeat("é", 100), "id " + strings.Repeat("😀", 40), strings.Repeat("a\t", 80)} {
+		var sink logSink
+		sink.asDefault(t)
+		srv := newServer(t, Middleware()(echo))
+		resp := rawGet(t, srv, "/", "X-Request-Id: "+hostile)
+		recs := sink.records(t)
+		if len(recs) != 1 {
+			t.Fatalf("%q: got %d records, status %d", hostile[:8], len(recs), resp.StatusCode)
+		}
+		v, _ := recs[0]["value"].(string)
+		if len(v) > logValueMax || len(v) < logValueMax-len(`\U0010ffff`) || recs[0]["truncated"] != true {
+			t.Errorf("%q: value %q (%d bytes), truncated %v", hostile[:8], v, len(v), recs[0]["truncated"])
+		}
+		for i := 0; i < len(v); i++ {
+			if v[i] != '\\' {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(v[i:], `\u`) && len(v[i:]) >= 6, strings.HasPrefix(v[i:], `\U`) && len(v[i:]) >= 10,
+				strings.HasPrefix(v[i:], `\t`):
+			default:
+				t.Errorf("%q: value %q ends inside an escape at %d", hostile[:8], v, i)
+			}
+			i++
+		}
+	}
+}
