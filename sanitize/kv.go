@@ -124,9 +124,13 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	if j > 0 && s[j-1] == '\\' {
 		j--
 	}
+	// A plural of a secret's name ("api_keys", "tokens") names secrets
+	// when its value is a list or an object of them; before a number or a
+	// word it counts or describes them ("tokens: 4096").
+	plural := j >= 3 && s[j-1]|0x20 == 's' && (s[q] == ':' || s[q] == '=') && structureAfter(s, q)
 	// Most separators follow an ordinary word ("order:"): its last two
 	// bytes end no key name and no type name, and one lookup rejects it.
-	if j < 2 || !keyTails[tailIndex(s[j-2], s[j-1])] {
+	if j < 2 || !keyTails[tailIndex(s[j-2], s[j-1])] && !plural {
 		return 0, false, false
 	}
 	j = withoutTypeName(s, j)
@@ -135,6 +139,9 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	}
 	k := s[:j]
 	start, line, ok = secretKeyEnding(k)
+	if !ok && plural && k[j-1]|0x20 == 's' {
+		start, line, ok = secretKeyEnding(k[:j-1])
+	}
 	if !ok && k[j-1]|0x20 == 'e' && s[q] != ',' && s[q] != '>' && hasSuffixFold(k, "value") {
 		start, ok = j-len("value"), namedValueBefore(s, j-len("value"), q)
 	}
@@ -372,7 +379,65 @@ func valueAt(s string, q int, line bool) (int, int) {
 			p = valueStart(s, c)
 		}
 	}
+	if !line && p < len(s) && (s[p] == '{' || s[p] == '[') {
+		return p, structureEnd(s, p)
+	}
 	return p, valueEnd(s, p, line)
+}
+
+// structureAfter reports a list or an object as the value after the
+// separator at s[q], reading no more than three bytes past it.
+func structureAfter(s string, q int) bool {
+	p := q + 1
+	for n := 0; n < 2 && p < len(s) && s[p] == ' '; n++ {
+		p++
+	}
+	return p < len(s) && (s[p] == '[' || s[p] == '{')
+}
+
+// maxStructure bounds how far structureEnd reads for the closing bracket.
+const maxStructure = 256
+
+// structureEnd returns the end of the object or array that opens at s[p]
+// ({"value": "..."}, [..., ...], YAML's {value: ...}): a secret key's value
+// that is a structure is redacted whole, since the secret is somewhere
+// inside it. Quoted strings are skipped, escapes respected. A structure
+// that does not close within maxStructure bytes ends at the first line
+// break after its opening, or at the bound.
+func structureEnd(s string, p int) int {
+	limit := min(len(s), p+maxStructure)
+	depth, e := 0, p
+	defer func() { spend(e - p) }()
+	for e < limit {
+		switch s[e] {
+		case '\\':
+			e += 2
+			continue
+		case '"', '\'':
+			quote := s[e]
+			e++
+			for e < limit && s[e] != quote {
+				if s[e] == '\\' {
+					e++
+				}
+				e++
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				e++
+				return e
+			}
+		}
+		e++
+	}
+	e = min(e, limit)
+	if n := strings.IndexAny(s[p:e], "\r\n"); n >= 0 {
+		return p + n
+	}
+	return e
 }
 
 // valueStart skips the rest of the separator ("=>", ":=", "::=") and the

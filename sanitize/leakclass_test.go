@@ -237,6 +237,23 @@ func TestNamedValuesRedacted(t *testing.T) {
 	})
 }
 
+// A secret key whose value is a structure: the secret is inside it, so the
+// structure goes whole, in JSON, escaped JSON and YAML's flow style.
+func TestStructuredSecretValuesRedacted(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"json object", `{"password": {"value": "hunter2pw", "rotated": false}}`, []string{"hunter2pw"}},
+		{"json array", `{"api_keys": ["k_live_0123456789", "k_live_9876543210"]}`, []string{"k_live_0123456789", "k_live_9876543210"}},
+		{"escaped json", `{\"secret\": {\"v\": \"hunter2pw\"}}`, []string{"hunter2pw"}},
+		{"yaml flow", "password: {value: hunter2pw}", []string{"hunter2pw"}},
+		{"pretty json", "{\n  \"token\": [\n    \"tok0123456789abcdef\"\n  ]\n}", []string{"tok0123456789abcdef"}},
+		{"unterminated", "token: [tok0123456789abcdef, more", []string{"tok0123456789abcdef"}},
+	})
+	checkBenign(t, []string{
+		`{"order": {"id": "ord_9", "total": 12}}`,
+		`"items": ["a", "b"]`,
+	})
+}
+
 func TestBareKeyOutsideAQueryKept(t *testing.T) {
 	checkBenign(t, []string{
 		`{"name":"region","value":"eu-west-1"}`,
