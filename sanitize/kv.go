@@ -15,7 +15,13 @@ var (
 	// holds a credential; "key" alone names too many other things.
 	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account",
 		"subscription", "license", "application", "app", "functions", "auth", "session", "shared", "storage",
-		"deploy", "write", "consumer", "webhook"}
+		"deploy", "write", "consumer", "webhook",
+		// Vendors whose API keys services keep in "<VENDOR>_KEY" variables.
+		"stripe", "openai", "anthropic", "sendgrid", "mailgun", "mailchimp", "twilio", "github", "gitlab",
+		"slack", "google", "gcp", "firebase", "algolia", "pusher", "mapbox", "segment", "mixpanel", "heroku",
+		"vercel", "netlify", "cloudflare", "digitalocean", "aws", "azure", "paypal", "braintree", "shopify",
+		"hubspot", "intercom", "zendesk", "airtable", "notion", "discord", "telegram", "sentry", "postmark",
+		"resend", "mistral", "cohere", "groq", "replicate", "huggingface", "pinecone", "supabase", "clerk"}
 	// Header keys take the rest of the line as their value.
 	lineKeys = []string{"authorization", "cookie"}
 )
@@ -222,6 +228,10 @@ func namedValueBefore(s string, v, q int) bool {
 		return false // "DB_PASSWORDvalue"
 	}
 	for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
+		p--
+	}
+	if p > lo && s[p-1] == ',' && p < gap {
+		// YAML's flow style: {name: API_TOKEN, value: ...}
 		p--
 	}
 	if p > lo && (s[p-1] == '"' || s[p-1] == '\'') {

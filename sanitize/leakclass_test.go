@@ -226,6 +226,10 @@ func TestNamedValuesRedacted(t *testing.T) {
 		{"hibernate property text", `<property name="connection.password">my secret phrase</property>`, []string{"my secret", "secret phrase"}},
 		{"entry key text", `<entry key="api_key">AKIAxyz12345678</entry>`, []string{"AKIAxyz12345678"}},
 		{"element text with spaces", `<password>my secret phrase</password>`, []string{"my secret", "secret phrase"}},
+		{"yaml flow env", "env: [{name: API_TOKEN, value: tok0123456789abcdef}]", []string{"tok0123456789abcdef"}},
+		{"vendor key", "export STRIPE_KEY=rk_test_0123456789abcdef", []string{"rk_test_0123456789abcdef"}},
+		{"vendor key json", `{"OPENAI_API_KEY":"0123456789abcdef0123"}`, []string{"0123456789abcdef0123"}},
+		{"vendor key lower", "sendgrid_key: SG0123456789abcdef", []string{"SG0123456789abcdef"}},
 	})
 	checkBenign(t, []string{
 		"- name: REGION\n  value: eu-west-1",
@@ -234,6 +238,8 @@ func TestNamedValuesRedacted(t *testing.T) {
 		`<input type="password">Enter it</input>`,
 		"default_value: 3, max_value=9",
 		"the password value changed",
+		"sort_key=created_at, partition_key: tenant",
+		"{name: REGION, value: eu-west-1}",
 	})
 }
 
