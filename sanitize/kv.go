@@ -105,6 +105,8 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 		if s[q-1] != '"' && s[q-1] != '\'' {
 			return 0, false, false
 		}
+	case '"', '\'':
+		return quotedAfterKeyword(s, q)
 	case '>':
 		if s[q-1] == '"' || s[q-1] == '\'' {
 			start, ok = namedElementBefore(s, q)
@@ -251,6 +253,31 @@ func namedValueBefore(s string, v, q int) bool {
 	return ok
 }
 
+// proseKeywords name a secret in a sentence, the value quoted after them:
+// fmt.Errorf("invalid password %q", pw) is the bug that puts one in an
+// error.
+var proseKeywords = []string{"password", "passwd", "passphrase", "secret", "token", "api key", "apikey", "credential"}
+
+// quotedAfterKeyword reports whether the quote at s[q] opens the value of
+// a secret named just before it in prose ("invalid password 'hunter2'",
+// `bad token "..."`): one space between them, the keyword a whole word.
+func quotedAfterKeyword(s string, q int) (int, bool, bool) {
+	sp := q - 1
+	if s[q] == '"' && sp > 0 && s[sp] == '\\' {
+		sp-- // an escaped quote, inside a JSON string
+	}
+	if sp < 1 || s[sp] != ' ' {
+		return 0, false, false
+	}
+	k := s[:sp]
+	for _, w := range proseKeywords {
+		if hasSuffixFold(k, w) && (len(k) == len(w) || !isWordByte(k[len(k)-len(w)-1])) {
+			return len(k) - len(w), false, true
+		}
+	}
+	return 0, false, false
+}
+
 // namedElementBefore reports whether the tag closed at s[q] names a secret
 // in its last attribute, name or key (<property name="db.password">, as
 // Hibernate and Spring configure): the element's text is then the secret's
@@ -356,6 +383,15 @@ func xmlTagBefore(s string, start, q int) bool {
 // valueAt returns the bounds of the value after the separator at s[q], or
 // an empty span when there is none.
 func valueAt(s string, q int, line bool) (int, int) {
+	if s[q] == '"' || s[q] == '\'' {
+		// A quoted value after a keyword in prose: the separator is its
+		// opening quote, escaped inside a JSON string.
+		p := q
+		if s[q] == '"' && q > 0 && s[q-1] == '\\' {
+			p--
+		}
+		return p, valueEnd(s, p, false)
+	}
 	p := valueStart(s, q)
 	if s[q] == '>' && p < len(s) && s[p] != '"' && s[p] != '\'' && s[p] != '<' {
 		// An element's text is its value, spaces and all
@@ -556,7 +592,7 @@ func redactKeyValues(s string) string {
 	e := edit{s: s}
 	// The next separator of each kind is found with IndexByte, which skips
 	// prose faster than a loop over its bytes.
-	seps := [...]byte{':', '=', ',', '>'}
+	seps := [...]byte{':', '=', ',', '>', '"', '\''}
 	var next [len(seps)]int
 	for k, c := range seps {
 		next[k] = indexFrom(s, 0, c)

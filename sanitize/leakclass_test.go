@@ -243,6 +243,25 @@ func TestNamedValuesRedacted(t *testing.T) {
 	})
 }
 
+// A secret quoted after its name in a sentence: fmt.Errorf("invalid
+// password %q", pw) is the bug that puts one in an error.
+func TestSecretQuotedInProseRedacted(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"password single", "invalid password 'Hunt3rSecr3tXq' for bob", []string{"Hunt3rSecr3tXq"}},
+		{"token double", `bad token "tok0123456789abcdef": expired`, []string{"tok0123456789abcdef"}},
+		{"api key", "unknown api key 'k_0123456789abcdef'", []string{"k_0123456789abcdef"}},
+		{"secret with spaces", `secret "correct horse battery staple" rejected`, []string{"correct horse", "battery staple"}},
+		{"passphrase unterminated", "wrong passphrase 'Hunt3rSecr3tXq", []string{"Hunt3rSecr3tXq"}},
+		{"escaped in json", `{"error":"invalid password \"Hunt3rSecr3tXq\""}`, []string{"Hunt3rSecr3tXq"}},
+	})
+	checkBenign(t, []string{
+		`the "password" field is required`,
+		`field 'token' must be a string`,
+		`the 'secret' label is deprecated`,
+		"bypassword 'x' is not a keyword",
+	})
+}
+
 // A secret key whose value is a structure: the secret is inside it, so the
 // structure goes whole, in JSON, escaped JSON and YAML's flow style.
 func TestStructuredSecretValuesRedacted(t *testing.T) {

@@ -56,7 +56,7 @@ var punctFlags = [256]flags{
 	'-': fPEM | fUserOption, '.': fIP | fStack | fSQL | fHost,
 	':': fAssign | fSchemeSep | fIP | fPath | fSQL | fStack, '=': fAssign, '>': fAssign,
 	',': fAssign | fStack, '@': fAt | fDSN, '/': fPath, '\\': fPath | fEscape,
-	'[': fStack | fIP, '(': fStack, '\'': fSQL, '"': fSQL, '%': fEscape, '&': fEscape,
+	'[': fStack | fIP, '(': fStack, '\'': fSQL | fAssign, '"': fSQL | fAssign, '%': fEscape, '&': fEscape,
 }
 
 // A scanner is one tier's prefilter: it looks only for the flags the
@@ -261,6 +261,29 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 
 func wordStart(s string, i int) bool { return i == 0 || !isAlnum(s[i-1]) }
 
+// quoteFlags are the flags of a quote after a space: a database message
+// naming a relation, column or constraint, a statement quoted after
+// "near", or a secret quoted after its name in prose. Apart from
+// scanPunct, which runs on every punctuation byte and would otherwise pay
+// for these checks in its own frame.
+func quoteFlags(s string, i int, want flags) flags {
+	var f flags
+	// databaseMessage finds these anywhere, not only where a word starts.
+	if b := s[:i-1]; s[i] == '"' && s[i-1] == ' ' && (strings.HasSuffix(b, "relation") || strings.HasSuffix(b, "column") ||
+		strings.HasSuffix(b, "constraint") || strings.HasSuffix(b, "near")) {
+		f |= fSQL
+	}
+	if s[i] == '\'' && wordBefore(s, i, "near ") {
+		f |= fSQL
+	}
+	if want&fAssign != 0 {
+		if _, _, ok := quotedAfterKeyword(s, i); ok {
+			f |= fAssign
+		}
+	}
+	return f
+}
+
 func scanPunct(s string, i int, want flags) flags {
 	var f flags
 	switch s[i] {
@@ -303,11 +326,9 @@ func scanPunct(s string, i int, want flags) flags {
 		if want&(fSQL|fStack) != 0 && i > 0 {
 			f |= colonAfterWord(s, i)
 		}
-	case '"':
-		// databaseMessage finds these anywhere, not only where a word starts.
-		if b := s[:max(i-1, 0)]; i > 1 && s[i-1] == ' ' && (strings.HasSuffix(b, "relation") || strings.HasSuffix(b, "column") ||
-			strings.HasSuffix(b, "constraint") || strings.HasSuffix(b, "near")) {
-			f |= fSQL
+	case '"', '\'':
+		if i > 1 && (s[i-1] == ' ' || s[i-1] == '\\' && s[i-2] == ' ') {
+			f |= quoteFlags(s, i, want)
 		}
 	case ',':
 		if want&fAssign != 0 {
@@ -347,10 +368,6 @@ func scanPunct(s string, i int, want flags) flags {
 		if wordBefore(s, i, "panic") || wordBefore(s, i, "Traceback ") ||
 			strings.HasPrefix(s[i:], "(Native Method)") || strings.HasPrefix(s[i:], "(Unknown Source)") {
 			f |= fStack
-		}
-	case '\'':
-		if wordBefore(s, i, "near ") {
-			f |= fSQL
 		}
 	case '%', '&':
 		f |= fEscape
