@@ -153,6 +153,12 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	if !ok && k[j-1]|0x20 == 'e' && s[q] != ',' && s[q] != '>' && hasSuffixFold(k, "value") {
 		start, ok = j-len("value"), namedValueBefore(s, j-len("value"), q)
 	}
+	if !ok && s[q] == '>' {
+		if v, found := keyElementValue(s, q); found {
+			// The closing check below reads the element as a tag of its own.
+			return v, false, true
+		}
+	}
 	// "key" alone names too many things, but not as a URL's query
 	// parameter: "?key=..." is how many APIs take their key.
 	if !ok && s[q] == '=' && j == q && j >= 4 && hasSuffixFold(k, "key") && (k[j-4] == '?' || k[j-4] == '&') {
@@ -276,6 +282,43 @@ func quotedAfterKeyword(s string, q int) (int, bool, bool) {
 		}
 	}
 	return 0, false, false
+}
+
+// keyElementValue reports whether the tag closed at s[q] opens the value
+// element of a key element that names a secret, as property lists and
+// some XML settings pair them (<key>Password</key><string>...</string>,
+// <key>api_token</key> then <value>...</value> on the next line), and
+// returns where the value element's name starts. It reads no further back
+// than the prefilter's reach.
+func keyElementValue(s string, q int) (int, bool) {
+	lo := max(q-scanBehind, 0)
+	t := q
+	for t > lo && isLetter(s[t-1]) {
+		t--
+	}
+	tag := s[t:q]
+	if t == lo || s[t-1] != '<' || !strings.EqualFold(tag, "value") && !strings.EqualFold(tag, "string") {
+		return 0, false
+	}
+	p := t - 1
+	for p > lo && isSpace(s[p-1]) {
+		p--
+	}
+	if p-len("</key>") < lo || !hasSuffixFold(s[:p], "</key>") {
+		return 0, false
+	}
+	p -= len("</key>")
+	w := p
+	for w > lo && isKeyNameByte(s[w-1]) {
+		w--
+	}
+	if w == lo || s[w-1] != '>' {
+		return 0, false
+	}
+	if _, _, ok := secretKeyEnding(s[w:p]); !ok {
+		return 0, false
+	}
+	return t, true
 }
 
 // namedElementBefore reports whether the tag closed at s[q] names a secret

@@ -227,6 +227,8 @@ func TestNamedValuesRedacted(t *testing.T) {
 		{"entry key text", `<entry key="api_key">AKIAxyz12345678</entry>`, []string{"AKIAxyz12345678"}},
 		{"element text with spaces", `<password>my secret phrase</password>`, []string{"my secret", "secret phrase"}},
 		{"yaml flow env", "env: [{name: API_TOKEN, value: tok0123456789abcdef}]", []string{"tok0123456789abcdef"}},
+		{"plist", "<dict>\n\t<key>Password</key>\n\t<string>Hunt3r Secr3t</string>\n</dict>", []string{"Hunt3r", "Secr3t"}},
+		{"key value elements", `<entry><key>api_token</key><value>tok0123456789abcdef</value></entry>`, []string{"tok0123456789abcdef"}},
 		{"vendor key", "export STRIPE_KEY=rk_test_0123456789abcdef", []string{"rk_test_0123456789abcdef"}},
 		{"vendor key json", `{"OPENAI_API_KEY":"0123456789abcdef0123"}`, []string{"0123456789abcdef0123"}},
 		{"vendor key lower", "sendgrid_key: SG0123456789abcdef", []string{"SG0123456789abcdef"}},
@@ -240,6 +242,8 @@ func TestNamedValuesRedacted(t *testing.T) {
 		"the password value changed",
 		"sort_key=created_at, partition_key: tenant",
 		"{name: REGION, value: eu-west-1}",
+		"<key>Region</key><string>eu-west-1</string>",
+		"<value>eu-west-1</value>",
 	})
 }
 
