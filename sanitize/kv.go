@@ -468,6 +468,22 @@ func valueAt(s string, q int, line bool) (int, int) {
 			p = valueStart(s, c)
 		}
 	}
+	if !line && s[q] == ':' && p < len(s) && s[p] == '!' {
+		// A YAML tag before the value (password: !!str ...) is not it.
+		t := p
+		for t < len(s) && !isSpace(s[t]) {
+			t++
+		}
+		for t < len(s) && (s[t] == ' ' || s[t] == '\t') {
+			t++
+		}
+		spend(t - p)
+		// After the tag stands the value, unless it is the key of a pair
+		// of its own ("token: ! Cookie: sid=..."), which its rule takes.
+		if t > p+1 && t < len(s) && !isSpace(s[t]) && !valueIsKey(s, t) {
+			p = t
+		}
+	}
 	if !line && p < len(s) && (s[p] == '{' || s[p] == '[') {
 		return p, structureEnd(s, p)
 	}

@@ -276,6 +276,7 @@ func TestStructuredSecretValuesRedacted(t *testing.T) {
 		{"yaml flow", "password: {value: hunter2pw}", []string{"hunter2pw"}},
 		{"pretty json", "{\n  \"token\": [\n    \"tok0123456789abcdef\"\n  ]\n}", []string{"tok0123456789abcdef"}},
 		{"unterminated", "token: [tok0123456789abcdef, more", []string{"tok0123456789abcdef"}},
+		{"yaml tag", "password: !!str Hunt3rSecr3tXq", []string{"Hunt3rSecr3tXq"}},
 	})
 	checkBenign(t, []string{
 		`{"order": {"id": "ord_9", "total": 12}}`,
