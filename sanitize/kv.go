@@ -469,18 +469,21 @@ func valueAt(s string, q int, line bool) (int, int) {
 		}
 	}
 	if !line && s[q] == ':' && p < len(s) && s[p] == '!' {
-		// A YAML tag before the value (password: !!str ...) is not it.
-		t := p
-		for t < len(s) && !isSpace(s[t]) {
+		// A YAML tag before the value (password: !!str ...) is not it. A
+		// tag is a short word: the read stops at maxTagLen, so a text of
+		// "key:!" pairs without a space costs no more than its length.
+		t := p + 1
+		for t < len(s) && t-p < maxTagLen && isTagByte(s[t]) {
 			t++
 		}
-		for t < len(s) && (s[t] == ' ' || s[t] == '\t') {
+		tagEnd := t
+		for t < len(s) && t-tagEnd < 2 && (s[t] == ' ' || s[t] == '\t') {
 			t++
 		}
 		spend(t - p)
 		// After the tag stands the value, unless it is the key of a pair
 		// of its own ("token: ! Cookie: sid=..."), which its rule takes.
-		if t > p+1 && t < len(s) && !isSpace(s[t]) && !valueIsKey(s, t) {
+		if t > tagEnd && t < len(s) && !isSpace(s[t]) && !valueIsKey(s, t) {
 			p = t
 		}
 	}
@@ -498,6 +501,14 @@ func structureAfter(s string, q int) bool {
 		p++
 	}
 	return p < len(s) && (s[p] == '[' || s[p] == '{')
+}
+
+// maxTagLen bounds a YAML tag ("!!str", "!secret", "!<tag:yaml.org,2002:str>"
+// is longer and is left as it is).
+const maxTagLen = 24
+
+func isTagByte(c byte) bool {
+	return isWordByte(c) || c == '!' || c == '/' || c == ':' || c == '.' || c == '-'
 }
 
 // maxStructure bounds how far structureEnd reads for the closing bracket.
