@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/faultline-go/faultline/sanitize"
 )
@@ -66,7 +67,7 @@ func publicMember(seen map[string]bool, name string, value any) Extension {
 	if secretName(name) {
 		value = sanitize.Redacted
 	}
-	name = sanitize.Public(name)
+	name = renderedName(sanitize.Public(name))
 	if seen[name] {
 		// Two names the public tier made equal (two IP addresses become
 		// the same placeholder) must stay two members.
@@ -79,6 +80,33 @@ func publicMember(seen map[string]bool, name string, value any) Extension {
 	}
 	seen[name] = true
 	return Extension{Name: name, Value: value}
+}
+
+// renderedName is name with what every representation writes as U+FFFD
+// (a byte that is not UTF-8, an invisible rune) already replaced, so that
+// two names the renderer would make equal ("x\xe2", "x\u202e") are told
+// apart as equal here, before the JSON object gets the same member twice.
+func renderedName(name string) string {
+	clean := true
+	for _, r := range name {
+		if r == utf8.RuneError || sanitize.IsInvisible(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return name
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); {
+		r, size := utf8.DecodeRuneInString(name[i:])
+		if r == utf8.RuneError || sanitize.IsInvisible(r) {
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+		i += size
+	}
+	return b.String()
 }
 
 // secretName reports whether a member's name marks its value as a secret.
