@@ -45,8 +45,7 @@ func rejectReason(id string) string {
 	for i := 0; i < len(id); i++ {
 		c := id[i]
 		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case c == '.', c == '_', c == '~', c == '+', c == '/', c == '=', c == '-':
+		case idByte[c] != 0:
 		case c < 0x20 || c == 0x7f:
 			return "control_char"
 		case c >= 0x80:
@@ -58,11 +57,11 @@ func rejectReason(id string) string {
 	return ""
 }
 
-// idByte is 1 for the bytes an ID may hold.
+// idByte is 1 for the bytes an ID may hold (see Valid), the one
+// definition of its alphabet.
 var idByte = func() (t [256]uint8) {
 	for c := range t {
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte("._~+/=-", byte(c)) >= 0:
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("._~+/=-", byte(c)) >= 0 {
 			t[c] = 1
 		}
 	}
