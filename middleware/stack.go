@@ -21,6 +21,6 @@ func Stack(opts ...StackOption) func(http.Handler) http.Handler {
 	for _, o := range opts {
 		o.applyStack(cfg)
 	}
-	cfg.acceptor = corrstate.NewAcceptor(append(corrwire.Options(cfg.writer), cfg.corr...))
+	cfg.acceptor = corrstate.NewAcceptor(corrwire.Options(cfg.writer, cfg.corr...))
 	return cfg.layer(partRecover | partGuard | partHeadAsGet)
 }

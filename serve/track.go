@@ -41,7 +41,7 @@ type tracker struct {
 // ID as everything else about it.
 func newTracker(next http.Handler, cfg *runConfig) (*tracker, http.Handler) {
 	t := &tracker{next: next, wr: cfg.writer, retryAfter: cfg.retryAfter, calls: map[*call]struct{}{}}
-	opts := append(corrwire.Options(cfg.writer), cfg.correlation...)
+	opts := corrwire.Options(cfg.writer, cfg.correlation...)
 	return t, corrstate.NewMiddleware(opts, corrwire.Env{Writer: cfg.writer})(t)
 }
 

@@ -11,24 +11,24 @@ import (
 	"github.com/faultline-go/faultline/problem"
 )
 
-// Options makes the correlation a writer was configured with the default:
-// a writer that echoes the ID under another header
-// (problem.WithCorrelationHeader) gets it accepted from and echoed under
-// that header alone, so a response never carries the ID twice under two
-// names. Options given after these override them.
-func Options(wr *problem.Writer) []correlation.Option {
+// Options returns the service's own correlation options (own) after those
+// the writer implies, so they override them: a writer that echoes the ID
+// under another header (problem.WithCorrelationHeader) gets it accepted
+// from and echoed under that header alone, so a response never carries the
+// ID twice under two names.
+func Options(wr *problem.Writer, own ...correlation.Option) []correlation.Option {
 	if wr == nil {
-		return nil
+		return own
 	}
 	name := wr.CorrelationHeader()
 	if name == "" || name == correlation.DefaultHeader {
-		return nil
+		return own
 	}
 	inbound := []string{name, correlation.DefaultHeader}
 	if name != "X-Correlation-Id" {
 		inbound = append(inbound, "X-Correlation-Id")
 	}
-	return []correlation.Option{correlation.WithResponseHeader(name), correlation.WithHeaders(inbound...)}
+	return append([]correlation.Option{correlation.WithResponseHeader(name), correlation.WithHeaders(inbound...)}, own...)
 }
 
 // Env reports a rejected inbound ID to the writer's logger, the one a
