@@ -165,7 +165,7 @@ func appendGuidance(dst []byte, code string, g guidance, retryable bool) []byte 
 type jsonSegments struct {
 	head []byte
 	// guides holds the guidance run under each outcome, in the order of
-	// outcomeIndex.
+	// outcomes.
 	guides [5][]byte
 
 	typ, title, detail string

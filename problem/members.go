@@ -87,27 +87,21 @@ func publicMember(seen map[string]bool, name string, value any) Extension {
 // two names the renderer would make equal ("x\xe2", "x\u202e") are told
 // apart as equal here, before the JSON object gets the same member twice.
 func renderedName(name string) string {
-	clean := true
-	for _, r := range name {
-		if r == utf8.RuneError || sanitize.IsInvisible(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	if strings.IndexFunc(name, isReplaced) < 0 {
 		return name
 	}
-	var b strings.Builder
-	for i := 0; i < len(name); {
-		r, size := utf8.DecodeRuneInString(name[i:])
-		if r == utf8.RuneError || sanitize.IsInvisible(r) {
-			r = utf8.RuneError
+	// strings.Map writes U+FFFD for every byte that is not UTF-8.
+	return strings.Map(func(r rune) rune {
+		if isReplaced(r) {
+			return utf8.RuneError
 		}
-		b.WriteRune(r)
-		i += size
-	}
-	return b.String()
+		return r
+	}, name)
 }
+
+// isReplaced reports the runes appendString writes as U+FFFD; a byte that
+// is not UTF-8 decodes as utf8.RuneError.
+func isReplaced(r rune) bool { return r == utf8.RuneError || sanitize.IsInvisible(r) }
 
 // secretName reports whether a member's name marks its value as a secret.
 // The rule is the public tier's own, asked with a stand-in value: a name
