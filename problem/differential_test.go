@@ -65,7 +65,7 @@ func (g *valueGen) value(depth int) any {
 		return f
 	case k == 4:
 		n := json.Number(g.str())
-		if !validNumber(string(n)) {
+		if !portableNumber(string(n)) {
 			g.clean = false
 		}
 		return n

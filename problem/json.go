@@ -25,10 +25,11 @@ import (
 // invisible and bidirectional format characters (sanitize.IsInvisible) and
 // invalid UTF-8 become U+FFFD; a nil map or slice is {} or [] rather than
 // null; a json.Number that is not a JSON number (NaN, +1, .5, 01, 0x10,
-// "") and a NaN or infinite float are null; map keys pass the public tier
-// and keys that end up equal get a numeric suffix (" (2)"); the value of a
-// member whose name marks a secret (password, token, api_key, ...) is
-// replaced with sanitize.Redacted at any depth.
+// "") or that no double can hold (1E700), and a NaN or infinite float are
+// null; map keys pass the public tier and keys that end up equal get a
+// numeric suffix (" (2)"); the value of a member whose name marks a secret
+// (password, token, api_key, ...) is replaced with sanitize.Redacted at any
+// depth.
 func (p *Problem) AppendJSON(dst []byte) []byte { return p.appendJSON(dst, false) }
 
 func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
@@ -284,7 +285,7 @@ func appendNested(dst []byte, v any, path *valuePath) []byte {
 	case float64:
 		return appendFloat(dst, v, 64)
 	case json.Number:
-		if !validNumber(string(v)) {
+		if !portableNumber(string(v)) {
 			return append(dst, "null"...)
 		}
 		return append(dst, v...)
@@ -435,6 +436,18 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 		return append(dst, "null"...)
 	}
 	return strconv.AppendFloat(dst, f, 'g', -1, bits)
+}
+
+// portableNumber reports a number every client can read: in JSON's grammar
+// and within a double's range. RFC 8259 §6 leaves larger magnitudes to the
+// implementation, and encoding/json, like most, refuses 1E700, which would
+// make the whole problem unreadable.
+func portableNumber(s string) bool {
+	if !validNumber(s) {
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 // validNumber reports whether s is a number in JSON's grammar (RFC 8259 §6):
