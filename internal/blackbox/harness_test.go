@@ -87,11 +87,6 @@ func (c *counter) inc(k string) {
 	c.n[k]++
 }
 
-func (c *counter) get(k string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n[k]
-}
 
 type order struct {
 	SKU      string `json:"sku" validate:"required"`

@@ -34,7 +34,7 @@ func TestTestCommandCoversEveryModule(t *testing.T) {
 	if len(patterns) < 2 {
 		t.Fatalf("go.work lists %v", patterns)
 	}
-	readme := regexp.MustCompile("(?m)^go test (.*?)(?:\\s+#.*)?$").FindStringSubmatch(read(t, "README.md"))
+	readme := regexp.MustCompile(`(?m)^go test (.*?)(?:\s+#.*)?$`).FindStringSubmatch(read(t, "README.md"))
 	ci := regexp.MustCompile(`(?m)^go test -race -count=1 (.*)$`).FindStringSubmatch(read(t, ".ci/run"))
 	if readme == nil || ci == nil {
 		t.Fatalf("no test command found (README %v, .ci/run %v)", readme, ci)
