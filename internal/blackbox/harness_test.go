@@ -87,7 +87,6 @@ func (c *counter) inc(k string) {
 	c.n[k]++
 }
 
-
 type order struct {
 	SKU      string `json:"sku" validate:"required"`
 	Quantity int    `json:"quantity" validate:"min=1"`
