@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"strconv"
@@ -133,6 +134,13 @@ type failureBody struct {
 
 func (b *failureBody) Close() error { return b.orig.Close() }
 
+func (rd Reader) timeout() time.Duration {
+	if rd.Timeout <= 0 {
+		return DefaultReadTimeout
+	}
+	return rd.Timeout
+}
+
 func (rd Reader) readBody(res *http.Response) (buf []byte, complete bool, err error) {
 	if res.Body == nil || res.Body == http.NoBody {
 		res.Body = http.NoBody
@@ -142,10 +150,7 @@ func (rd Reader) readBody(res *http.Response) (buf []byte, complete bool, err er
 	if limit <= 0 {
 		limit = DefaultBodyLimit
 	}
-	timeout := rd.Timeout
-	if timeout <= 0 {
-		timeout = DefaultReadTimeout
-	}
+	timeout := rd.timeout()
 	// Closing the body is the one way to unblock a read from a stalled
 	// server that every ReadCloser honours.
 	body := res.Body
@@ -197,13 +202,9 @@ func parseBody(contentType string, body []byte, status int) (*problem.Problem, e
 	case media == "application/problem+xml":
 		return parseXML(body, status)
 	case media == "application/problem+json":
-		p, err := problem.Parse(body)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrMalformedBody, err)
-		}
-		return p, nil
+		return parseJSON(body, status, true)
 	case media == "application/json" || strings.HasSuffix(media, "+json"):
-		return parseJSON(body, status)
+		return parseJSON(body, status, false)
 	case media == "text/plain":
 		if p, ok := parseText(body, status); ok {
 			return p, nil
@@ -270,13 +271,21 @@ func headerToken(s string) string {
 
 // retryAfter reads the Retry-After header, delay-seconds or an HTTP-date
 // (RFC 9110 §10.2.3). A date is measured against the response's own Date
-// header when it has one, so the two clocks' skew does not matter.
+// header when it has one, so the two clocks' skew does not matter. A
+// number of seconds too large for a Duration saturates at the largest
+// one, as problem.Parse does for retry_after_ms: the server said "not
+// before then", and then is past any budget.
 func retryAfter(h http.Header, now func() time.Time) time.Duration {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
 	}
-	if secs, err := strconv.ParseUint(v, 10, 32); err == nil {
+	if digits(v) {
+		// Only a range error is left for a string of digits.
+		secs, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || secs > math.MaxInt64/uint64(time.Second) {
+			return math.MaxInt64
+		}
 		return time.Duration(secs) * time.Second
 	}
 	at, err := http.ParseTime(v)
@@ -294,4 +303,24 @@ func retryAfter(h http.Header, now func() time.Time) time.Duration {
 		return d
 	}
 	return 0
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// jsonNumber is text as the JSON number it spells, so that a number read
+// from XML or plain text reaches problem.Parse and is read by its one rule
+// (every spelling, saturation); ok is false for anything else.
+func jsonNumber(text string) (n json.Number, ok bool) {
+	text = strings.TrimSpace(text)
+	if text == "" || text[0] != '-' && (text[0] < '0' || text[0] > '9') || !json.Valid([]byte(text)) {
+		return "", false
+	}
+	return json.Number(text), true
 }

@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	cryptorand "crypto/rand"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -100,19 +99,24 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		out = withHeader(req, IdempotencyKeyHeader, key)
 		hasKey = true
 	}
+	budget := t.policy.withDefaults().MaxElapsed
 	for n := 1; ; n++ {
 		res, err := t.base.RoundTrip(out)
 		if err == nil && res.StatusCode < 400 {
 			op.succeeded(n, res)
 			return res, nil
 		}
-		a := Attempt{Method: req.Method, Err: err, Number: n, Elapsed: t.now().Sub(op.start), IdempotencyKey: hasKey, Jitter: t.jitter()}
+		a := Attempt{Method: req.Method, Err: err, Number: n, IdempotencyKey: hasKey}
 		if err == nil {
-			a.Problem = t.reader.read(res).Problem
+			a.Problem = t.readWithin(res, budget-t.now().Sub(op.start)).Problem
 		}
+		// Measured after the body was read: reading it is part of the
+		// operation's time, so a trickling error body cannot push the
+		// next attempt past MaxElapsed.
+		a.Elapsed, a.ContextErr, a.Jitter = t.now().Sub(op.start), req.Context().Err(), t.jitter()
 		d := t.policy.Decide(a)
 		if d.Verdict == Retry && !replayable(req) {
-			d = Decision{Verdict: Stop, Reason: reasonBody}
+			d = Decision{Verdict: Stop, Reason: reasonBody, exit: d.exit}
 		}
 		op.attempt(a, res, d)
 		if d.Verdict != Retry {
@@ -120,17 +124,33 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return res, err
 		}
 		if res != nil {
-			discard(res.Body)
+			// What the reader left unread is not worth waiting for; the
+			// connection is reused only when the body was read to its end.
+			_ = res.Body.Close()
 		}
 		if err := t.sleep(req.Context(), d.Delay); err != nil {
-			op.ended(n, nil, err, Decision{Verdict: Stop, Reason: reasonCanceled})
+			op.ended(n, nil, err, Decision{Verdict: Stop, Reason: reasonCanceled, exit: ExitInternal})
 			return nil, err
 		}
 		if out, err = rewind(req, out); err != nil {
-			op.ended(n, nil, err, Decision{Verdict: Stop, Reason: reasonBody})
+			op.ended(n, nil, err, Decision{Verdict: Stop, Reason: reasonBody, exit: ExitInternal})
 			return nil, err
 		}
 	}
+}
+
+// minBodyRead is the least time an error body is given when the budget is
+// (nearly) spent: enough to take a body that has already arrived with the
+// headers, so the decision still rests on what the server said, and too
+// little to wait for one that has not.
+const minBodyRead = 20 * time.Millisecond
+
+// readWithin reads an error body within the Reader's timeout and what is
+// left of the operation's budget, whichever ends first.
+func (t *Transport) readWithin(res *http.Response, left time.Duration) *ResponseError {
+	rd := t.reader
+	rd.Timeout = min(rd.timeout(), max(left, minBodyRead))
+	return rd.read(res)
 }
 
 const reasonBody = "the request body cannot be replayed (no GetBody)"
@@ -162,13 +182,6 @@ func withHeader(req *http.Request, name, value string) *http.Request {
 	}
 	out.Header.Set(name, value)
 	return &out
-}
-
-// discard reads a little of a body the caller will never see, so its
-// connection can be reused, and closes it.
-func discard(body io.ReadCloser) {
-	_, _ = io.CopyN(io.Discard, body, 4<<10)
-	_ = body.Close()
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {
