@@ -82,7 +82,9 @@ type Policy struct {
 	// MaxDelay caps the backoff, not the server's floor. Default 5s.
 	MaxDelay time.Duration
 	// MaxElapsed is the operation's total budget: no retry is scheduled
-	// that would start after it. Default 30s.
+	// that would start after it, the time spent reading error bodies
+	// counted (Transport cuts such a read short when the budget ends).
+	// Default 30s.
 	MaxElapsed time.Duration
 }
 

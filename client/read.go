@@ -82,7 +82,8 @@ func (e *ResponseError) Unwrap() []error {
 type Reader struct {
 	// Limit is the most bytes of body read; zero means DefaultBodyLimit.
 	Limit int64
-	// Timeout bounds reading the body; zero means DefaultReadTimeout.
+	// Timeout bounds reading the body; zero means DefaultReadTimeout. A
+	// Transport also ends the read when its operation's MaxElapsed does.
 	Timeout time.Duration
 	// CorrelationHeader names the response header holding the correlation
 	// ID when the body has none; empty means X-Request-Id.
