@@ -62,8 +62,10 @@ type Decision struct {
 // that may not be repeated, are ExitUnknownOutcome; ExitTemporary and
 // ExitUpstream are only ever given to a failure Decide retries (or would,
 // had the budget not run out); FixRequest is ExitUsage, Reauthenticate
-// ExitAuth, WaitForApproval and the refusals ExitRefused. A Decision that
-// Decide did not make is ExitInternal.
+// ExitAuth, WaitForApproval and the refusals ExitRefused. The decision of
+// an attempt that carried an Idempotency-Key says a retry is safe under
+// that key; running the command again with a new one is not (ExitCode
+// assumes no key). A Decision that Decide did not make is ExitInternal.
 func (d Decision) ExitCode() int {
 	if d.exit == 0 {
 		return ExitInternal

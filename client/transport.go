@@ -15,8 +15,10 @@ const IdempotencyKeyHeader = "Idempotency-Key"
 
 // Transport is an http.RoundTripper that retries an operation as Policy
 // decides from each failure. A caller sees one response (the last attempt's,
-// its body readable whatever was read to decide) or one error, as with any
-// RoundTripper; ReadError turns a failed response into its problem.
+// its body readable whatever was read to decide, unless that read ran out
+// of time: the Reader's timeout or the operation's MaxElapsed) or one
+// error, as with any RoundTripper; ReadError turns a failed response into
+// its problem.
 //
 // An operation is one call of RoundTrip; its attempts are the requests sent
 // for it. Both are reported to the Observer and logged, so a retry storm
