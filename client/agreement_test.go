@@ -144,26 +144,34 @@ func TestDecideAndExitCodeAgree(t *testing.T) {
 	seen := map[client.Verdict]int{}
 	codes := map[int]int{}
 	var attempts []client.Attempt
-	var errs []error
+	var errs, keyedErrs []error
 	for _, status := range errorStatuses() {
 		for _, b := range bodies(status) {
-			res := &http.Response{StatusCode: status, Header: http.Header{}, Body: http.NoBody}
-			if b.body != "" {
-				res.Header.Set("Content-Type", b.media)
-				res.Body = io.NopCloser(strings.NewReader(b.body))
+			var read [2]error
+			for i, key := range []string{"", "order-7f1c"} {
+				res := &http.Response{StatusCode: status, Header: http.Header{}, Body: http.NoBody,
+					Request: &http.Request{Method: "POST", Header: http.Header{}}}
+				if key != "" {
+					res.Request.Header.Set(client.IdempotencyKeyHeader, key)
+				}
+				if b.body != "" {
+					res.Header.Set("Content-Type", b.media)
+					res.Body = io.NopCloser(strings.NewReader(b.body))
+				}
+				read[i] = client.ReadError(res)
 			}
-			err := client.ReadError(res)
 			var p *problem.Problem
-			if !errors.As(err, &p) {
-				t.Fatalf("%d %s: ReadError = %v", status, b.body, err)
+			if !errors.As(read[0], &p) {
+				t.Fatalf("%d %s: ReadError = %v", status, b.body, read[0])
 			}
 			attempts = append(attempts, client.Attempt{Problem: p})
-			errs = append(errs, err)
+			errs, keyedErrs = append(errs, read[0]), append(keyedErrs, read[1])
 		}
 	}
 	for _, a := range transportErrors() {
 		attempts = append(attempts, a)
-		errs = append(errs, a.Err)
+		// A transport error does not say whether the request had a key.
+		errs, keyedErrs = append(errs, a.Err), append(keyedErrs, nil)
 	}
 	failures := 0
 	for i, base := range attempts {
@@ -181,18 +189,24 @@ func TestDecideAndExitCodeAgree(t *testing.T) {
 					}
 				}
 			}
-			// ExitCode is the decision of a first attempt without a key.
-			a := base
-			a.Method, a.Number = method, 1
-			if a.Err != nil {
-				// ExitCode sees only the error: a cancellation in it is
-				// the caller's, a deadline a timeout.
-				a.ContextErr = nil
-			}
-			want := client.Policy{}.Decide(a)
-			if got := client.ExitCode(method, errs[i]); got != want.ExitCode() && failures < 20 {
-				failures++
-				t.Errorf("%s %v: ExitCode %d, Decide %s (%s) whose exit code is %d", method, errs[i], got, want.Verdict, want.Reason, want.ExitCode())
+			// ExitCode is the decision of a first attempt, with the key
+			// the response's request carried.
+			for key, err := range map[bool]error{false: errs[i], true: keyedErrs[i]} {
+				if err == nil {
+					continue
+				}
+				a := base
+				a.Method, a.Number, a.IdempotencyKey = method, 1, key
+				if a.Err != nil {
+					// ExitCode sees only the error: a cancellation in it is
+					// the caller's, a deadline a timeout.
+					a.ContextErr = nil
+				}
+				want := client.Policy{}.Decide(a)
+				if got := client.ExitCode(method, err); got != want.ExitCode() && failures < 20 {
+					failures++
+					t.Errorf("%s key=%v %v: ExitCode %d, Decide %s (%s) whose exit code is %d", method, key, err, got, want.Verdict, want.Reason, want.ExitCode())
+				}
 			}
 		}
 	}
@@ -246,5 +260,40 @@ func TestExitCodeOfWritesAServerDidNotVouchFor(t *testing.T) {
 	d := client.Policy{}.Decide(client.Attempt{Method: "GET", Problem: foreign, Number: 1})
 	if code := client.ExitCode("GET", foreign); d.Verdict != client.Stop || code == client.ExitTemporary {
 		t.Errorf("not retryable: %s, exit code %d", d.Verdict, code)
+	}
+}
+
+// TestExitCodeKnowsTheCallersKey: a write the server may have executed is
+// safe to run again under the caller's own Idempotency-Key (exit code 5,
+// as Decide retried it), never under a key the Transport drew, which the
+// next run of the command does not have (exit code 7).
+func TestExitCodeKnowsTheCallersKey(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		header []string
+		opts   []client.Option
+		exit   int
+	}{
+		{"caller's key", []string{client.IdempotencyKeyHeader, "order-7f1c"}, nil, client.ExitTemporary},
+		{"generated key", nil, []client.Option{client.WithIdempotencyKeys()}, client.ExitUnknownOutcome},
+		{"no key", nil, nil, client.ExitUnknownOutcome},
+	} {
+		srv, executed := countingServer(t, 10, answer{status: http.StatusServiceUnavailable})
+		var rec recorder
+		res, err := newClient(&rec, append([]client.Option{client.WithSleep(noSleep)}, tc.opts...)...).Do(request(t, context.Background(), "POST", srv.URL, tc.header...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		want := int32(3)
+		if tc.header == nil && tc.opts == nil {
+			want = 1
+		}
+		if n := executed.Load(); n != want {
+			t.Errorf("%s: executed %d times, want %d", tc.name, n, want)
+		}
+		if code := client.ExitCode("POST", client.ReadError(res)); code != tc.exit {
+			t.Errorf("%s: exit code %d, want %d", tc.name, code, tc.exit)
+		}
 	}
 }

@@ -47,12 +47,14 @@ const (
 
 // ExitCode maps the error of a call to its exit code: that of Decide's
 // decision for a first attempt with the default Policy, the problem found
-// with errors.As or else the transport error, and no Idempotency-Key
-// (running a command again sends a new request, with a new key if the
-// command makes one). A context.DeadlineExceeded in err is read as a
-// timeout, a context.Canceled as the caller's own end. method is the
-// request's method ("" for a read). Decision.ExitCode gives the exit code
-// of a decision the caller already has, a key taken into account.
+// with errors.As or else the transport error. The attempt carried an
+// Idempotency-Key only when the error is a ResponseError whose request had
+// one its sender chose: a key a Transport generated (WithIdempotencyKeys)
+// dies with the process, and running the command again sends a new one.
+// A context.DeadlineExceeded in err is read as a timeout, a
+// context.Canceled as the caller's own end. method is the request's method
+// ("" for a read). Decision.ExitCode gives the exit code of a decision the
+// caller already has.
 func ExitCode(method string, err error) int {
 	if err == nil {
 		return ExitOK
@@ -61,6 +63,8 @@ func ExitCode(method string, err error) int {
 	var p *problem.Problem
 	if errors.As(err, &p) && p != nil {
 		a.Problem = p
+		var re *ResponseError
+		a.IdempotencyKey = errors.As(err, &re) && re.keyed
 	} else {
 		a.Err = err
 	}

@@ -59,6 +59,10 @@ type ResponseError struct {
 	// body; otherwise it wraps ErrBodyTooLarge, ErrMalformedBody,
 	// ErrNoProblemBody or ErrBodyRead.
 	Err error
+	// keyed: the request carried an Idempotency-Key its sender chose (not
+	// one a Transport generated), so sending it again under that key is
+	// safe; ExitCode reads it.
+	keyed bool
 }
 
 // Error is the CLI line, followed by why the body was not used, if it was
@@ -189,7 +193,8 @@ func (rd Reader) build(res *http.Response, body []byte, complete bool, readErr e
 	if p.RetryAfter <= 0 {
 		p.RetryAfter = retryAfter(res.Header, rd.Now)
 	}
-	return &ResponseError{Problem: p, Err: err}
+	keyed := res.Request != nil && res.Request.Header.Get(IdempotencyKeyHeader) != ""
+	return &ResponseError{Problem: p, Err: err, keyed: keyed}
 }
 
 // parseBody reads a problem from a body of the given media type. A nil

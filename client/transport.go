@@ -95,7 +95,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	op := operation{t: t, req: req, start: t.now()}
 	out := req
 	hasKey := req.Header.Get(IdempotencyKeyHeader) != ""
-	if !hasKey && t.keys && !idempotent(req.Method) {
+	generated := !hasKey && t.keys && !idempotent(req.Method)
+	if generated {
 		key := cryptorand.Text()
 		op.id = key
 		out = withHeader(req, IdempotencyKeyHeader, key)
@@ -110,7 +111,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		a := Attempt{Method: req.Method, Err: err, Number: n, IdempotencyKey: hasKey}
 		if err == nil {
-			a.Problem = t.readWithin(res, budget-t.now().Sub(op.start)).Problem
+			e := t.readWithin(res, budget-t.now().Sub(op.start))
+			// A key drawn here is gone when the process is: whoever runs
+			// the command again sends a new one.
+			e.keyed = e.keyed && !generated
+			a.Problem = e.Problem
 		}
 		// Measured after the body was read: reading it is part of the
 		// operation's time, so a trickling error body cannot push the
