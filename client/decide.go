@@ -65,7 +65,8 @@ type Decision struct {
 // ExitAuth, WaitForApproval and the refusals ExitRefused. The decision of
 // an attempt that carried an Idempotency-Key says a retry is safe under
 // that key; running the command again with a new one is not (ExitCode
-// assumes no key). A Decision that Decide did not make is ExitInternal.
+// counts only a key the caller set). A Decision that Decide did not make
+// is ExitInternal.
 func (d Decision) ExitCode() int {
 	if d.exit == 0 {
 		return ExitInternal
