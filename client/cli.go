@@ -2,7 +2,6 @@ package client
 
 import (
 	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -13,21 +12,28 @@ import (
 // Exit codes for command-line tools built on faultline services, so that
 // every such tool fails alike and scripts can branch on the class of
 // failure without reading the message. 0 is success; the rest are the
-// classes ExitCode sorts an error into.
+// classes ExitCode sorts an error into, from the same rule as Decide's
+// verdict (Decision.ExitCode), so a script never reruns what Decide would
+// not replay:
 //
 //	code  name              when
 //	   1  ExitInternal      the server failed on its own (cause internal, a 500),
-//	                        or the error is not one the client can classify
+//	                        the server says retrying will not help, the
+//	                        request's context ended, or the error is not one
+//	                        the client can classify
 //	   2  ExitUsage         the request must change: fix_request
 //	   3  ExitAuth          credentials: reauthenticate, or cause auth (forbidden)
 //	   4  ExitRefused       a refusal by policy or configuration: none, approve,
-//	                        unlock, configure
-//	   5  ExitTemporary     a failure that should pass (429, 503, 408, cause
-//	                        environment, a connection that could not be made),
-//	                        after the retries ran out
-//	   6  ExitUpstream      a dependency of the server failed: cause upstream
-//	   7  ExitUnknownOutcome a write may or may not have taken effect: verify
+//	                        unlock, configure, an action the client does not know
+//	   5  ExitTemporary     a failure a retry can fix (429, 503, 408, cause
+//	                        environment, a connection that could not be made,
+//	                        a read that timed out), after the retries ran out
+//	   6  ExitUpstream      the same, when a dependency of the server failed:
+//	                        cause upstream
+//	   7  ExitUnknownOutcome a write may have taken effect (or did): verify
 //	                        before running the command again
+//
+// Only 5 and 6 say that running the command again is safe.
 const (
 	ExitOK             = 0
 	ExitInternal       = 1
@@ -39,51 +45,30 @@ const (
 	ExitUnknownOutcome = 7
 )
 
-// ExitCode maps the error of a call to its exit code. A problem is found
-// with errors.As; a transport error is temporary unless the request may
-// have been written, in which case a write's outcome is unknown. method is
-// the request's method ("" for a read).
+// ExitCode maps the error of a call to its exit code: that of Decide's
+// decision for a first attempt with the default Policy, the problem found
+// with errors.As or else the transport error. The attempt carried an
+// Idempotency-Key only when the error is a ResponseError whose request had
+// one its sender chose: a key a Transport generated (WithIdempotencyKeys)
+// dies with the process, and running the command again sends a new one.
+// A context.DeadlineExceeded in err is read as a timeout, a
+// context.Canceled as the caller's own end. method is the request's method
+// ("" for a read). Decision.ExitCode gives the exit code of a decision the
+// caller already has.
 func ExitCode(method string, err error) int {
 	if err == nil {
 		return ExitOK
 	}
+	a := Attempt{Method: method, Number: 1}
 	var p *problem.Problem
-	if !errors.As(err, &p) || p == nil {
-		d := Policy{MaxAttempts: 2}.Decide(Attempt{Method: method, Err: err, Number: 1})
-		switch d.Verdict {
-		case Retry:
-			return ExitTemporary
-		case Verify:
-			return ExitUnknownOutcome
-		}
-		return ExitInternal
+	if errors.As(err, &p) && p != nil {
+		a.Problem = p
+		var re *ResponseError
+		a.IdempotencyKey = errors.As(err, &re) && re.keyed
+	} else {
+		a.Err = err
 	}
-	action := p.Action
-	if action == "" {
-		action = statusRule(p.Status).action
-	}
-	switch {
-	case action == problem.ActionVerify ||
-		!idempotent(method) && p.Outcome == problem.OutcomeUnknown:
-		return ExitUnknownOutcome
-	case action == problem.ActionReauthenticate || p.Cause == problem.CauseAuth:
-		return ExitAuth
-	case action == problem.ActionFixRequest:
-		return ExitUsage
-	case action == problem.ActionNone, action == problem.ActionApprove,
-		action == problem.ActionUnlock, action == problem.ActionConfigure:
-		return ExitRefused
-	case p.Cause == problem.CauseUpstream:
-		return ExitUpstream
-	case p.Status == http.StatusServiceUnavailable, p.Status == http.StatusTooManyRequests,
-		p.Status == http.StatusRequestTimeout, p.Cause == problem.CauseEnvironment:
-		return ExitTemporary
-	case p.Cause == problem.CauseInternal:
-		return ExitInternal
-	case action == problem.ActionRetry:
-		return ExitTemporary
-	}
-	return ExitInternal
+	return Policy{}.Decide(a).ExitCode()
 }
 
 // Line renders an error as the one-line "<code>: <message>" of a command's

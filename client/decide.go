@@ -52,6 +52,26 @@ type Decision struct {
 	Delay time.Duration
 	// Reason says why, in words for logs and people; never branch on it.
 	Reason string
+	// exit is ExitCode's answer, set by the same rule that set Verdict so
+	// the two cannot disagree; zero in a Decision Decide did not make.
+	exit uint8
+}
+
+// ExitCode is the exit code (see ExitOK) of a command that ends on this
+// decision. It follows from the verdict: Verify, and a committed write
+// that may not be repeated, are ExitUnknownOutcome; ExitTemporary and
+// ExitUpstream are only ever given to a failure Decide retries (or would,
+// had the budget not run out); FixRequest is ExitUsage, Reauthenticate
+// ExitAuth, WaitForApproval and the refusals ExitRefused. The decision of
+// an attempt that carried an Idempotency-Key says a retry is safe under
+// that key; running the command again with a new one is not (ExitCode
+// counts only a key the caller set). A Decision that Decide did not make
+// is ExitInternal.
+func (d Decision) ExitCode() int {
+	if d.exit == 0 {
+		return ExitInternal
+	}
+	return int(d.exit)
 }
 
 // Policy bounds what a client spends on one operation. A zero field takes
@@ -65,7 +85,9 @@ type Policy struct {
 	// MaxDelay caps the backoff, not the server's floor. Default 5s.
 	MaxDelay time.Duration
 	// MaxElapsed is the operation's total budget: no retry is scheduled
-	// that would start after it. Default 30s.
+	// that would start after it, the time spent reading error bodies
+	// counted (Transport cuts such a read short when the budget ends).
+	// Default 30s.
 	MaxElapsed time.Duration
 }
 
@@ -102,6 +124,14 @@ type Attempt struct {
 	Problem *problem.Problem
 	// Err is the transport error when the server did not answer.
 	Err error
+	// ContextErr is the request context's Err() when the attempt ended:
+	// nil while the caller still waits. It is how Decide tells the
+	// caller's deadline or cancellation (no more attempts) from a timeout
+	// of the transport's own, such as http.Transport's
+	// ResponseHeaderTimeout, which net/http also reports as
+	// context.DeadlineExceeded. Transport sets it; a caller of Decide
+	// should too. A context.Canceled in Err counts as the caller's.
+	ContextErr error
 	// Number is the attempt's number, the first being 1.
 	Number int
 	// Elapsed is the time since the operation's first attempt started.
@@ -137,97 +167,130 @@ const (
 
 // Decide says what to do after a failed attempt, from the machine members
 // alone (action, retryable, retry_after_ms, outcome; title and detail are
-// prose and are never read):
+// prose and are never read), and with it the exit code a command ending
+// there returns (Decision.ExitCode):
 //
-//   - action decides the verdict: verify, fix_request, reauthenticate and
+//   - action verify is verified, and so is a write (a method that is not
+//     idempotent) that carried no Idempotency-Key and whose outcome is
+//     unknown, whatever the action: it may have taken effect, and sending
+//     it again, as is or changed, could apply it twice. A problem without
+//     an outcome whose action is retry (or that has no action) has the
+//     one its status implies: unknown for 500, 502, 503 and 504,
+//     not_started for 408, 425 and 429. An outcome this package does not
+//     know is read as unknown.
+//   - Otherwise the action decides: fix_request, reauthenticate and
 //     approve map to their verdicts; none, configure, unlock and actions
-//     this package does not know stop. A problem without an action (from a
-//     server that does not speak the contract) is judged by its status.
-//   - For retry: a write (a method that is not idempotent) whose outcome is
-//     unknown and that carried no Idempotency-Key is to be verified, and
-//     one that was committed stops: neither is ever replayed. A problem
-//     without an outcome has the one its status implies: unknown for 500,
-//     502, 503 and 504, not_started for 408, 425 and 429. Then retryable
-//     false stops; so do MaxAttempts and MaxElapsed.
+//     this package does not know stop. A problem without an action (from
+//     a server that does not speak the contract) is judged by its status.
+//   - For retry: a write without a key that was committed stops, never
+//     replayed; the end of the request's context stops
+//     (Attempt.ContextErr); then retryable false stops; so do MaxAttempts
+//     and MaxElapsed.
 //   - The delay is retry_after_ms (or Retry-After) as a floor, plus full
 //     jitter over the exponential backoff: floor + Jitter*min(MaxDelay,
 //     BaseDelay*2^(Number-1)).
 //   - A transport error is a retry whose outcome is not_started when the
 //     request cannot have been written (dialing, DNS) and unknown
-//     otherwise. A cancelled context and a rejected certificate stop.
+//     otherwise, a timeout of the transport included. A rejected
+//     certificate stops.
 func (pol Policy) Decide(a Attempt) Decision {
 	pol = pol.withDefaults()
 	var (
 		action    problem.Action
 		outcome   problem.Outcome
+		cause     problem.Cause
 		retryable bool
 		floor     time.Duration
+		status    int
 	)
+	ended := a.ContextErr != nil
 	switch {
 	case a.Problem != nil:
 		p := a.Problem
-		action, outcome, retryable, floor = p.Action, p.Outcome, p.Retryable, p.RetryAfter
+		action, outcome, cause, retryable, floor, status = p.Action, p.Outcome, p.Cause, p.Retryable, p.RetryAfter, p.Status
 		s := statusRule(p.Status)
 		if action == "" {
 			action, retryable = s.action, s.retryable
 		}
-		if outcome == "" {
+		if outcome == "" && action == problem.ActionRetry {
 			// A server that says retry without saying what became of a
 			// write has not verified it: a 5xx leaves it unknown, as it
 			// does for a server that says nothing at all.
 			outcome = s.outcome
 		}
 	case a.Err != nil:
-		if errors.Is(a.Err, context.Canceled) || errors.Is(a.Err, context.DeadlineExceeded) {
-			return Decision{Verdict: Stop, Reason: reasonCanceled}
-		}
 		var c transportClass
 		c.walk(a.Err)
 		if c.certRejected {
-			return Decision{Verdict: Stop, Reason: reasonTLS}
+			return Decision{Verdict: Stop, Reason: reasonTLS, exit: ExitInternal}
 		}
 		action, retryable, outcome = problem.ActionRetry, true, problem.OutcomeUnknown
 		if c.notWritten {
 			outcome = problem.OutcomeNotStarted
 		}
+		// net/http's own timeouts are context.DeadlineExceeded too;
+		// only a cancellation says who ended the wait.
+		ended = ended || errors.Is(a.Err, context.Canceled)
 	default:
 		return Decision{Verdict: Stop, Reason: reasonNothing}
 	}
 
+	if action == problem.ActionVerify {
+		return Decision{Verdict: Verify, Reason: reasonVerify, exit: ExitUnknownOutcome}
+	}
+	// A write that may have taken effect is verified before anything else,
+	// whatever the action, as the kit's Writer turns it into verify: only
+	// an Idempotency-Key makes sending it again (as is or changed) safe.
+	// An outcome outside the closed set says no more than unknown.
+	write := !idempotent(a.Method) && !a.IdempotencyKey
+	if write {
+		switch outcome {
+		case "", problem.OutcomeNotStarted, problem.OutcomeNotCommitted, problem.OutcomeCommitted:
+		default:
+			return Decision{Verdict: Verify, Reason: reasonUnknown, exit: ExitUnknownOutcome}
+		}
+	}
+	refused := uint8(ExitRefused)
+	if cause == problem.CauseAuth {
+		refused = ExitAuth
+	}
 	switch action {
 	case problem.ActionRetry:
-	case problem.ActionVerify:
-		return Decision{Verdict: Verify, Reason: reasonVerify}
 	case problem.ActionFixRequest:
-		return Decision{Verdict: FixRequest, Reason: reasonFix}
+		exit := uint8(ExitUsage)
+		if cause == problem.CauseAuth {
+			exit = ExitAuth
+		}
+		return Decision{Verdict: FixRequest, Reason: reasonFix, exit: exit}
 	case problem.ActionReauthenticate:
-		return Decision{Verdict: Reauthenticate, Reason: reasonReauth}
+		return Decision{Verdict: Reauthenticate, Reason: reasonReauth, exit: ExitAuth}
 	case problem.ActionApprove:
-		return Decision{Verdict: WaitForApproval, Reason: reasonApprove}
+		return Decision{Verdict: WaitForApproval, Reason: reasonApprove, exit: refused}
 	case problem.ActionNone:
-		return Decision{Verdict: Stop, Reason: reasonRefused}
+		return Decision{Verdict: Stop, Reason: reasonRefused, exit: refused}
 	case problem.ActionConfigure:
-		return Decision{Verdict: Stop, Reason: reasonConfigure}
+		return Decision{Verdict: Stop, Reason: reasonConfigure, exit: refused}
 	case problem.ActionUnlock:
-		return Decision{Verdict: Stop, Reason: reasonUnlock}
+		return Decision{Verdict: Stop, Reason: reasonUnlock, exit: refused}
 	default:
-		return Decision{Verdict: Stop, Reason: reasonUnknownAct}
+		return Decision{Verdict: Stop, Reason: reasonUnknownAct, exit: refused}
 	}
 	// The client's own rule comes before the server's retryable: a server
 	// may believe a replay is harmless, but only a key makes it so.
-	if !idempotent(a.Method) && !a.IdempotencyKey {
-		switch outcome {
-		case problem.OutcomeUnknown:
-			return Decision{Verdict: Verify, Reason: reasonUnknown}
-		case problem.OutcomeCommitted:
-			return Decision{Verdict: Stop, Reason: reasonCommitted}
-		}
+	if write && outcome == problem.OutcomeCommitted {
+		return Decision{Verdict: Stop, Reason: reasonCommitted, exit: ExitUnknownOutcome}
+	}
+	if ended {
+		return Decision{Verdict: Stop, Reason: reasonCanceled, exit: ExitInternal}
 	}
 	if !retryable {
-		return Decision{Verdict: Stop, Reason: reasonNotRetryable}
+		return Decision{Verdict: Stop, Reason: reasonNotRetryable, exit: ExitInternal}
 	}
+	// From here on the failure is one a retry can fix: its exit code says
+	// so, whether this operation still has the budget to retry or not.
+	exit := retryExit(status, cause)
 	if a.Number >= pol.MaxAttempts {
-		return Decision{Verdict: Stop, Reason: reasonAttempts}
+		return Decision{Verdict: Stop, Reason: reasonAttempts, exit: exit}
 	}
 	// Compared against what is left of the budget rather than summed, so
 	// that an absurd floor (retry_after_ms of centuries) cannot wrap
@@ -235,13 +298,29 @@ func (pol Policy) Decide(a Attempt) Decision {
 	floor = max(floor, 0)
 	left := pol.MaxElapsed - max(a.Elapsed, 0)
 	if floor >= left {
-		return Decision{Verdict: Stop, Reason: reasonDeadline}
+		return Decision{Verdict: Stop, Reason: reasonDeadline, exit: exit}
 	}
 	delay := floor + jittered(pol.backoff(a.Number), a.Jitter)
 	if delay >= left {
-		return Decision{Verdict: Stop, Reason: reasonDeadline}
+		return Decision{Verdict: Stop, Reason: reasonDeadline, exit: exit}
 	}
-	return Decision{Verdict: Retry, Delay: delay, Reason: reasonRetry}
+	return Decision{Verdict: Retry, Delay: delay, Reason: reasonRetry, exit: exit}
+}
+
+// retryExit is the exit code of a failure a retry can fix: whose failure
+// it is when the server said so (a dependency's, the server's own), else
+// temporary.
+func retryExit(status int, cause problem.Cause) uint8 {
+	switch {
+	case cause == problem.CauseUpstream:
+		return ExitUpstream
+	case status == http.StatusServiceUnavailable, status == http.StatusTooManyRequests,
+		status == http.StatusRequestTimeout, cause == problem.CauseEnvironment:
+		return ExitTemporary
+	case cause == problem.CauseInternal:
+		return ExitInternal
+	}
+	return ExitTemporary
 }
 
 // backoff is BaseDelay doubled per retry already made, capped at MaxDelay

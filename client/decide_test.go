@@ -57,17 +57,17 @@ func TestDecideEveryRegisteredCode(t *testing.T) {
 				}
 				write := tc.method == "POST" && !tc.key
 				effective := p.Outcome
-				if effective == "" && (c.Status == 500 || c.Status == 502 || c.Status == 503 || c.Status == 504) {
+				if effective == "" && c.Action == problem.ActionRetry && (c.Status == 500 || c.Status == 502 || c.Status == 503 || c.Status == 504) {
 					// Nobody verified what became of a write a 5xx cut.
 					effective = problem.OutcomeUnknown
 				}
-				if c.Action == problem.ActionRetry && write {
-					switch effective {
-					case problem.OutcomeUnknown:
-						want = client.Verify
-					case problem.OutcomeCommitted:
-						want = client.Stop
-					}
+				switch {
+				case write && effective == problem.OutcomeUnknown:
+					// Whatever the action: sending it again, changed or
+					// not, could apply it twice (the Writer's rule too).
+					want = client.Verify
+				case write && effective == problem.OutcomeCommitted && c.Action == problem.ActionRetry:
+					want = client.Stop
 				}
 				d := testPolicy.Decide(client.Attempt{Method: tc.method, Problem: p, Number: 1, IdempotencyKey: tc.key, Jitter: 0.5})
 				if d.Verdict != want {
@@ -218,9 +218,31 @@ func TestDecideTransportErrors(t *testing.T) {
 		{"eof of a keyed write", io.ErrUnexpectedEOF, "POST", true, client.Retry},
 		{"eof of a read", io.EOF, "GET", false, client.Retry},
 		{"cancelled", fmt.Errorf("x: %w", context.Canceled), "GET", false, client.Stop},
-		{"deadline", context.DeadlineExceeded, "GET", false, client.Stop},
+		// net/http's own header timeout is a context.DeadlineExceeded
+		// although the caller's context has not ended.
+		{"transport timeout of a read", context.DeadlineExceeded, "GET", false, client.Retry},
+		{"transport timeout of a write", fmt.Errorf("x: %w", context.DeadlineExceeded), "POST", false, client.Verify},
 	} {
 		d := testPolicy.Decide(client.Attempt{Method: tc.method, Err: tc.err, Number: 1, IdempotencyKey: tc.key})
+		if d.Verdict != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, d.Verdict, d.Reason, tc.want)
+		}
+	}
+	// The caller's context ended: nothing is retried, and a write that may
+	// have been sent is still to be verified.
+	for _, tc := range []struct {
+		name   string
+		err    error
+		method string
+		key    bool
+		want   client.Verdict
+	}{
+		{"deadline of a read", context.DeadlineExceeded, "GET", false, client.Stop},
+		{"deadline of a keyed write", context.DeadlineExceeded, "POST", true, client.Stop},
+		{"deadline of a write", context.DeadlineExceeded, "POST", false, client.Verify},
+		{"deadline of a write while dialing", fmt.Errorf("post: %w", dial), "POST", false, client.Stop},
+	} {
+		d := testPolicy.Decide(client.Attempt{Method: tc.method, Err: tc.err, ContextErr: context.DeadlineExceeded, Number: 1, IdempotencyKey: tc.key})
 		if d.Verdict != tc.want {
 			t.Errorf("%s: %s (%s), want %s", tc.name, d.Verdict, d.Reason, tc.want)
 		}

@@ -12,20 +12,29 @@
 //     friends), with the Retry-After header
 //     (seconds or HTTP-date) and the correlation ID header. The body is read
 //     up to a limit and within a timeout; a huge, malformed or stalled body
-//     is a clear error, never a hang.
+//     is a clear error, never a hang. Members of the wrong type are
+//     ignored one by one (RFC 9457 §3.1), never the whole document.
 //   - Policy.Decide is one pure function from a failed attempt to a
 //     Decision: retry after a delay, verify, reauthenticate, fix the
 //     request, wait for approval, or stop.
 //   - Transport is an http.RoundTripper applying those decisions: it adds
 //     an Idempotency-Key to writes when asked, replays bodies through
-//     GetBody, honours the request's context, and reports attempts and
-//     operations to an Observer and to log/slog.
+//     GetBody, honours the request's context, keeps every attempt within
+//     Policy.MaxElapsed (reading error bodies included), and reports
+//     attempts and operations to an Observer and to log/slog.
 //   - Line and ExitCode are the command-line surface: a one-line
-//     "code: message" and an exit code from a fixed table.
+//     "code: message" and an exit code from a fixed table. The exit code
+//     is part of Decide's answer (Decision.ExitCode), so the two cannot
+//     disagree: a script that reruns on ExitTemporary never reruns a
+//     write Decide would not replay.
 //
 // The rule that matters most: a write (POST, PATCH: a method that is not
 // idempotent) whose outcome is unknown or committed is never replayed
 // without an Idempotency-Key. A transport error after the request may have
-// been written counts as an unknown outcome. The verdict is then Verify:
-// find out whether the write took effect before doing anything else.
+// been written counts as an unknown outcome, a timeout of the transport
+// included (net/http reports its own as context.DeadlineExceeded; only
+// the request's context ending means the caller stopped waiting), and so
+// does the caller's own deadline once the request went out. The verdict
+// is then Verify: find out whether the write took effect before doing
+// anything else.
 package client

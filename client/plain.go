@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/faultline-go/faultline/problem"
 )
@@ -12,9 +13,10 @@ import (
 // body a problem document sent with the wrong media type.
 var problemMembers = []string{"type", "title", "status", "detail", "code"}
 
-// parseJSON reads an application/json error body: a problem document sent
-// under the generic media type, or one of the plain shapes other servers
-// use, whose code and message become the problem's code and detail:
+// parseJSON reads a JSON error body: a problem document (under
+// application/problem+json, or sent under another JSON media type with a
+// problem's members), or one of the plain shapes other servers use, whose
+// code and message become the problem's code and detail:
 //
 //	{"error": "message"}
 //	{"error": "invalid_grant", "error_description": "message"}   (OAuth 2.0)
@@ -22,24 +24,34 @@ var problemMembers = []string{"type", "title", "status", "detail", "code"}
 //	{"error": {"code": "NOT_FOUND", "message": "message"}}       (Google APIs)
 //	{"message": "message"}
 //	{"errors": [{"message": "message"}]}
-func parseJSON(body []byte, status int) (*problem.Problem, error) {
+//
+// The plain shapes also fill in the code and the message a problem
+// document lacks, and stand in for one problem.Parse could read nothing
+// from ({"status": "401", "error": "Bad credentials"}): a member of the
+// wrong type is ignored, never the document.
+func parseJSON(body []byte, status int, problemMedia bool) (*problem.Problem, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var doc map[string]any
 	if err := dec.Decode(&doc); err != nil || doc == nil || dec.More() {
 		return nil, fmt.Errorf("%w: not a JSON object", ErrMalformedBody)
 	}
-	for _, m := range problemMembers {
-		if _, ok := doc[m]; ok {
-			p, err := problem.Parse(body)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrMalformedBody, err)
+	code, message := plainError(doc)
+	if problemMedia || slices.ContainsFunc(problemMembers, func(m string) bool { _, ok := doc[m]; return ok }) {
+		p, err := problem.Parse(body)
+		if err == nil {
+			if p.Code == "" {
+				p.Code = code
+			}
+			if p.Title == "" && p.Detail == "" {
+				p.Detail = message
 			}
 			return p, nil
 		}
-	}
-	code, message := plainError(doc)
-	if code == "" && message == "" {
+		if code == "" && message == "" {
+			return nil, fmt.Errorf("%w: %v", ErrMalformedBody, err)
+		}
+	} else if code == "" && message == "" {
 		return nil, fmt.Errorf("%w (a JSON object without error members)", ErrNoProblemBody)
 	}
 	out := map[string]any{"status": status}

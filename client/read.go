@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"strconv"
@@ -58,6 +59,10 @@ type ResponseError struct {
 	// body; otherwise it wraps ErrBodyTooLarge, ErrMalformedBody,
 	// ErrNoProblemBody or ErrBodyRead.
 	Err error
+	// keyed: the request carried an Idempotency-Key its sender chose (not
+	// one a Transport generated), so sending it again under that key is
+	// safe; ExitCode reads it.
+	keyed bool
 }
 
 // Error is the CLI line, followed by why the body was not used, if it was
@@ -81,7 +86,8 @@ func (e *ResponseError) Unwrap() []error {
 type Reader struct {
 	// Limit is the most bytes of body read; zero means DefaultBodyLimit.
 	Limit int64
-	// Timeout bounds reading the body; zero means DefaultReadTimeout.
+	// Timeout bounds reading the body; zero means DefaultReadTimeout. A
+	// Transport also ends the read when its operation's MaxElapsed does.
 	Timeout time.Duration
 	// CorrelationHeader names the response header holding the correlation
 	// ID when the body has none; empty means X-Request-Id.
@@ -133,6 +139,13 @@ type failureBody struct {
 
 func (b *failureBody) Close() error { return b.orig.Close() }
 
+func (rd Reader) timeout() time.Duration {
+	if rd.Timeout <= 0 {
+		return DefaultReadTimeout
+	}
+	return rd.Timeout
+}
+
 func (rd Reader) readBody(res *http.Response) (buf []byte, complete bool, err error) {
 	if res.Body == nil || res.Body == http.NoBody {
 		res.Body = http.NoBody
@@ -142,10 +155,7 @@ func (rd Reader) readBody(res *http.Response) (buf []byte, complete bool, err er
 	if limit <= 0 {
 		limit = DefaultBodyLimit
 	}
-	timeout := rd.Timeout
-	if timeout <= 0 {
-		timeout = DefaultReadTimeout
-	}
+	timeout := rd.timeout()
 	// Closing the body is the one way to unblock a read from a stalled
 	// server that every ReadCloser honours.
 	body := res.Body
@@ -183,7 +193,8 @@ func (rd Reader) build(res *http.Response, body []byte, complete bool, readErr e
 	if p.RetryAfter <= 0 {
 		p.RetryAfter = retryAfter(res.Header, rd.Now)
 	}
-	return &ResponseError{Problem: p, Err: err}
+	keyed := res.Request != nil && res.Request.Header.Get(IdempotencyKeyHeader) != ""
+	return &ResponseError{Problem: p, Err: err, keyed: keyed}
 }
 
 // parseBody reads a problem from a body of the given media type. A nil
@@ -197,13 +208,9 @@ func parseBody(contentType string, body []byte, status int) (*problem.Problem, e
 	case media == "application/problem+xml":
 		return parseXML(body, status)
 	case media == "application/problem+json":
-		p, err := problem.Parse(body)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrMalformedBody, err)
-		}
-		return p, nil
+		return parseJSON(body, status, true)
 	case media == "application/json" || strings.HasSuffix(media, "+json"):
-		return parseJSON(body, status)
+		return parseJSON(body, status, false)
 	case media == "text/plain":
 		if p, ok := parseText(body, status); ok {
 			return p, nil
@@ -270,13 +277,21 @@ func headerToken(s string) string {
 
 // retryAfter reads the Retry-After header, delay-seconds or an HTTP-date
 // (RFC 9110 §10.2.3). A date is measured against the response's own Date
-// header when it has one, so the two clocks' skew does not matter.
+// header when it has one, so the two clocks' skew does not matter. A
+// number of seconds too large for a Duration saturates at the largest
+// one, as problem.Parse does for retry_after_ms: the server said "not
+// before then", and then is past any budget.
 func retryAfter(h http.Header, now func() time.Time) time.Duration {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
 	}
-	if secs, err := strconv.ParseUint(v, 10, 32); err == nil {
+	if digits(v) {
+		// Only a range error is left for a string of digits.
+		secs, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || secs > math.MaxInt64/uint64(time.Second) {
+			return math.MaxInt64
+		}
 		return time.Duration(secs) * time.Second
 	}
 	at, err := http.ParseTime(v)
@@ -294,4 +309,24 @@ func retryAfter(h http.Header, now func() time.Time) time.Duration {
 		return d
 	}
 	return 0
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// jsonNumber is text as the JSON number it spells, so that a number read
+// from XML or plain text reaches problem.Parse and is read by its one rule
+// (every spelling, saturation); ok is false for anything else.
+func jsonNumber(text string) (n json.Number, ok bool) {
+	text = strings.TrimSpace(text)
+	if text == "" || text[0] != '-' && (text[0] < '0' || text[0] > '9') || !json.Valid([]byte(text)) {
+		return "", false
+	}
+	return json.Number(text), true
 }

@@ -35,7 +35,7 @@ func parseText(body []byte, status int) (*problem.Problem, bool) {
 				doc[name] = b
 			}
 		case "retry_after_ms":
-			if n, err := strconv.ParseInt(value, 10, 64); err == nil {
+			if n, ok := jsonNumber(value); ok {
 				doc[name] = n
 			}
 		case "error":

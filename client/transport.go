@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	cryptorand "crypto/rand"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -16,8 +15,10 @@ const IdempotencyKeyHeader = "Idempotency-Key"
 
 // Transport is an http.RoundTripper that retries an operation as Policy
 // decides from each failure. A caller sees one response (the last attempt's,
-// its body readable whatever was read to decide) or one error, as with any
-// RoundTripper; ReadError turns a failed response into its problem.
+// its body readable whatever was read to decide, unless that read ran out
+// of time: the Reader's timeout or the operation's MaxElapsed) or one
+// error, as with any RoundTripper; ReadError turns a failed response into
+// its problem.
 //
 // An operation is one call of RoundTrip; its attempts are the requests sent
 // for it. Both are reported to the Observer and logged, so a retry storm
@@ -94,25 +95,35 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	op := operation{t: t, req: req, start: t.now()}
 	out := req
 	hasKey := req.Header.Get(IdempotencyKeyHeader) != ""
-	if !hasKey && t.keys && !idempotent(req.Method) {
+	generated := !hasKey && t.keys && !idempotent(req.Method)
+	if generated {
 		key := cryptorand.Text()
 		op.id = key
 		out = withHeader(req, IdempotencyKeyHeader, key)
 		hasKey = true
 	}
+	budget := t.policy.withDefaults().MaxElapsed
 	for n := 1; ; n++ {
 		res, err := t.base.RoundTrip(out)
 		if err == nil && res.StatusCode < 400 {
 			op.succeeded(n, res)
 			return res, nil
 		}
-		a := Attempt{Method: req.Method, Err: err, Number: n, Elapsed: t.now().Sub(op.start), IdempotencyKey: hasKey, Jitter: t.jitter()}
+		a := Attempt{Method: req.Method, Err: err, Number: n, IdempotencyKey: hasKey}
 		if err == nil {
-			a.Problem = t.reader.read(res).Problem
+			e := t.readWithin(res, budget-t.now().Sub(op.start))
+			// A key drawn here is gone when the process is: whoever runs
+			// the command again sends a new one.
+			e.keyed = e.keyed && !generated
+			a.Problem = e.Problem
 		}
+		// Measured after the body was read: reading it is part of the
+		// operation's time, so a trickling error body cannot push the
+		// next attempt past MaxElapsed.
+		a.Elapsed, a.ContextErr, a.Jitter = t.now().Sub(op.start), req.Context().Err(), t.jitter()
 		d := t.policy.Decide(a)
 		if d.Verdict == Retry && !replayable(req) {
-			d = Decision{Verdict: Stop, Reason: reasonBody}
+			d = Decision{Verdict: Stop, Reason: reasonBody, exit: d.exit}
 		}
 		op.attempt(a, res, d)
 		if d.Verdict != Retry {
@@ -120,17 +131,33 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return res, err
 		}
 		if res != nil {
-			discard(res.Body)
+			// What the reader left unread is not worth waiting for; the
+			// connection is reused only when the body was read to its end.
+			_ = res.Body.Close()
 		}
 		if err := t.sleep(req.Context(), d.Delay); err != nil {
-			op.ended(n, nil, err, Decision{Verdict: Stop, Reason: reasonCanceled})
+			op.ended(n, nil, err, Decision{Verdict: Stop, Reason: reasonCanceled, exit: ExitInternal})
 			return nil, err
 		}
 		if out, err = rewind(req, out); err != nil {
-			op.ended(n, nil, err, Decision{Verdict: Stop, Reason: reasonBody})
+			op.ended(n, nil, err, Decision{Verdict: Stop, Reason: reasonBody, exit: ExitInternal})
 			return nil, err
 		}
 	}
+}
+
+// minBodyRead is the least time an error body is given when the budget is
+// (nearly) spent: enough to take a body that has already arrived with the
+// headers, so the decision still rests on what the server said, and too
+// little to wait for one that has not.
+const minBodyRead = 20 * time.Millisecond
+
+// readWithin reads an error body within the Reader's timeout and what is
+// left of the operation's budget, whichever ends first.
+func (t *Transport) readWithin(res *http.Response, left time.Duration) *ResponseError {
+	rd := t.reader
+	rd.Timeout = min(rd.timeout(), max(left, minBodyRead))
+	return rd.read(res)
 }
 
 const reasonBody = "the request body cannot be replayed (no GetBody)"
@@ -162,13 +189,6 @@ func withHeader(req *http.Request, name, value string) *http.Request {
 	}
 	out.Header.Set(name, value)
 	return &out
-}
-
-// discard reads a little of a body the caller will never see, so its
-// connection can be reused, and closes it.
-func discard(body io.ReadCloser) {
-	_, _ = io.CopyN(io.Discard, body, 4<<10)
-	_ = body.Close()
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"strconv"
@@ -32,7 +33,7 @@ func parseXML(body []byte, status int) (*problem.Problem, error) {
 		}
 		switch t := tok.(type) {
 		case xml.EndElement:
-			if _, ok := doc["status"].(int64); !ok {
+			if _, ok := doc["status"].(json.Number); !ok {
 				// RFC 9457 §3.1.2: the member is advisory and may be
 				// absent; the status the response carried stands in.
 				doc["status"] = status
@@ -67,7 +68,7 @@ func parseXML(body []byte, status int) (*problem.Problem, error) {
 func xmlMember(name, text string) any {
 	switch name {
 	case "status", "retry_after_ms":
-		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+		if n, ok := jsonNumber(text); ok {
 			return n
 		}
 	case "retryable":

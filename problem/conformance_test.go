@@ -52,7 +52,7 @@ func TestParseReadsPeerDocuments(t *testing.T) {
 			}},
 		"wrong types ignored": {`{"status":"404","title":7,"errors":["x"],"detail":"kept","retryable":"yes","retry_after_ms":-5,"action":"dance"}`,
 			func(p *Problem) bool {
-				return p.Status == 0 && p.Title == "" && p.Errors == nil && p.Detail == "kept" && !p.Retryable && p.RetryAfter == 0 && p.Action == ""
+				return p.Status == 0 && p.Title == "" && p.Errors == nil && p.Detail == "kept" && !p.Retryable && p.RetryAfter == 0 && p.Action == "dance"
 			}},
 	}
 	for name, c := range cases {

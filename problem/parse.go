@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -19,16 +20,32 @@ var ErrNotProblem = errors.New("problem: not a problem document")
 // as RFC 9457 §3.1 requires, a member whose value has the wrong type
 // ("status":"404", a numeric title, "errors":["x"]) is ignored and the
 // rest of the document is kept, and no member is mandatory. A body is
-// refused only when it is not one JSON object or has none of the members
-// of a problem (type, title, status, detail, instance, code).
+// refused only when it is not one JSON object or nothing in it can be
+// read: none of type, title, status, detail, instance or code has a value
+// of its type, and there is no message to stand in for the detail.
+//
+// Numbers are read in every spelling JSON allows (1000, 1000.0, 1e3,
+// 1E+3). A retry_after_ms too large for a time.Duration (9.3e12, 1e309)
+// saturates at the largest one: a wait longer than any client's budget
+// still says "not before then", which is not the same as saying nothing.
+// A negative or zero retry_after_ms is no wait.
+//
+// The guidance members that steer a client's next step, action and
+// outcome, keep a value outside their closed sets as it was sent, so that
+// a client can tell "an action I do not know" (which it must not guess
+// at) from "no action" (which it judges by the status). Renderings leave
+// such values out, as they do for any Problem. A cause outside its set is
+// dropped.
 //
 // Extension members keep their order; numbers in them are json.Number; a
 // name given twice keeps its last value, as encoding/json does. The
-// legacy members error and message are dropped: they only repeat code and
-// detail. Entries of errors keep detail (or a peer's message), pointer and
-// code. Details of a parsed problem are shown when it is rendered again,
-// through the public tier like every rendering. A leading byte order mark
-// is skipped, as RFC 8259 §8.1 lets a reader do.
+// legacy members error and message are dropped, except that a message
+// becomes the detail of a document without one, unless it only repeats
+// the title (RFC 9457's detail is what other servers call message;
+// faultline's own legacy message is the detail, or else the title). Entries of errors keep detail (or a peer's
+// message), pointer and code. Details of a parsed problem are shown when
+// it is rendered again, through the public tier like every rendering. A
+// leading byte order mark is skipped, as RFC 8259 §8.1 lets a reader do.
 func Parse(data []byte) (*Problem, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -42,6 +59,7 @@ func Parse(data []byte) (*Problem, error) {
 	}
 	p := &Problem{}
 	known := false
+	var message string
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -52,6 +70,9 @@ func Parse(data []byte) (*Problem, error) {
 		if err := dec.Decode(&v); err != nil {
 			return nil, fmt.Errorf("%w: member %q: %v", ErrNotProblem, name, err)
 		}
+		if m, ok := v.(string); ok && name == "message" {
+			message = m
+		}
 		known = p.parseMember(name, v) || known
 	}
 	if _, err := dec.Token(); err != nil {
@@ -60,8 +81,12 @@ func Parse(data []byte) (*Problem, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%w: data after the object", ErrNotProblem)
 	}
+	if p.Detail == "" && message != "" && message != p.Title {
+		p.Detail = message
+		known = true
+	}
 	if !known {
-		return nil, fmt.Errorf("%w: none of type, title, status, detail, instance or code", ErrNotProblem)
+		return nil, fmt.Errorf("%w: none of type, title, status, detail, instance, code or message", ErrNotProblem)
 	}
 	return p, nil
 }
@@ -106,8 +131,8 @@ func (p *Problem) parseMember(name string, v any) bool {
 		}
 		return isString
 	case "action":
-		if a := Action(s); isString && a.valid() {
-			p.Action = a
+		if isString && s != "" {
+			p.Action = Action(s)
 		}
 		return false
 	case "cause":
@@ -116,8 +141,8 @@ func (p *Problem) parseMember(name string, v any) bool {
 		}
 		return false
 	case "outcome":
-		if o := Outcome(s); isString && o != "" && o.valid() {
-			p.Outcome = o
+		if isString && s != "" {
+			p.Outcome = Outcome(s)
 		}
 		return false
 	case "retryable":
@@ -127,9 +152,7 @@ func (p *Problem) parseMember(name string, v any) bool {
 		return false
 	case "retry_after_ms":
 		if n, ok := v.(json.Number); ok {
-			if ms, err := n.Int64(); err == nil && ms > 0 && ms <= math.MaxInt64/int64(time.Millisecond) {
-				p.RetryAfter = time.Duration(ms) * time.Millisecond
-			}
+			p.RetryAfter = parseMillis(n)
 		}
 		return false
 	case "correlation_id":
@@ -145,6 +168,36 @@ func (p *Problem) parseMember(name string, v any) bool {
 	}
 	p.setParsedExtension(name, v)
 	return false
+}
+
+// parseMillis reads a JSON number of milliseconds, whatever its spelling,
+// as a Duration: zero for a value that is not positive, the largest
+// Duration for one beyond it (ParseFloat's range error comes with ±Inf or
+// ±0, which the comparisons below sort the same way).
+func parseMillis(n json.Number) time.Duration {
+	const most = math.MaxInt64 / int64(time.Millisecond)
+	if ms, err := n.Int64(); err == nil {
+		// The common spelling, exactly.
+		switch {
+		case ms <= 0:
+			return 0
+		case ms > most:
+			return math.MaxInt64
+		}
+		return time.Duration(ms) * time.Millisecond
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0
+	}
+	switch ns := f * float64(time.Millisecond); {
+	case !(ns > 0):
+		return 0
+	case ns >= math.MaxInt64:
+		return math.MaxInt64
+	default:
+		return time.Duration(ns)
+	}
 }
 
 // setParsedExtension keeps a peer's member whatever its name (renderers
