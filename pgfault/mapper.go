@@ -3,8 +3,11 @@ package pgfault
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
+	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"strings"
 	"time"
 
@@ -73,17 +76,26 @@ func (s sent) String() string {
 type evidence struct {
 	op *Error
 	// access is the Op's hint, else its statement's verb; unknown without
-	// an Op. multi marks a string of several statements.
+	// an Op. commits marks a statement that may commit part of its work
+	// before failing (see classify).
 	access      Access
-	multi       bool
+	commits     bool
 	pg          *pgconn.PgError
 	connect     bool
 	parseConfig bool
 	noRows      bool
 	rolledBack  bool
 	// safe is set by the first error offering SafeToRetry, pgconn's own
-	// statement that nothing was sent (or not).
-	hasSafe, safe      bool
+	// statement that nothing was sent (or not). It is not the whole truth:
+	// pgconn also answers "conn closed", safe to retry, when it closed the
+	// connection itself after losing the answer to a statement sent over
+	// the simple protocol (MultiResultReader.NextResult drops the read
+	// error), so connClosed marks that answer as needing more evidence.
+	hasSafe, safe bool
+	connClosed    bool
+	// lost: the chain holds a failure of the connection itself (EOF, reset,
+	// broken pipe, TLS alert, socket timeout).
+	lost               bool
 	canceled, deadline bool
 	// encode: pgx refused an argument while building the statement, so
 	// nothing was sent; outOfRange: the value does not fit the parameter's
@@ -106,6 +118,12 @@ func (ev *evidence) walk(err error) {
 			ev.connect = true
 		case *pgconn.ParseConfigError:
 			ev.parseConfig = true
+		case tls.AlertError, tls.RecordHeaderError:
+			ev.lost = true
+		case net.Error:
+			// context.DeadlineExceeded has Timeout too; it is told apart
+			// below, as the caller's deadline rather than the socket's.
+			ev.lost = ev.lost || err != context.DeadlineExceeded
 		}
 		if s, ok := err.(interface{ SafeToRetry() bool }); ok && !ev.hasSafe {
 			ev.hasSafe, ev.safe = true, s.SafeToRetry()
@@ -115,6 +133,10 @@ func (ev *evidence) walk(err error) {
 			ev.noRows = true
 		case pgx.ErrTxCommitRollback:
 			ev.rolledBack = true
+		case pgconn.ErrConnClosed:
+			ev.connClosed = true
+		case io.EOF, io.ErrUnexpectedEOF:
+			ev.lost = true
 		case context.Canceled:
 			ev.canceled = true
 		case context.DeadlineExceeded:
@@ -147,7 +169,15 @@ func (ev *evidence) driver(err error) bool {
 // what failed: only then is the text worth reading for an encoding failure.
 func (ev *evidence) unexplained() bool {
 	return ev.pg == nil && !ev.connect && !ev.parseConfig && !ev.noRows && !ev.rolledBack &&
-		!ev.hasSafe && !ev.canceled && !ev.deadline
+		!ev.hasSafe && !ev.canceled && !ev.deadline && !ev.lost
+}
+
+// notSent reports evidence that nothing of the statement left the client:
+// pgconn's SafeToRetry, believed for "conn closed" only when the Op saw the
+// connection closed before the call began (TrackConn). Without that, "conn
+// closed" may be the connection pgconn closed under the statement.
+func (ev *evidence) notSent() bool {
+	return ev.hasSafe && ev.safe && (!ev.connClosed || ev.op != nil && ev.op.op.closedBefore)
 }
 
 // encodeFailure recognises pgx's refusal of an argument, which it reports
@@ -173,7 +203,7 @@ func (m *mapper) mapError(err error) (*problem.Problem, bool) {
 		return nil, false
 	}
 	if ev.op != nil {
-		ev.access, ev.multi = classify(ev.op.op.sql)
+		ev.access, ev.commits = classify(ev.op.op.sql)
 		if h := ev.op.op.hint; h != AccessUnknown {
 			ev.access = h
 		}
@@ -226,9 +256,10 @@ func decide(ev *evidence) verdict {
 			v.outcome, v.sent = problem.OutcomeNotStarted, sentNo
 		case r.dropped:
 			v.outcome = droppedOutcome(ev.access)
-		case r.outcome == problem.OutcomeNotCommitted && ev.multi && ev.access != Read:
-			// The error is about one statement of several; one before it
-			// may have been a COMMIT.
+		case r.outcome == problem.OutcomeNotCommitted && ev.commits && ev.access != Read:
+			// The error is about one part of the statement; a COMMIT
+			// before it (another statement of the string, one inside a
+			// procedure or DO block) may have taken effect.
 			v.outcome = problem.OutcomeUnknown
 		}
 		return v
@@ -240,7 +271,7 @@ func decide(ev *evidence) verdict {
 		// COMMIT found the transaction already failed: a statement in it
 		// failed and the handler went on regardless.
 		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotCommitted, sent: sentYes}
-	case ev.hasSafe && ev.safe:
+	case ev.notSent():
 		return verdict{kind: &problem.Unavailable, detail: detailNotUsable, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo}
 	case ev.encode && ev.outOfRange:
 		return verdict{kind: &problem.ValidationFailed, detail: detailOutOfRange, outcome: problem.OutcomeNotStarted, sent: sentNo}
@@ -248,9 +279,10 @@ func decide(ev *evidence) verdict {
 		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotStarted, sent: sentNo}
 	case ev.canceled || ev.deadline:
 		return contextDone(ev)
-	case ev.hasSafe:
-		// pgconn says the statement may have been sent, and no answer
-		// came: the connection broke under it.
+	case ev.hasSafe || ev.lost:
+		// The connection broke, and nothing proves the statement stayed
+		// on this side: any byte of it may have reached the server, and
+		// the server may have committed and answered.
 		return verdict{kind: &problem.UpstreamError, detail: detailLost, outcome: droppedOutcome(ev.access), sent: sentUnknown}
 	}
 	// Annotated, but nothing in the chain says when it failed.

@@ -493,6 +493,21 @@ func TestScenarios(t *testing.T) {
 				}
 				conn.Close(ctx)
 				q := "INSERT INTO inventory_items VALUES (14, 'x', 1)"
+				op := pgfault.TrackConn(ctx, conn, q)
+				_, err = conn.Exec(ctx, q)
+				return op.Err(err), h.count(t, 14)
+			}},
+		// The same error without TrackConn: pgconn answers "conn closed"
+		// too when it closed the connection under a statement it had sent,
+		// so only unknown is true of it.
+		{name: "write on a closed connection, not known closed before", status: 502, code: "upstream_error", retryable: false, outcome: "unknown", sent: "unknown", wantRows: 0,
+			run: func(t *testing.T, h *harness) (error, int) {
+				conn, err := pgx.Connect(ctx, h.srv.DSN(pgtest.App))
+				if err != nil {
+					t.Fatal(err)
+				}
+				conn.Close(ctx)
+				q := "UPDATE inventory_items SET qty = qty + 1 WHERE id = 14"
 				op := pgfault.Track(ctx, q)
 				_, err = conn.Exec(ctx, q)
 				return op.Err(err), h.count(t, 14)
