@@ -3,6 +3,7 @@ package pgfault_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func TestLostAnswer(t *testing.T) {
 	if _, err := h.pool.Exec(ctx, lostSchema); err != nil {
 		t.Fatal(err)
 	}
-	proxy := newLossyProxy(t, h.srv.Addr())
+	proxy := newLossyProxy(t, h.srv.Addr(), nil)
 	viaProxy := newPool(t, strings.Replace(h.srv.DSN(pgtest.App), h.srv.Addr(), proxy.addr(), 1), 2)
 
 	status := func(id int) func(*testing.T, *harness) bool {
@@ -192,7 +193,7 @@ func TestClosedConnEvidence(t *testing.T) {
 	if _, err := h.pool.Exec(ctx, lostSchema); err != nil {
 		t.Fatal(err)
 	}
-	proxy := newLossyProxy(t, h.srv.Addr())
+	proxy := newLossyProxy(t, h.srv.Addr(), nil)
 	conn, err := pgx.Connect(ctx, strings.Replace(h.srv.DSN(pgtest.App), h.srv.Addr(), proxy.addr(), 1))
 	if err != nil {
 		t.Fatal(err)
@@ -222,4 +223,129 @@ func TestClosedConnEvidence(t *testing.T) {
 	if s60 != "shipped" || s61 != "pending" {
 		t.Fatalf("rows: 60 %s, 61 %s; want shipped, pending", s60, s61)
 	}
+}
+
+// readDeadlineConn gives every read a deadline of its own, as a service
+// that bounds how long it waits on a socket does: a silent server then
+// fails the read with a timeout that is the socket's, not the caller's
+// context's.
+type readDeadlineConn struct {
+	net.Conn
+	d time.Duration
+}
+
+func (c readDeadlineConn) Read(b []byte) (int, error) {
+	if err := c.Conn.SetReadDeadline(time.Now().Add(c.d)); err != nil {
+		return 0, err
+	}
+	return c.Conn.Read(b)
+}
+
+// TestLostConnectionCode: however pgx reports the connection lost under a
+// statement (a socket timeout, a TLS failure, EOF and reset in
+// TestLostAnswer), the code is the documented 502 upstream_error, and a
+// write that took effect is unknown.
+func TestLostConnectionCode(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	if _, err := h.pool.Exec(ctx, lostSchema); err != nil {
+		t.Fatal(err)
+	}
+	plain := newLossyProxy(t, h.srv.Addr(), nil)
+	dsn := strings.Replace(h.srv.DSN(pgtest.App), h.srv.Addr(), plain.addr(), 1)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dialer := &net.Dialer{}
+	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return readDeadlineConn{Conn: c, d: 300 * time.Millisecond}, nil
+	}
+	timed, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer timed.Close()
+
+	secure := newLossyProxy(t, h.srv.Addr(), selfSignedTLS(t))
+	overTLS := newPool(t, strings.Replace(strings.Replace(h.srv.DSN(pgtest.App), h.srv.Addr(), secure.addr(), 1), "sslmode=disable", "sslmode=require", 1), 2)
+
+	shipped := func(t *testing.T, id int) bool {
+		var s string
+		if err := h.admin.QueryRow(ctx, "SELECT status FROM shipments WHERE id = $1", id).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s == "shipped"
+	}
+	cases := []struct {
+		name  string
+		proxy *lossyProxy
+		mode  cutMode
+		pool  *pgxpool.Pool
+		id    int
+		q     string
+		args  []any
+		tx    bool
+	}{
+		{name: "socket read timeout, simple protocol", proxy: plain, mode: holdAnswer, pool: timed, id: 70,
+			q: "UPDATE shipments SET status = 'shipped' WHERE id = 70"},
+		{name: "socket read timeout, extended protocol", proxy: plain, mode: holdAnswer, pool: timed, id: 71,
+			q: "UPDATE shipments SET status = $1 WHERE id = $2 /* g */", args: []any{"shipped", 71}},
+		{name: "TLS failure, extended protocol", proxy: secure, mode: garbleTLS, pool: overTLS, id: 72,
+			q: "UPDATE shipments SET status = $1 WHERE id = $2 /* h */", args: []any{"shipped", 72}},
+		{name: "TLS failure, simple protocol", proxy: secure, mode: garbleTLS, pool: overTLS, id: 73,
+			q: "UPDATE shipments SET status = 'shipped' WHERE id = 73"},
+		{name: "TLS failure on COMMIT", proxy: secure, mode: garbleTLS, pool: overTLS, id: 74, tx: true,
+			q: "UPDATE shipments SET status = 'shipped' WHERE id = 74"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cue := c.q
+			if c.tx {
+				cue = "commit\x00"
+			}
+			cut := c.proxy.arm(cue, c.mode)
+			var err error
+			if c.tx {
+				err = commitThrough(ctx, c.pool, c.q)
+			} else {
+				op := pgfault.Track(ctx, c.q)
+				_, err = c.pool.Exec(ctx, c.q, c.args...)
+				err = op.Err(err)
+			}
+			<-cut
+			if err == nil {
+				t.Fatal("the statement did not fail")
+			}
+			r := h.render(t, err)
+			if r.status != 502 {
+				t.Errorf("status %d, want 502 (error: %v)", r.status, err)
+			}
+			member(t, r.body, "code", "upstream_error")
+			member(t, r.body, "outcome", "unknown")
+			member(t, r.body, "action", "verify")
+			checkHidden(t, r.raw)
+			if !shipped(t, c.id) {
+				t.Fatal("the write did not take effect: the scenario proves nothing")
+			}
+			t.Logf("error %q", err)
+		})
+	}
+}
+
+func commitThrough(ctx context.Context, pool *pgxpool.Pool, q string) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, q); err != nil {
+		return fmt.Errorf("inside the transaction: %w", err)
+	}
+	op := pgfault.Track(ctx, "COMMIT")
+	return op.Err(tx.Commit(ctx))
 }

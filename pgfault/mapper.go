@@ -134,7 +134,7 @@ func (ev *evidence) walk(err error) {
 		case pgx.ErrTxCommitRollback:
 			ev.rolledBack = true
 		case pgconn.ErrConnClosed:
-			ev.connClosed = true
+			ev.connClosed, ev.lost = true, true
 		case io.EOF, io.ErrUnexpectedEOF:
 			ev.lost = true
 		case context.Canceled:

@@ -2,11 +2,20 @@ package pgfault_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/binary"
+	"errors"
 	"io"
+	"math/big"
 	"net"
 	"sync"
 	"testing"
+	"time"
 )
 
 // lossyProxy is a loopback TCP proxy between pgx and a real server that
@@ -18,6 +27,9 @@ import (
 type lossyProxy struct {
 	ln     net.Listener
 	target string
+	// tls, when set, makes the proxy accept pgx's SSLRequest and speak
+	// TLS to it (and plain TCP to the server).
+	tls *tls.Config
 
 	mu   sync.Mutex
 	cue  []byte // a frontend message containing these bytes arms the cut
@@ -38,15 +50,21 @@ const (
 	// beforeServer closes both sides instead of forwarding the cued
 	// message: the server never sees the statement.
 	beforeServer
+	// holdAnswer drops the answer and keeps the connection open, silent.
+	holdAnswer
+	// garbleTLS drops the answer and sends a TLS record pgx cannot
+	// decrypt in its place, as a broken middlebox or a reset TLS session
+	// would: pgx's TLS layer fails with an alert.
+	garbleTLS
 )
 
-func newLossyProxy(t *testing.T, target string) *lossyProxy {
+func newLossyProxy(t *testing.T, target string, cfg *tls.Config) *lossyProxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &lossyProxy{ln: ln, target: target}
+	p := &lossyProxy{ln: ln, target: target, tls: cfg}
 	go p.serve()
 	t.Cleanup(func() {
 		ln.Close()
@@ -95,15 +113,63 @@ func (p *lossyProxy) serve() {
 		p.mu.Lock()
 		p.conns = append(p.conns, c, s)
 		p.mu.Unlock()
-		go p.pipe(c, s)
+		go func() {
+			client := c
+			if p.tls != nil {
+				var err error
+				if client, err = p.startTLS(c); err != nil {
+					c.Close()
+					s.Close()
+					return
+				}
+			}
+			p.pipe(client, c, s)
+		}()
 	}
 }
 
-// pipe forwards one connection. The client's messages go on one at a
-// time; once the cue passed, the server's messages are forwarded until the
+// startTLS answers pgx's SSLRequest and completes the handshake.
+func (p *lossyProxy) startTLS(c net.Conn) (net.Conn, error) {
+	req, err := readMessage(c, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(req) != 8 || binary.BigEndian.Uint32(req[4:]) != 80877103 {
+		return nil, errors.New("no SSLRequest")
+	}
+	if _, err := c.Write([]byte{'S'}); err != nil {
+		return nil, err
+	}
+	tc := tls.Server(c, p.tls)
+	return tc, tc.Handshake()
+}
+
+// selfSignedTLS is a server configuration with a throwaway certificate.
+func selfSignedTLS(t *testing.T) *tls.Config {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+}
+
+// pipe forwards one connection: c is the client's side (raw, or TLS over
+// raw), s the server's. The client's messages go on one at a time; once
+// the cue passed, the server's messages are forwarded until the
 // statement's execution begins (a prepare's answer still reaches pgx, or
 // it would never send the execution) and dropped from there on.
-func (p *lossyProxy) pipe(c, s net.Conn) {
+func (p *lossyProxy) pipe(c, raw, s net.Conn) {
 	type cue struct {
 		mode cutMode
 		cut  chan struct{}
@@ -112,12 +178,18 @@ func (p *lossyProxy) pipe(c, s net.Conn) {
 	var once sync.Once
 	breakConn := func(mode cutMode, cut chan struct{}) {
 		once.Do(func() {
-			if tc, ok := c.(*net.TCPConn); ok && mode == afterAnswerReset {
-				tc.SetLinger(0)
+			defer close(cut)
+			switch mode {
+			case holdAnswer:
+				return
+			case afterAnswerReset:
+				raw.(*net.TCPConn).SetLinger(0)
+			case garbleTLS:
+				garbage := append([]byte{23, 3, 3, 0, 32}, make([]byte, 32)...)
+				raw.Write(garbage)
 			}
-			c.Close()
+			raw.Close()
 			s.Close()
-			close(cut)
 		})
 	}
 	go func() {
@@ -165,7 +237,9 @@ func (p *lossyProxy) pipe(c, s net.Conn) {
 			case 'Z':
 				if executing {
 					breakConn(armed.mode, armed.cut)
-					return
+					if armed.mode != holdAnswer {
+						return
+					}
 				}
 			}
 			if executing {
