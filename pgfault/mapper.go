@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -374,17 +375,21 @@ func nonEmpty(s string) int {
 	return 1
 }
 
+// appendNonEmpty adds one of the server's names, after the log tier: the
+// record must be fit to write through any handler, not only sanitize's.
 func appendNonEmpty(a []slog.Attr, key, v string) []slog.Attr {
 	if v == "" {
 		return a
 	}
-	return append(a, slog.String(key, v))
+	return append(a, slog.String(key, sanitize.Log(v)))
 }
 
 // fingerprint resolves to the statement's fingerprint when logged.
 type fingerprint Error
 
-func (f *fingerprint) LogValue() slog.Value { return slog.StringValue(Fingerprint(f.op.sql)) }
+func (f *fingerprint) LogValue() slog.Value {
+	return slog.StringValue(sanitize.Log(Fingerprint(f.op.sql)))
+}
 
 // poolState resolves to the pool's counters when logged.
 type poolState pgxpool.Pool
