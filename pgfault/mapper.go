@@ -220,7 +220,7 @@ func (m *mapper) mapError(err error) (*problem.Problem, bool) {
 	if d := m.retryAfter(); v.retrySoon && d > 0 {
 		p.RetryAfter, p.Retryable = d, true
 	}
-	return p.WithLogAttrs(ev.attrs(m.pool, v.sent)), true
+	return p.WithLogAttrs(ev.attrs(m.pool, v)), true
 }
 
 // verdict is the problem decide chose.
@@ -231,7 +231,59 @@ type verdict struct {
 	// retrySoon adds the short jittered retry time.
 	retrySoon bool
 	sent      sent
+	// basis is the evidence the outcome rests on, named in the record.
+	basis basis
 }
+
+// basis names the evidence an outcome rests on. Each outcome pgfault
+// gives has one of these behind it, and the record says which
+// (db.evidence), so an operator can see why a client was told it may, or
+// may not, retry. pgfault never says committed: an error never proves that
+// a write took effect.
+type basis uint8
+
+const (
+	basisNoEvidence     basis = iota // nothing tells when it failed
+	basisConfig                      // the configuration was refused before connecting
+	basisConnect                     // no connection was made
+	basisConnectRefused              // the server refused the session while connecting
+	basisServerRefused               // the server refused the statement and rolled it back
+	basisServerUnsure                // the server said it cannot tell (40003)
+	basisPartCommitted               // the server refused a part of a statement that commits inside itself
+	basisSessionEnded                // the server ended the session under the statement
+	basisNoRows                      // the statement ran and found no row
+	basisCommitRollback              // COMMIT was answered ROLLBACK
+	basisNotSent                     // pgconn: nothing was written (SafeToRetry)
+	basisClosedBefore                // the connection was closed before the call began (TrackConn)
+	basisEncode                      // pgx refused an argument before sending
+	basisDoneBefore                  // the context was done before the call (Track)
+	basisPoolWait                    // the deadline passed waiting for a pooled connection
+	basisContextDuring               // the context ended during the call
+	basisLost                        // the connection was lost under the statement
+	basisCount
+)
+
+var basisNames = [basisCount]string{
+	basisNoEvidence:     "no_evidence",
+	basisConfig:         "config_refused",
+	basisConnect:        "not_connected",
+	basisConnectRefused: "refused_at_connect",
+	basisServerRefused:  "server_refused",
+	basisServerUnsure:   "server_unsure",
+	basisPartCommitted:  "refused_after_inner_commit",
+	basisSessionEnded:   "session_ended",
+	basisNoRows:         "no_rows",
+	basisCommitRollback: "commit_rolled_back",
+	basisNotSent:        "nothing_written",
+	basisClosedBefore:   "closed_before_call",
+	basisEncode:         "argument_refused",
+	basisDoneBefore:     "context_done_before_call",
+	basisPoolWait:       "pool_wait",
+	basisContextDuring:  "context_done_during_call",
+	basisLost:           "connection_lost",
+}
+
+func (b basis) String() string { return basisNames[b] }
 
 // The details of failures without a SQLSTATE, written for clients.
 const (
@@ -247,47 +299,57 @@ const (
 func decide(ev *evidence) verdict {
 	switch {
 	case ev.parseConfig:
-		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotStarted, sent: sentNo}
+		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotStarted, sent: sentNo, basis: basisConfig}
 	case ev.pg != nil:
 		r := ruleFor(ev.pg.Code, ev.pg.Routine)
-		v := verdict{kind: &r.code, detail: r.detail, outcome: r.outcome, retrySoon: r.retrySoon, sent: sentYes}
+		v := verdict{kind: &r.code, detail: r.detail, outcome: r.outcome, retrySoon: r.retrySoon, sent: sentYes, basis: basisServerRefused}
 		switch {
 		case ev.connect:
 			// Refused while connecting: nothing of the request ran.
-			v.outcome, v.sent = problem.OutcomeNotStarted, sentNo
+			v.outcome, v.sent, v.basis = problem.OutcomeNotStarted, sentNo, basisConnectRefused
 		case r.dropped:
-			v.outcome = droppedOutcome(ev.access)
-		case r.outcome == problem.OutcomeNotCommitted && ev.commits && ev.access != Read:
+			v.outcome, v.basis = droppedOutcome(ev.access), basisSessionEnded
+		case r.outcome == problem.OutcomeUnknown:
+			v.basis = basisServerUnsure
+		case r.outcome == problem.OutcomeNotStarted:
+			// These conditions (too many connections, starting up, no
+			// such role or database) are refusals of the session.
+			v.sent, v.basis = sentNo, basisConnectRefused
+		case ev.commits && ev.access != Read:
 			// The error is about one part of the statement; a COMMIT
 			// before it (another statement of the string, one inside a
 			// procedure or DO block) may have taken effect.
-			v.outcome = problem.OutcomeUnknown
+			v.outcome, v.basis = problem.OutcomeUnknown, basisPartCommitted
 		}
 		return v
 	case ev.noRows:
-		return verdict{kind: &problem.NotFound, sent: sentYes}
+		return verdict{kind: &problem.NotFound, sent: sentYes, basis: basisNoRows}
 	case ev.connect:
-		return verdict{kind: &problem.Unavailable, detail: detailUnreachable, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo}
+		return verdict{kind: &problem.Unavailable, detail: detailUnreachable, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo, basis: basisConnect}
 	case ev.rolledBack:
 		// COMMIT found the transaction already failed: a statement in it
 		// failed and the handler went on regardless.
-		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotCommitted, sent: sentYes}
+		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotCommitted, sent: sentYes, basis: basisCommitRollback}
 	case ev.notSent():
-		return verdict{kind: &problem.Unavailable, detail: detailNotUsable, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo}
+		b := basisNotSent
+		if ev.connClosed {
+			b = basisClosedBefore
+		}
+		return verdict{kind: &problem.Unavailable, detail: detailNotUsable, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo, basis: b}
 	case ev.encode && ev.outOfRange:
-		return verdict{kind: &problem.ValidationFailed, detail: detailOutOfRange, outcome: problem.OutcomeNotStarted, sent: sentNo}
+		return verdict{kind: &problem.ValidationFailed, detail: detailOutOfRange, outcome: problem.OutcomeNotStarted, sent: sentNo, basis: basisEncode}
 	case ev.encode:
-		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotStarted, sent: sentNo}
+		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotStarted, sent: sentNo, basis: basisEncode}
 	case ev.canceled || ev.deadline:
 		return contextDone(ev)
 	case ev.hasSafe || ev.lost:
 		// The connection broke, and nothing proves the statement stayed
 		// on this side: any byte of it may have reached the server, and
 		// the server may have committed and answered.
-		return verdict{kind: &problem.UpstreamError, detail: detailLost, outcome: droppedOutcome(ev.access), sent: sentUnknown}
+		return verdict{kind: &problem.UpstreamError, detail: detailLost, outcome: droppedOutcome(ev.access), sent: sentUnknown, basis: basisLost}
 	}
 	// Annotated, but nothing in the chain says when it failed.
-	return verdict{kind: &problem.Internal, outcome: droppedOutcome(ev.access), sent: sentUnknown}
+	return verdict{kind: &problem.Internal, outcome: droppedOutcome(ev.access), sent: sentUnknown, basis: basisNoEvidence}
 }
 
 // contextDone maps a cancelled or expired context by when it struck.
@@ -299,16 +361,16 @@ func contextDone(ev *evidence) verdict {
 	switch {
 	case ev.op != nil && ev.op.op.doneBefore:
 		// Done before the statement was even tried.
-		return verdict{kind: kind, outcome: problem.OutcomeNotStarted, sent: sentNo}
+		return verdict{kind: kind, outcome: problem.OutcomeNotStarted, sent: sentNo, basis: basisDoneBefore}
 	case ev.deadline && ev.op != nil && ev.op.Err == context.DeadlineExceeded:
 		// pgconn reports a deadline it hit while talking to the server as
 		// its own timeout error; a bare deadline comes from waiting for a
 		// pooled connection, so nothing was sent: the pool is exhausted.
-		return verdict{kind: &problem.Unavailable, detail: detailNoFreeConn, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo}
+		return verdict{kind: &problem.Unavailable, detail: detailNoFreeConn, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo, basis: basisPoolWait}
 	}
 	// A cancellation cannot tell waiting for a connection from waiting for
 	// the answer; a deadline past the pool was met on the wire.
-	return verdict{kind: kind, outcome: droppedOutcome(ev.access), sent: sentUnknown}
+	return verdict{kind: kind, outcome: droppedOutcome(ev.access), sent: sentUnknown, basis: basisContextDuring}
 }
 
 // droppedOutcome is the outcome of a statement that may have reached the
@@ -333,8 +395,8 @@ func (m *mapper) retryAfter() time.Duration {
 // attrs is the record's evidence, one "db" group. Object names appear here
 // and only here. The fingerprint and the pool's state are computed when the
 // record is written, not when the error is mapped.
-func (ev *evidence) attrs(pool *pgxpool.Pool, s sent) slog.Attr {
-	n := 1
+func (ev *evidence) attrs(pool *pgxpool.Pool, v verdict) slog.Attr {
+	n := 2
 	if pg := ev.pg; pg != nil {
 		n += 2 + nonEmpty(pg.SchemaName) + nonEmpty(pg.TableName) + nonEmpty(pg.ColumnName) +
 			nonEmpty(pg.ConstraintName) + nonEmpty(pg.DataTypeName)
@@ -361,7 +423,7 @@ func (ev *evidence) attrs(pool *pgxpool.Pool, s sent) slog.Attr {
 			slog.String("access", ev.access.String()),
 			slog.Duration("elapsed", op.elapsed))
 	}
-	a = append(a, slog.String("sent", s.String()))
+	a = append(a, slog.String("sent", v.sent.String()), slog.String("evidence", v.basis.String()))
 	if pool != nil {
 		a = append(a, slog.Any("pool", (*poolState)(pool)))
 	}
