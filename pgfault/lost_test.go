@@ -168,9 +168,10 @@ func TestLostAnswer(t *testing.T) {
 			}
 			checkContract(t, r)
 			checkHidden(t, r.raw)
-			if db, _ := r.log["db"].(map[string]any); db["sent"] != "unknown" {
-				t.Errorf("log sent %v, want unknown", db["sent"])
+			if db, _ := r.log["db"].(map[string]any); db["sent"] != "unknown" || db["evidence"] != "connection_lost" {
+				t.Errorf("log sent %v, evidence %v; want unknown, connection_lost", db["sent"], db["evidence"])
 			}
+			checkEvidence(t, r)
 			got := c.effect(t, h)
 			if got != c.wantEffect {
 				t.Fatalf("took effect: %v, want %v", got, c.wantEffect)
@@ -215,6 +216,9 @@ func TestClosedConnEvidence(t *testing.T) {
 	member(t, second.body, "code", "unavailable")
 	member(t, second.body, "outcome", "not_started")
 	member(t, second.body, "retryable", true)
+	if db, _ := second.log["db"].(map[string]any); db["evidence"] != "closed_before_call" {
+		t.Errorf("evidence %v, want closed_before_call", db["evidence"])
+	}
 
 	var s60, s61 string
 	if err := h.admin.QueryRow(ctx, "SELECT (SELECT status FROM shipments WHERE id = 60), (SELECT status FROM shipments WHERE id = 61)").Scan(&s60, &s61); err != nil {

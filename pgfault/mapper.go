@@ -193,21 +193,30 @@ func encodeFailure(err error) (encode, outOfRange bool) {
 		strings.Contains(msg, " than minimum value for ") || strings.Contains(msg, " is out of range")
 }
 
-func (m *mapper) mapError(err error) (*problem.Problem, bool) {
-	var ev evidence
+// gather collects the evidence of err, and whether it is a database
+// failure at all.
+func gather(err error) (ev evidence, ok bool) {
 	ev.walk(err)
 	driver := ev.driver(err)
 	if ev.unexplained() {
 		ev.encode, ev.outOfRange = encodeFailure(err)
 	}
 	if !driver && !ev.encode {
-		return nil, false
+		return ev, false
 	}
 	if ev.op != nil {
 		ev.access, ev.commits = classify(ev.op.op.sql)
 		if h := ev.op.op.hint; h != AccessUnknown {
 			ev.access = h
 		}
+	}
+	return ev, true
+}
+
+func (m *mapper) mapError(err error) (*problem.Problem, bool) {
+	ev, ok := gather(err)
+	if !ok {
+		return nil, false
 	}
 	v := decide(&ev)
 	// A fresh occurrence is filled in place: each With method would copy

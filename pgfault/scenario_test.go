@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -627,6 +628,7 @@ func checkLog(t *testing.T, r rendered, sc scenario) {
 	if db["sent"] != sc.sent {
 		t.Errorf("log sent %v, want %s", db["sent"], sc.sent)
 	}
+	checkEvidence(t, r)
 	if q, ok := db["query"].(string); ok {
 		for _, v := range []string{"not-a-number", "9999999999", "far-too-long-label", "'x'", "424242"} {
 			if strings.Contains(q, v) {
@@ -639,6 +641,35 @@ func checkLog(t *testing.T, r rendered, sc scenario) {
 	}
 	if r.log["code"] != r.body["code"] {
 		t.Errorf("log code %v, body code %v", r.log["code"], r.body["code"])
+	}
+}
+
+// evidenceFor is, for each outcome pgfault gives, the evidence it may rest
+// on (the record's db.evidence); an outcome resting on anything else is a
+// claim without proof. not_committed rests on the server's refusal, or,
+// for a read only, on anything: a read changed nothing.
+var evidenceFor = map[string][]string{
+	"not_started": {"config_refused", "not_connected", "refused_at_connect", "nothing_written",
+		"closed_before_call", "argument_refused", "context_done_before_call", "pool_wait"},
+	"not_committed": {"server_refused", "commit_rolled_back"},
+	"unknown": {"server_unsure", "refused_after_inner_commit", "session_ended",
+		"context_done_during_call", "connection_lost", "no_evidence"},
+	"": {"no_rows"},
+}
+
+// checkEvidence asserts that the outcome rests on evidence that can carry
+// it.
+func checkEvidence(t *testing.T, r rendered) {
+	t.Helper()
+	db, _ := r.log["db"].(map[string]any)
+	ev, _ := db["evidence"].(string)
+	outcome, _ := r.body["outcome"].(string)
+	allowed := evidenceFor[outcome]
+	if outcome == "not_committed" && db["access"] == "read" {
+		allowed = append(allowed, evidenceFor["unknown"]...)
+	}
+	if !slices.Contains(allowed, ev) {
+		t.Errorf("outcome %q rests on evidence %q, which cannot carry it (allowed: %v)", outcome, ev, allowed)
 	}
 }
 

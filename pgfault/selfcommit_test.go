@@ -114,8 +114,8 @@ func TestCommitInside(t *testing.T) {
 			member(t, r.body, "action", "verify")
 			checkContract(t, r)
 			checkHidden(t, r.raw)
-			if db, _ := r.log["db"].(map[string]any); db["sqlstate"] != c.sqlstate || db["sent"] != "yes" {
-				t.Errorf("log sqlstate %v sent %v, want %s yes", db["sqlstate"], db["sent"], c.sqlstate)
+			if db, _ := r.log["db"].(map[string]any); db["sqlstate"] != c.sqlstate || db["sent"] != "yes" || db["evidence"] != "refused_after_inner_commit" {
+				t.Errorf("log sqlstate %v sent %v evidence %v, want %s yes refused_after_inner_commit", db["sqlstate"], db["sent"], db["evidence"], c.sqlstate)
 			}
 			if !c.effect(t) {
 				t.Fatal("nothing took effect: the scenario does not prove what it claims")
