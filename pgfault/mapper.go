@@ -303,8 +303,10 @@ const (
 	detailOutOfRange  = "A number is out of range."
 )
 
-// decide chooses the problem and says whether the statement was sent. The
-// order matters: what the server said beats what the client saw.
+// decide chooses the problem, says whether the statement was sent and
+// names the evidence the outcome rests on. The order matters: what the
+// server said beats what the client saw, and proof that nothing was sent
+// beats a broken connection.
 func decide(ev *evidence) verdict {
 	switch {
 	case ev.parseConfig:
