@@ -111,6 +111,26 @@ func TestLostAnswer(t *testing.T) {
 		}
 	}
 	never := func(*testing.T, *harness) bool { return false }
+	batch := func(qs ...string) func(context.Context, *pgxpool.Pool) error {
+		return func(ctx context.Context, pool *pgxpool.Pool) error {
+			op := pgfault.Track(ctx, strings.Join(qs, "; "))
+			b := &pgx.Batch{}
+			for _, q := range qs {
+				b.Queue(q, 1)
+			}
+			return op.Err(pool.SendBatch(ctx, b).Close())
+		}
+	}
+	// An application that never tracks its statements: pgx's own error
+	// types still tell the mapper a connection was lost.
+	beginFunc := func(q string) func(context.Context, *pgxpool.Pool) error {
+		return func(ctx context.Context, pool *pgxpool.Pool) error {
+			return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+				_, err := tx.Exec(ctx, q)
+				return err
+			})
+		}
+	}
 
 	cases := []lostCase{
 		{name: "Exec without arguments (simple protocol)", cue: "WHERE id = 42", run: exec("UPDATE shipments SET status='shipped' WHERE id = 42"),
@@ -129,6 +149,10 @@ func TestLostAnswer(t *testing.T) {
 			effect: entry(7003), wantEffect: true, status: 502, code: "upstream_error", outcome: "unknown"},
 		{name: "Query with arguments", cue: "RETURNING status /* d */", mode: afterAnswerReset, run: query("UPDATE shipments SET status = $1 WHERE id = $2 RETURNING status /* d */", "held", 46),
 			effect: status(46), wantEffect: true, status: 502, code: "upstream_error", outcome: "unknown"},
+		{name: "batch", cue: "status = 'batched' WHERE id = 50", run: batch("UPDATE shipments SET status = 'batched' WHERE id = 50 AND 1 = $1", "UPDATE shipments SET status = 'batched' WHERE id = 51 AND 1 = $1"),
+			effect: status(51), wantEffect: true, status: 502, code: "upstream_error", outcome: "unknown"},
+		{name: "COMMIT of pgx.BeginFunc, untracked", cue: "commit\x00", run: beginFunc("UPDATE shipments SET status = 'shipped' WHERE id = 52"),
+			effect: status(52), wantEffect: true, status: 502, code: "upstream_error", outcome: "unknown"},
 		// The server never saw the statement, and the client sees the same
 		// failure as above: only unknown is true of both.
 		{name: "Exec without arguments, lost before the server", cue: "WHERE id = 47", mode: beforeServer, run: exec("UPDATE shipments SET status = 'shipped' WHERE id = 47"),
