@@ -291,7 +291,7 @@ func TestLostConnectionCode(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return readDeadlineConn{Conn: c, d: 300 * time.Millisecond}, nil
+		return readDeadlineConn{Conn: c, d: time.Second}, nil
 	}
 	timed, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -29,7 +29,7 @@ CREATE PROCEDURE import_slowly(p_id int) LANGUAGE plpgsql AS $$
 BEGIN
 	INSERT INTO inventory_items VALUES (p_id, 'slow', 1);
 	COMMIT;
-	PERFORM pg_sleep(2);
+	PERFORM pg_sleep(3);
 END $$;
 CREATE TABLE import_codes (code int);
 INSERT INTO import_codes VALUES (7), (7);
@@ -65,7 +65,7 @@ func TestCommitInside(t *testing.T) {
 			sqlstate: "23505", status: 409, code: "conflict", effect: exists(82)},
 		{name: "CALL, check violation after a commit", q: "CALL restock(83, ARRAY[5, -1])",
 			sqlstate: "23514", status: 422, code: "validation_failed", effect: exists(83)},
-		{name: "CALL, statement_timeout after a commit", q: "CALL import_slowly(84)", timeout: "300ms",
+		{name: "CALL, statement_timeout after a commit", q: "CALL import_slowly(84)", timeout: "1s",
 			sqlstate: "57014", status: 503, code: "timeout", effect: exists(84)},
 		{name: "DO block, unique violation after COMMIT", q: "DO $$ BEGIN INSERT INTO inventory_items VALUES (85, 'do', 1); COMMIT; INSERT INTO inventory_items VALUES (85, 'do', 1); END $$",
 			sqlstate: "23505", status: 409, code: "conflict", effect: exists(85)},
