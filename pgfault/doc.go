@@ -13,8 +13,8 @@
 // connection TrackConn saw closed before the call); not_committed needs the
 // server's own refusal of a statement that cannot commit inside itself
 // (CALL, DO, several statements in one string, CONCURRENTLY and dblink
-// can, so their refusals are unknown for a write), or a read, which
-// changed nothing. Once any byte of a write or of COMMIT may have reached
+// can, so their refusals are unknown for a write; untracked, a refusal
+// raised inside procedural code is), or a read, which changed nothing. Once any byte of a write or of COMMIT may have reached
 // the server and no answer came back (the connection was lost, the
 // context ended on the wire, the backend was terminated), the outcome is
 // unknown, which the problem writer turns into action verify unless the
