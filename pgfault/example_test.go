@@ -44,7 +44,7 @@ func Example() {
 	fmt.Println(rec.Code)
 	os.Stdout.Write(rec.Body.Bytes())
 	// Output:
-	// level=INFO msg=problem code=conflict status=409 cause=request action=fix_request method=POST path=/users correlation_id="" error="ERROR: duplicate key value violates unique constraint \"users_email_key\" (SQLSTATE 23505)" db.sqlstate=23505 db.severity=ERROR db.table=users db.constraint=users_email_key db.query="INSERT INTO users (email) VALUES ($1)" db.access=write db.sent=yes
+	// level=INFO msg=problem code=conflict status=409 cause=request action=fix_request method=POST path=/users correlation_id="" error="ERROR: duplicate key value violates unique constraint \"users_email_key\" (SQLSTATE 23505)" db.sqlstate=23505 db.severity=ERROR db.table=users db.constraint=users_email_key db.query="INSERT INTO users (email) VALUES ($1)" db.access=write db.sent=yes db.evidence=server_refused
 	// 409
 	// {"type":"https://errors.example.com/conflict","title":"Conflict","status":409,"detail":"A record with the same unique value already exists.","instance":"/users","code":"conflict","action":"fix_request","cause":"request","retryable":false,"outcome":"not_committed"}
 }

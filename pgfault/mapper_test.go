@@ -3,13 +3,18 @@ package pgfault_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/faultline-go/faultline/pgfault"
@@ -116,5 +121,51 @@ func TestHostileDriverText(t *testing.T) {
 	db := record["db"].(map[string]any)
 	if db["query"] != "INSERT INTO users (password) VALUES (?)" || db["sqlstate"] != "23505" {
 		t.Errorf("evidence %v", db)
+	}
+}
+
+// TestLostConnectionShapes: each shape in which Go's net, crypto/tls and
+// pgx report a connection lost under a tracked statement is the
+// documented 502 upstream_error, unknown for a write and not_committed for
+// a read. The real failures behind them run in TestLostAnswer and
+// TestLostConnectionCode; these cover the shapes a test cannot provoke on
+// every platform.
+func TestLostConnectionShapes(t *testing.T) {
+	opErr := func(op string, err error) error {
+		return &net.OpError{Op: op, Net: "tcp", Err: err}
+	}
+	shapes := []error{
+		io.EOF,
+		io.ErrUnexpectedEOF,
+		fmt.Errorf("read message: %w", io.ErrUnexpectedEOF),
+		opErr("read", os.NewSyscallError("read", syscall.ECONNRESET)),
+		opErr("write", os.NewSyscallError("write", syscall.EPIPE)),
+		opErr("read", os.NewSyscallError("read", syscall.ECONNABORTED)),
+		opErr("read", os.NewSyscallError("read", syscall.ETIMEDOUT)),
+		opErr("read", os.ErrDeadlineExceeded),
+		opErr("read", net.ErrClosed),
+		opErr("remote error", tls.AlertError(80)),
+		tls.AlertError(20),
+		tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"},
+		fmt.Errorf("write failed: %w", syscall.EPIPE),
+		pgconn.ErrConnClosed,
+		errors.Join(errors.New("during rollback"), io.ErrUnexpectedEOF),
+	}
+	m := pgfault.Mapper()
+	for _, err := range shapes {
+		for sql, want := range map[string]problem.Outcome{
+			"INSERT INTO t VALUES (1)": problem.OutcomeUnknown,
+			"SELECT a FROM t":          problem.OutcomeNotCommitted,
+		} {
+			p, ok := m(pgfault.Track(context.Background(), sql).Err(err))
+			if !ok || p.Code != "upstream_error" || p.Status != 502 || p.Outcome != want {
+				t.Errorf("%q on %q: claimed %v, %s %d outcome %s; want upstream_error 502 %s", err, sql, ok, p.Code, p.Status, p.Outcome, want)
+			}
+		}
+	}
+	// The caller's own deadline, met on the wire, stays a timeout.
+	p, _ := m(pgfault.Track(context.Background(), "INSERT INTO t VALUES (1)").Err(fmt.Errorf("x: %w", &net.OpError{Op: "read", Err: context.DeadlineExceeded})))
+	if p.Code == "upstream_error" {
+		t.Errorf("context deadline mapped as a lost connection: %s", p.Code)
 	}
 }

@@ -45,10 +45,11 @@ func WithAccess(ctx context.Context, a Access) context.Context {
 // read or write, the statement's shape, how long it ran, and whether the
 // context was already done before anything was sent.
 type Op struct {
-	sql        string
-	hint       Access
-	start      time.Time
-	doneBefore bool
+	sql          string
+	hint         Access
+	start        time.Time
+	doneBefore   bool
+	closedBefore bool
 }
 
 // Track starts an Op for sql under ctx. The access is the one marked with
@@ -57,6 +58,18 @@ type Op struct {
 func Track(ctx context.Context, sql string) Op {
 	hint, _ := ctx.Value(accessKey{}).(Access)
 	return Op{sql: sql, hint: hint, start: time.Now(), doneBefore: ctx.Err() != nil}
+}
+
+// TrackConn is Track for a statement about to run on conn (a *pgx.Conn, a
+// *pgconn.PgConn, or tx.Conn() of a transaction). It also notes whether
+// conn was already closed, the one evidence that pgconn's "conn closed"
+// means nothing was sent: pgconn gives the same error when it closed the
+// connection itself after losing the answer to a statement it had sent, so
+// without TrackConn a "conn closed" write is outcome unknown.
+func TrackConn(ctx context.Context, conn interface{ IsClosed() bool }, sql string) Op {
+	o := Track(ctx, sql)
+	o.closedBefore = conn.IsClosed()
+	return o
 }
 
 // Err returns nil for nil, else err annotated with the Op.

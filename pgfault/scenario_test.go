@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -493,6 +494,21 @@ func TestScenarios(t *testing.T) {
 				}
 				conn.Close(ctx)
 				q := "INSERT INTO inventory_items VALUES (14, 'x', 1)"
+				op := pgfault.TrackConn(ctx, conn, q)
+				_, err = conn.Exec(ctx, q)
+				return op.Err(err), h.count(t, 14)
+			}},
+		// The same error without TrackConn: pgconn answers "conn closed"
+		// too when it closed the connection under a statement it had sent,
+		// so only unknown is true of it.
+		{name: "write on a closed connection, not known closed before", status: 502, code: "upstream_error", retryable: false, outcome: "unknown", sent: "unknown", wantRows: 0,
+			run: func(t *testing.T, h *harness) (error, int) {
+				conn, err := pgx.Connect(ctx, h.srv.DSN(pgtest.App))
+				if err != nil {
+					t.Fatal(err)
+				}
+				conn.Close(ctx)
+				q := "UPDATE inventory_items SET qty = qty + 1 WHERE id = 14"
 				op := pgfault.Track(ctx, q)
 				_, err = conn.Exec(ctx, q)
 				return op.Err(err), h.count(t, 14)
@@ -612,6 +628,7 @@ func checkLog(t *testing.T, r rendered, sc scenario) {
 	if db["sent"] != sc.sent {
 		t.Errorf("log sent %v, want %s", db["sent"], sc.sent)
 	}
+	checkEvidence(t, r)
 	if q, ok := db["query"].(string); ok {
 		for _, v := range []string{"not-a-number", "9999999999", "far-too-long-label", "'x'", "424242"} {
 			if strings.Contains(q, v) {
@@ -624,6 +641,35 @@ func checkLog(t *testing.T, r rendered, sc scenario) {
 	}
 	if r.log["code"] != r.body["code"] {
 		t.Errorf("log code %v, body code %v", r.log["code"], r.body["code"])
+	}
+}
+
+// evidenceFor is, for each outcome pgfault gives, the evidence it may rest
+// on (the record's db.evidence); an outcome resting on anything else is a
+// claim without proof. not_committed rests on the server's refusal, or,
+// for a read only, on anything: a read changed nothing.
+var evidenceFor = map[string][]string{
+	"not_started": {"config_refused", "not_connected", "refused_at_connect", "nothing_written",
+		"closed_before_call", "argument_refused", "context_done_before_call", "pool_wait"},
+	"not_committed": {"server_refused", "commit_rolled_back"},
+	"unknown": {"server_unsure", "refused_after_inner_commit", "session_ended",
+		"context_done_during_call", "connection_lost", "no_evidence"},
+	"": {"no_rows"},
+}
+
+// checkEvidence asserts that the outcome rests on evidence that can carry
+// it.
+func checkEvidence(t *testing.T, r rendered) {
+	t.Helper()
+	db, _ := r.log["db"].(map[string]any)
+	ev, _ := db["evidence"].(string)
+	outcome, _ := r.body["outcome"].(string)
+	allowed := evidenceFor[outcome]
+	if outcome == "not_committed" && db["access"] == "read" {
+		allowed = append(allowed, evidenceFor["unknown"]...)
+	}
+	if !slices.Contains(allowed, ev) {
+		t.Errorf("outcome %q rests on evidence %q, which cannot carry it (allowed: %v)", outcome, ev, allowed)
 	}
 }
 

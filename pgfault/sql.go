@@ -231,9 +231,15 @@ func Fingerprint(sql string) string {
 // now, ...): SELECT charge_card(42) or SELECT nextval('s') may change data
 // as much as an UPDATE. Anything else, including what it cannot parse, is a
 // write: misreading a read as a write only costs a retry, the reverse can
-// invite a client to apply a mutation twice. multi reports more than one
-// statement.
-func classify(sql string) (a Access, multi bool) {
+// invite a client to apply a mutation twice.
+//
+// commits reports a statement that can commit part of its work before it
+// fails, so that an error from the server does not prove nothing took
+// effect: several statements in one string (one may be a COMMIT), CALL (a
+// procedure may COMMIT as it goes), DO (a block may too), anything run
+// CONCURRENTLY (it commits internal transactions and leaves what it built
+// behind when it fails) and dblink (the remote side commits on its own).
+func classify(sql string) (a Access, commits bool) {
 	a = Read
 	start, seen := true, false
 	prev := ""
@@ -261,7 +267,7 @@ func classify(sql string) (a Access, multi bool) {
 			}
 		}
 		if start {
-			multi = multi || seen
+			commits = commits || seen || kind == tokWord && oneOf(tok, "CALL", "DO")
 			start, seen = false, true
 			if kind != tokWord || !oneOf(tok, "SELECT", "VALUES", "TABLE", "SHOW", "WITH") {
 				a = Write
@@ -271,6 +277,9 @@ func classify(sql string) (a Access, multi bool) {
 		}
 		if kind != tokWord {
 			continue
+		}
+		if oneOf(tok, "CONCURRENTLY", "dblink", "dblink_exec") {
+			commits = true
 		}
 		// FOR UPDATE and FOR NO KEY UPDATE lock rows without changing
 		// them; a lost session releases the locks.
@@ -283,7 +292,7 @@ func classify(sql string) (a Access, multi bool) {
 	if !seen {
 		a = Write
 	}
-	return a, multi
+	return a, commits
 }
 
 // readsWithParens reports whether a word before "(" in a read is one of

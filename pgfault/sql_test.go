@@ -35,9 +35,9 @@ func TestFingerprintBounded(t *testing.T) {
 
 func TestClassify(t *testing.T) {
 	cases := []struct {
-		sql   string
-		want  Access
-		multi bool
+		sql     string
+		want    Access
+		commits bool
 	}{
 		{"SELECT 1", Read, false},
 		{"  (select * from t) union (select * from u)", Read, false},
@@ -57,7 +57,17 @@ func TestClassify(t *testing.T) {
 		{"update t set a = 1", Write, false},
 		{"BEGIN; INSERT INTO t VALUES (1); COMMIT", Write, true},
 		{"COMMIT", Write, false},
-		{"CALL proc()", Write, false},
+		{"CALL proc()", Write, true},
+		{"  /* import */ call import_orders(ARRAY[1, 1])", Write, true},
+		{"DO $$ BEGIN INSERT INTO t VALUES (1); COMMIT; END $$", Write, true},
+		{"do language plpgsql 'begin perform 1; end'", Write, true},
+		{"COMMIT; INSERT INTO t VALUES (1)", Write, true},
+		{"CREATE UNIQUE INDEX CONCURRENTLY t_a ON t (a)", Write, true},
+		{"REINDEX INDEX concurrently t_a", Write, true},
+		{"SELECT dblink_exec('remote', 'INSERT INTO t VALUES (1)')", Write, true},
+		{"SELECT * FROM DBLINK('remote', 'SELECT 1') AS r(a int)", Write, true},
+		{"SELECT 'CALL x()', 'a; COMMIT; b' FROM t", Read, false},
+		{"SELECT docs FROM t WHERE done", Read, false},
 		{"", Write, false},
 		{"-- only a comment", Write, false},
 		{"'literal first'", Write, false},
@@ -75,8 +85,8 @@ func TestClassify(t *testing.T) {
 		{"WITH x AS (SELECT 1) SELECT * FROM x WHERE (a OR b) AND NOT (c)", Read, false},
 	}
 	for _, c := range cases {
-		if got, multi := classify(c.sql); got != c.want || multi != c.multi {
-			t.Errorf("classify(%q) = %v, %v; want %v, %v", c.sql, got, multi, c.want, c.multi)
+		if got, commits := classify(c.sql); got != c.want || commits != c.commits {
+			t.Errorf("classify(%q) = %v, %v; want %v, %v", c.sql, got, commits, c.want, c.commits)
 		}
 	}
 }
