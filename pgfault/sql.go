@@ -24,50 +24,81 @@ const (
 func nextToken(s string, i int) (tokenKind, int) {
 	c := s[i]
 	switch {
-	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+	case isSpace(c):
 		j := i + 1
 		for j < len(s) && isSpace(s[j]) {
 			j++
 		}
 		return tokSpace, j
-	case c == '-' && i+1 < len(s) && s[i+1] == '-':
+	case hasPrefixAt(s, i, "--"):
 		j := strings.IndexByte(s[i:], '\n')
 		if j < 0 {
 			return tokSpace, len(s)
 		}
 		return tokSpace, i + j + 1
-	case c == '/' && i+1 < len(s) && s[i+1] == '*':
+	case hasPrefixAt(s, i, "/*"):
 		return tokSpace, blockCommentEnd(s, i)
-	case c == '\'':
-		return tokLiteral, quoteEnd(s, i, false)
-	case (c == 'e' || c == 'E') && i+1 < len(s) && s[i+1] == '\'':
-		return tokLiteral, quoteEnd(s, i+1, true)
-	case (c == 'b' || c == 'B' || c == 'x' || c == 'X' || c == 'n' || c == 'N') && i+1 < len(s) && s[i+1] == '\'':
-		return tokLiteral, quoteEnd(s, i+1, false)
-	case (c == 'u' || c == 'U') && i+2 < len(s) && s[i+1] == '&' && s[i+2] == '\'':
-		return tokLiteral, quoteEnd(s, i+2, false)
 	case c == '"':
 		return tokQuoted, identEnd(s, i)
 	case c == '$':
-		if i+1 < len(s) && isDigit(s[i+1]) {
-			j := i + 1
-			for j < len(s) && isDigit(s[j]) {
-				j++
-			}
-			return tokParam, j
-		}
-		if j, ok := dollarQuoteEnd(s, i); ok {
-			return tokLiteral, j
-		}
-		return tokOther, i + 1
+		return dollarToken(s, i)
 	case isDigit(c) || c == '.' && i+1 < len(s) && isDigit(s[i+1]):
 		return tokLiteral, numberEnd(s, i)
-	case isWordStart(c):
+	}
+	if quote, backslash, ok := literalQuote(s, i); ok {
+		return tokLiteral, quoteEnd(s, quote, backslash)
+	}
+	if isWordStart(c) {
 		j := i + 1
 		for j < len(s) && isWordPart(s[j]) {
 			j++
 		}
 		return tokWord, j
+	}
+	return tokOther, i + 1
+}
+
+func hasPrefixAt(s string, i int, prefix string) bool {
+	return strings.HasPrefix(s[i:], prefix)
+}
+
+// literalQuote finds the opening quote of a string literal starting at i,
+// with or without one of PostgreSQL's prefixes: E'...' (backslash
+// escapes), B'...' and X'...' (bit strings), N'...' (national) and U&'...'
+// (Unicode escapes).
+func literalQuote(s string, i int) (quote int, backslash, ok bool) {
+	if s[i] == '\'' {
+		return i, false, true
+	}
+	switch s[i] | 0x20 {
+	case 'e':
+		if hasPrefixAt(s, i+1, "'") {
+			return i + 1, true, true
+		}
+	case 'b', 'x', 'n':
+		if hasPrefixAt(s, i+1, "'") {
+			return i + 1, false, true
+		}
+	case 'u':
+		if hasPrefixAt(s, i+1, "&'") {
+			return i + 2, false, true
+		}
+	}
+	return 0, false, false
+}
+
+// dollarToken reads what starts with '$': a positional parameter ($1) or a
+// dollar-quoted literal ($$...$$, $tag$...$tag$).
+func dollarToken(s string, i int) (tokenKind, int) {
+	if i+1 < len(s) && isDigit(s[i+1]) {
+		j := i + 1
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		return tokParam, j
+	}
+	if j, ok := dollarQuoteEnd(s, i); ok {
+		return tokLiteral, j
 	}
 	return tokOther, i + 1
 }
