@@ -26,6 +26,7 @@ type config struct {
 	maxBody     int64
 	slow        time.Duration
 	burst       int
+	burstRoute  string
 	rate        float64
 	concurrency int
 	timeout     time.Duration
@@ -103,6 +104,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.Int64Var(&cfg.maxBody, "max-body", 0, "the API's request body limit in bytes; body-too-large sends one byte more (0: check skipped)")
 	fs.DurationVar(&cfg.slow, "slow", 0, "trickle a request body over this long (0: slow-body skipped)")
 	fs.IntVar(&cfg.burst, "burst", 0, "send this many requests at once to observe a 429 (0: burst skipped)")
+	fs.StringVar(&cfg.burstRoute, "burst-route", "", "the path -burst sends its GETs to (default: the first GET route)")
 	fs.Float64Var(&cfg.rate, "rate", 10, "requests per second at most")
 	fs.IntVar(&cfg.concurrency, "concurrency", 4, "requests in flight at most")
 	fs.DurationVar(&cfg.timeout, "timeout", 2*time.Minute, "bound on the whole run")

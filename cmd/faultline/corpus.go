@@ -317,6 +317,9 @@ func checkBurst(p *prober) ([]*exchange, string) {
 		return nil, "off by default: give -burst N"
 	}
 	target := p.getRoute()
+	if p.cfg.burstRoute != "" {
+		target = p.target(p.cfg.burstRoute)
+	}
 	exs := make([]*exchange, p.cfg.burst)
 	var wg sync.WaitGroup
 	for i := range exs {

@@ -114,7 +114,7 @@ func (j *judge) answer(ex *exchange) {
 		return
 	}
 	media := mediaType(ex.header)
-	if r.refusalOK && ex.status == http.StatusBadRequest && !isProblemMedia(media) && ex.header.Get("Connection") == "close" {
+	if r.refusalOK && ex.status == http.StatusBadRequest && !isProblemMedia(media) && ex.closed {
 		// The HTTP layer refused the request before any handler saw it;
 		// there is no application answer to judge.
 		return
@@ -267,12 +267,17 @@ func (j *judge) problem(ex *exchange, d *problemDoc) {
 	if c, _ := d.str("cause"); !slices.Contains(closedCauses, problem.Cause(c)) {
 		ex.fail(jContract, "cause %s is not one of faultline's causes", clip(c))
 	}
-	if ex.req.write {
-		if o, ok := d.str("outcome"); !ok {
-			ex.fail(jOutcome, "a write's failure without an outcome member")
-		} else if !slices.Contains(closedOutcomes, problem.Outcome(o)) {
-			ex.fail(jOutcome, "outcome %s is not one of faultline's outcomes", clip(o))
-		}
+	o, hasOutcome := d.str("outcome")
+	if _, present := d.members["outcome"]; present && !slices.Contains(closedOutcomes, problem.Outcome(o)) {
+		ex.fail(jOutcome, "outcome %s is not one of faultline's outcomes", clip(o))
+	}
+	// A refused request (cause request, auth, policy, config, a 4xx)
+	// never started; a write that failed while it ran may have taken
+	// effect, and only the server can say.
+	c, _ := d.str("cause")
+	ran := ex.status >= 500 || c == string(problem.CauseInternal) || c == string(problem.CauseUpstream) || c == string(problem.CauseEnvironment)
+	if ex.req.write && ran && !hasOutcome {
+		ex.fail(jOutcome, "a write failed with %d (cause %s) without saying its outcome", ex.status, clip(c))
 	}
 }
 
@@ -342,7 +347,15 @@ func (j *judge) leak(ex *exchange, texts [][2]string) {
 		if t[1] == "" {
 			continue
 		}
-		if pub := sanitize.Public(t[1]); pub != t[1] {
+		text := t[1]
+		if t[0] == "/instance" {
+			// A URI reference: the public tier reads its decoded form, so an
+			// escaped "[redacted]" is already public.
+			if dec, err := url.PathUnescape(text); err == nil {
+				text = dec
+			}
+		}
+		if pub := sanitize.Public(text); pub != text {
 			ex.fail(jLeak, "%s %s holds what the public tier rewrites (to %s)", t[0], clip(t[1]), clip(pub))
 		}
 	}

@@ -72,6 +72,8 @@ type exchange struct {
 	elapsed time.Duration
 	// truncated: the body was longer than -max-read and reading stopped.
 	truncated bool
+	// closed: the server said Connection: close.
+	closed bool
 	// headBody: bytes followed the headers of an answer to HEAD.
 	headBody bool
 	err      error
@@ -236,7 +238,7 @@ func (c *client) do(check string, r *request, limited bool) *exchange {
 		return ex
 	}
 	defer res.Body.Close()
-	ex.status, ex.header = res.StatusCode, res.Header
+	ex.status, ex.header, ex.closed = res.StatusCode, res.Header, res.Close
 	ex.body, err = io.ReadAll(io.LimitReader(res.Body, c.maxRead+1))
 	if int64(len(ex.body)) > c.maxRead {
 		ex.body, ex.truncated = ex.body[:c.maxRead], true
