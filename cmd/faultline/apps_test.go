@@ -51,7 +51,9 @@ func kitChiApp(t *testing.T) string {
 	r.Use(chimw.ClientIPFromRemoteAddr)
 	r.NotFound(middleware.NotFound(middleware.WithWriter(wr)))
 	r.MethodNotAllowed(middleware.MethodNotAllowed(middleware.WithWriter(wr)))
-	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { writeItem(w, http.StatusOK, map[string]string{"status": "ok"}) })
+	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeItem(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
 	r.Method(http.MethodPost, "/v1/items", wr.Handler(func(w http.ResponseWriter, r *http.Request) error {
 		it, err := bind.Decode[item](r)
 		if err != nil {
@@ -86,7 +88,9 @@ func bareCreate(w http.ResponseWriter, r *http.Request) {
 
 func bareChiApp(t *testing.T) string {
 	r := chi.NewRouter()
-	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { writeItem(w, http.StatusOK, map[string]string{"status": "ok"}) })
+	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeItem(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
 	r.Post("/v1/items", bareCreate)
 	r.Get("/v1/items/{id}", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "item not found", http.StatusNotFound) })
 	return serveApp(t, r)
@@ -94,7 +98,9 @@ func bareChiApp(t *testing.T) string {
 
 func bareMuxApp(t *testing.T) string {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeItem(w, http.StatusOK, map[string]string{"status": "ok"}) })
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeItem(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
 	mux.HandleFunc("POST /v1/items", bareCreate)
 	mux.HandleFunc("GET /v1/items/{id}", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "item not found", http.StatusNotFound) })
 	return serveApp(t, mux)

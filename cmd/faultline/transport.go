@@ -237,7 +237,8 @@ func (c *client) do(check string, r *request, limited bool) *exchange {
 		}
 		return ex
 	}
-	defer res.Body.Close()
+	// No res.Body.Close: it would drain the rest of the body, all 10 MB of
+	// a hostile answer; closing the connection (deferred above) drops it.
 	ex.status, ex.header, ex.closed = res.StatusCode, res.Header, res.Close
 	ex.body, err = io.ReadAll(io.LimitReader(res.Body, c.maxRead+1))
 	if int64(len(ex.body)) > c.maxRead {
