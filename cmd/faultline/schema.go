@@ -22,6 +22,8 @@ type problemDoc struct {
 	members map[string]any
 	// strings are the text values the leak oracle reads, by member path.
 	strings [][2]string
+	// xml: the members are element texts, status among them.
+	xml bool
 }
 
 func (d *problemDoc) str(name string) (string, bool) {
@@ -37,9 +39,9 @@ func (d *problemDoc) status() (int, bool) {
 		if err == nil && f == math.Trunc(f) && math.Abs(f) < 1e9 {
 			return int(f), true
 		}
-	case string: // XML
+	case string:
 		n, err := strconv.Atoi(v)
-		return n, err == nil
+		return n, err == nil && d.xml
 	}
 	return 0, false
 }
@@ -127,7 +129,7 @@ const problemNS = "urn:ietf:rfc:7807"
 // URIs.
 func parseProblemXML(body []byte) (*problemDoc, []string) {
 	dec := xml.NewDecoder(bytes.NewReader(body))
-	d := &problemDoc{members: map[string]any{}}
+	d := &problemDoc{members: map[string]any{}, xml: true}
 	var why []string
 	depth, roots := 0, 0
 	var child string
