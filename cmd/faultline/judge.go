@@ -239,15 +239,7 @@ func (j *judge) problem(ex *exchange, d *problemDoc) {
 	}
 	j.retry(ex, d)
 	j.correlation(ex, d)
-	var texts [][2]string
-	for _, s := range d.strings {
-		// type is the server's own URI; a private documentation host in
-		// it is no leak. Everything else is text about this request.
-		if s[0] != "/type" {
-			texts = append(texts, s)
-		}
-	}
-	j.leak(ex, texts)
+	j.leak(ex, d.strings)
 	if j.cfg.contract != "faultline" {
 		return
 	}
@@ -348,10 +340,13 @@ func (j *judge) leak(ex *exchange, texts [][2]string) {
 			continue
 		}
 		text := t[1]
-		if t[0] == "/instance" {
-			// A URI reference: the public tier reads its decoded form, so an
+		if u, err := url.Parse(text); err == nil && isURIReference(text) && u.User == nil && (u.Scheme == "" && strings.HasPrefix(text, "/") || u.Scheme == "http" || u.Scheme == "https") {
+			// A link (type, instance, a $schema): its host is one the
+			// server names itself, a private documentation host no leak;
+			// its path is read decoded, as the public tier reads it, so an
 			// escaped "[redacted]" is already public.
-			if dec, err := url.PathUnescape(text); err == nil {
+			text = u.Path + "?" + u.RawQuery
+			if dec, err := url.QueryUnescape(text); err == nil {
 				text = dec
 			}
 		}
