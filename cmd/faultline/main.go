@@ -139,7 +139,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	p.routes = append(p.routes, cfg.routes...)
 
 	started := time.Now()
-	stopProgress := progress(stderr, p.c, started)
+	every := 3 * time.Second
+	if isTerminal(stderr) {
+		every = 250 * time.Millisecond
+	}
+	stopProgress := progress(stderr, p.c, started, every)
 	rep := p.probe()
 	stopProgress()
 	rep.Started = started
@@ -227,18 +231,14 @@ func anyStatus(exs []*exchange, status int) bool {
 	return false
 }
 
-// progress writes how far the run is to stderr once it has taken a second,
-// in place on a terminal, a line every few seconds otherwise.
-func progress(w io.Writer, c *client, started time.Time) func() {
+// progress writes how far the run is to stderr, every so often once it has
+// taken a second: in place on a terminal, a line each time otherwise.
+func progress(w io.Writer, c *client, started time.Time, every time.Duration) func() {
 	tty := isTerminal(w)
 	done := make(chan struct{})
 	var wrote atomic.Bool
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		every := 3 * time.Second
-		if tty {
-			every = 250 * time.Millisecond
-		}
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {

@@ -80,11 +80,18 @@ func newCheckResult(name string, exs []*exchange, skip string) checkResult {
 	}
 	if failed > 0 {
 		res.Verdict = verdictFail
-		res.Why = fmt.Sprintf("%d failed judgements over %d requests", failed, len(exs))
+		res.Why = fmt.Sprintf("%d failed judgements over %s", failed, requests(len(exs)))
 	} else {
-		res.Why = fmt.Sprintf("%d requests, every judgement passed", len(exs))
+		res.Why = requests(len(exs)) + ", every judgement passed"
 	}
 	return res
+}
+
+func requests(n int) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
 }
 
 func (r *report) tally() {
