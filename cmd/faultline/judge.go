@@ -47,18 +47,12 @@ var (
 	closedOutcomes = []problem.Outcome{problem.OutcomeNotStarted, problem.OutcomeNotCommitted, problem.OutcomeCommitted, problem.OutcomeUnknown}
 )
 
-// judged is what judging one answer learnt, for the judgements that span
-// the run.
-type judged struct {
-	media string
-	doc   *problemDoc
-}
-
 type judge struct {
 	cfg config
 	can canaries
-	// seen holds, per exchange, the parsed answer.
-	seen map[*exchange]judged
+	// seen holds, per exchange, the parsed problem, for the judgements that
+	// span the run.
+	seen map[*exchange]*problemDoc
 }
 
 func mediaType(h http.Header) string {
@@ -139,7 +133,7 @@ func (j *judge) answer(ex *exchange) {
 	if doc == nil {
 		return
 	}
-	j.seen[ex] = judged{media: media, doc: doc}
+	j.seen[ex] = doc
 	j.problem(ex, doc)
 }
 
@@ -366,16 +360,16 @@ func (j *judge) run(exs []*exchange) {
 	}
 	types := map[string]first{}
 	for _, ex := range exs {
-		got, ok := j.seen[ex]
+		doc, ok := j.seen[ex]
 		if !ok {
 			continue
 		}
-		typ, ok := got.doc.str("type")
+		typ, ok := doc.str("type")
 		if !ok {
 			typ = "about:blank"
 		}
-		title, _ := got.doc.str("title")
-		status, _ := got.doc.status()
+		title, _ := doc.str("title")
+		status, _ := doc.status()
 		if typ == "about:blank" {
 			// RFC 9457 §4.2.1: about:blank's title is the status phrase, so
 			// it varies with the status.

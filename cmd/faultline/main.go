@@ -188,7 +188,7 @@ func (p *prober) probe() *report {
 	}
 	wg.Wait()
 
-	j := &judge{cfg: p.cfg, can: p.can, seen: map[*exchange]judged{}}
+	j := &judge{cfg: p.cfg, can: p.can, seen: map[*exchange]*problemDoc{}}
 	var all []*exchange
 	for _, o := range outcomes {
 		for _, ex := range o.exs {

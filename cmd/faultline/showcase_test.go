@@ -10,16 +10,16 @@ import (
 	"time"
 )
 
-// startShowcase builds examples/showcase and runs it on a free loopback
-// port, as a reader of the README would, until the test ends.
-func startShowcase(t *testing.T) string {
+// startExample builds an example app and runs it on a free loopback port,
+// as a reader of the README would, until the test ends.
+func startExample(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "showcase")
-	build := exec.Command("go", "build", "-o", bin, "github.com/faultline-go/faultline/examples/showcase")
+	bin := filepath.Join(t.TempDir(), name)
+	build := exec.Command("go", "build", "-o", bin, "github.com/faultline-go/faultline/examples/"+name)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-limit", "2", "-limit-window", "1m", "-timeout", "1s")
+	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func startShowcase(t *testing.T) string {
 	case base := <-found:
 		return base
 	case <-time.After(20 * time.Second):
-		t.Fatal("the showcase printed no listening line")
+		t.Fatalf("%s printed no listening line", name)
 		return ""
 	}
 }
@@ -56,7 +56,7 @@ func startShowcase(t *testing.T) string {
 // The showcase passes every check: a failure here is a bug in the kit or
 // in the probe. The bare command line is the README's.
 func TestShowcasePassesEveryCheck(t *testing.T) {
-	base := startShowcase(t)
+	base := startExample(t, "showcase", "-limit", "2", "-limit-window", "1m", "-timeout", "1s")
 	code, rep, stderr := probeRun(t, base, "-rate", "500")
 	if code != exitPass {
 		t.Errorf("bare run: exit %d, stderr %s\n%s", code, stderr, dump(rep))
@@ -92,4 +92,19 @@ func TestShowcasePassesEveryCheck(t *testing.T) {
 			t.Errorf("method-not-allowed did not send %s (sent %q)", want, methods)
 		}
 	}
+}
+
+// examples/stdlib, the kit on a bare ServeMux, passes every check it can
+// be given (it has no rate limit, so no burst).
+func TestStdlibExamplePassesEveryCheck(t *testing.T) {
+	base := startExample(t, "stdlib", "-timeout", "1s")
+	code, rep, stderr := probeRun(t, base, "-contract", "faultline", "-rate", "500",
+		"-route", "/healthz", "-route", "/v1/orders", "-route", "/v1/orders/{id}",
+		"-allow-writes", "-max-body", "65536", "-slow", "200ms")
+	if code != exitPass {
+		t.Errorf("exit %d, stderr %s\n%s", code, stderr, dump(rep))
+	}
+	want := allPass()
+	want["burst"] = verdictSkip
+	assertVerdicts(t, rep, want)
 }
