@@ -6,9 +6,16 @@
 //	go install github.com/faultline-go/faultline/cmd/faultline@latest
 //	faultline probe [flags] BASE_URL
 //
-// The probe sends a bounded corpus of failing requests, one named check
-// each (-checks and -skip select them; faultline probe -h lists them), and
-// judges every answer: the status class for the input, a problem media
+// The probe sends a bounded corpus of failing requests, in named checks
+// that -checks and -skip select: unknown-route, method-not-allowed (every
+// method a known route does not allow; routes from -openapi, -route or the
+// Allow header of a TRACE), head, malformed-json, wrong-content-type,
+// body-too-large (by Content-Length and chunked, with -max-body),
+// duplicate-members, case-members, request-id (CR LF, obs-fold, NUL,
+// 10 KiB, non-ASCII), accept (problem+xml, text/html, */*,
+// application/json, none), canary (a vendor token, a DSN with a password
+// and a private address in path, query, headers and body), slow-body
+// (-slow) and burst (-burst, to observe a 429). It judges every answer: the status class for the input, a problem media
 // type, the body against RFC 9457's JSON Schema (Appendix A) or its XML
 // grammar (Appendix B), the status member equal to the HTTP status, one
 // title and status per type across the run, instance a URI reference,
