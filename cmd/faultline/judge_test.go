@@ -1,0 +1,169 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// liarApp answers every request with a problem that contradicts itself in
+// every way the judgements know, and negotiates XML without saying so.
+func liarApp(t *testing.T) string {
+	return serveApp(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "private, no-store")
+		w.Header().Set("Retry-After", "1")
+		w.Header().Set("X-Request-Id", r.Header.Get("X-Request-Id"))
+		if strings.Contains(r.Header.Get("Accept"), "xml") {
+			w.Header().Set("Content-Type", "application/problem+xml")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`<?xml version="1.0"?><problem xmlns="urn:ietf:rfc:7807"><type>https://example.com/gone</type><title>Another title</title><status>404</status><status>404</status></problem>`))
+			return
+		}
+		w.Header().Set("Content-Type", "application/problem+json; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"type":"https://example.com/gone","title":"Gone","status":400,"instance":"/a path",` +
+			`"code":"Gone-Now","action":"retry","cause":"weather","retryable":false,"retry_after_ms":1500,` +
+			`"correlation_id":"someone-else"}`))
+	}))
+}
+
+func TestJudgementsOfAContradictoryProblem(t *testing.T) {
+	_, rep, _ := probeRun(t, liarApp(t), "-rate", "500", "-checks", "accept", "-contract", "faultline")
+	got := map[string][]string{}
+	for _, c := range rep.Checks {
+		for _, r := range c.Requests {
+			for _, f := range r.Failures {
+				got[f.Judgement] = append(got[f.Judgement], f.Why)
+			}
+		}
+	}
+	for judgement, want := range map[string]string{
+		jStatusMember: "status member 400, HTTP status 404",
+		jSchema:       `"instance" "/a path" is not a URI reference`,
+		jRetry:        "action retry with retryable false",
+		jTypeStable:   `type "https://example.com/gone" has title "Gone" and status 400 here, title "Another title" and status 404 in fp-`,
+		jVary:         "the representation depends on Accept",
+		jContract:     `code "Gone-Now" is not snake_case`,
+		jCorrelation:  `correlation_id "someone-else" differs from X-Request-Id`,
+	} {
+		if !slices.ContainsFunc(got[judgement], func(w string) bool { return strings.Contains(w, want) }) {
+			t.Errorf("%s: no failure saying %q in %q", judgement, want, got[judgement])
+		}
+	}
+	for _, want := range []string{"Retry-After \"1\", want 2 (retry_after_ms 1500 rounded up to seconds)", `cause "weather" is not one of faultline's causes`, "element status appears twice"} {
+		found := false
+		for _, whys := range got {
+			found = found || slices.ContainsFunc(whys, func(w string) bool { return strings.Contains(w, want) })
+		}
+		if !found {
+			t.Errorf("no failure saying %q in %v", want, got)
+		}
+	}
+}
+
+// The kit's own renderings satisfy the schema rules the probe encodes, in
+// both representations; broken variants of each do not.
+func TestSchemaRules(t *testing.T) {
+	p := problem.New(problem.NotFound).WithDetail("No item exists with this id.")
+	if _, why := parseProblemJSON(p.AppendJSON(nil)); len(why) > 0 {
+		t.Errorf("the kit's JSON: %q", why)
+	}
+	if _, why := parseProblemXML(p.AppendXML(nil)); len(why) > 0 {
+		t.Errorf("the kit's XML: %q\n%s", why, p.AppendXML(nil))
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`[1]`, "not an object"},
+		{`{"status":"404"}`, `"status" 404 is not an integer`},
+		{`{"status":404.5}`, "is not an integer"},
+		{`{"status":700}`, "outside 100..599"},
+		{`{"title":7}`, `"title" is a number, not a string`},
+		{`{"type":"https://x.example/a b"}`, "is not a URI reference"},
+		{`{"instance":"/x%zz"}`, "is not a URI reference"},
+		{`{"title":"a"} {"title":"b"}`, "more than one JSON value"},
+		{`{"title":`, "not JSON"},
+	} {
+		_, why := parseProblemJSON([]byte(tc.body))
+		if !slices.ContainsFunc(why, func(w string) bool { return strings.Contains(w, tc.want) }) {
+			t.Errorf("%s: %q, want %q", tc.body, why, tc.want)
+		}
+	}
+	if _, why := parseProblemJSON([]byte(`{"status":404.0,"type":"about:blank","instance":"/x%2Fy?q=1#f"}`)); len(why) > 0 {
+		t.Errorf("a valid problem: %q", why)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`<problem><title>x</title></problem>`, "not {urn:ietf:rfc:7807}problem"},
+		{`<p:problem xmlns:p="urn:ietf:rfc:7807"><x:ext xmlns:x="urn:other">1</x:ext></p:problem>`, "outside the RFC's namespace"},
+		{`<problem xmlns="urn:ietf:rfc:7807"><status>0</status></problem>`, "not a positive integer"},
+		{`<problem xmlns="urn:ietf:rfc:7807"><title>a</title><title>b</title></problem>`, "appears twice"},
+		{`<problem xmlns="urn:ietf:rfc:7807">loose<title>a</title></problem>`, "text outside its child elements"},
+		{`<problem xmlns="urn:ietf:rfc:7807"><title>a</problem>`, "not well-formed"},
+		{`not xml`, "not XML with a root element"},
+	} {
+		_, why := parseProblemXML([]byte(tc.body))
+		if !slices.ContainsFunc(why, func(w string) bool { return strings.Contains(w, tc.want) }) {
+			t.Errorf("%s: %q, want %q", tc.body, why, tc.want)
+		}
+	}
+}
+
+// The rules the probe encodes agree with RFC 9457 Appendix A's JSON Schema
+// itself (the shared copy, with formats asserted) on every body of a
+// corpus: the binary carries no schema file, so this test keeps the two
+// the same.
+func TestSchemaRulesAgreeWithTheRFCSchema(t *testing.T) {
+	const path = "/work/shared/problem-details-schemas/rfc9457-appendix-a.schema.json"
+	f, err := os.Open(path)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI needs %s: %v", path, err)
+		}
+		t.Skipf("%s: %v", path, err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("rfc9457.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("rfc9457.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := []string{
+		`{}`, `{"type":"about:blank"}`, `{"type":"https://e.example/p?q=1#x"}`, `{"type":"/relative/ok"}`,
+		`{"type":"has space"}`, `{"type":"%zz"}`, `{"type":"%41"}`, `{"type":"https://é.example/"}`, `{"type":7}`,
+		`{"title":"t"}`, `{"title":null}`, `{"title":["t"]}`, `{"detail":"d"}`, `{"detail":false}`,
+		`{"status":100}`, `{"status":599}`, `{"status":99}`, `{"status":600}`, `{"status":404.0}`, `{"status":404.5}`,
+		`{"status":"404"}`, `{"status":-1}`, `{"status":4e2}`,
+		`{"instance":"/orders/1"}`, `{"instance":"urn:uuid:0193b1c2"}`, `{"instance":"/a b"}`, `{"instance":"/a\\u0000b"}`,
+		`{"instance":"/x?y=<z>"}`, `{"instance":""}`, `{"type":"","status":500,"code":"x"}`,
+		`[]`, `"problem"`, `3`, `null`,
+	}
+	for _, body := range corpus {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(body))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		schemaOK := sch.Validate(inst) == nil
+		_, why := parseProblemJSON([]byte(body))
+		probeOK := len(why) == 0
+		// The validator reads uri-reference with url.Parse, which lets a
+		// space, "<" or a raw "é" through; RFC 3986 §2 does not, and
+		// neither does the probe. That is the one difference allowed.
+		stricter := schemaOK && !probeOK && len(why) == 1 && strings.Contains(why[0], "is not a URI reference") &&
+			strings.ContainsFunc(body, func(r rune) bool { return r == ' ' || r == '<' || r > 0x7e })
+		if probeOK != schemaOK && !stricter {
+			t.Errorf("%s: the schema says valid=%v, the probe says %q", body, schemaOK, why)
+		}
+	}
+}
