@@ -26,6 +26,8 @@ type entry struct {
 	Example       json.RawMessage `json:"example"`
 	// examplePage is Example indented for reading on the HTML page.
 	examplePage string
+	// exampleText is the same occurrence as text/plain.
+	exampleText string
 }
 
 // ExamplePage is for the page template, which cannot read unexported
@@ -70,6 +72,7 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 		Reaction:      reaction(c.Action),
 		Example:       json.RawMessage(example),
 		examplePage:   pretty.String(),
+		exampleText:   string(res.AppendText(nil, wr.Brand())),
 	}
 }
 
