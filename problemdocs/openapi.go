@@ -160,12 +160,20 @@ func Components(opts ...Option) map[string]any {
 // OpenAPI returns a complete OpenAPI 3.1 document holding Components and no
 // paths, for tools that take a document rather than a fragment.
 func OpenAPI(opts ...Option) ([]byte, error) {
+	description := "Every failure of the API as an RFC 9457 problem document."
+	if l := legacyOf(newConfig(opts).writer); l != nil && l.Active {
+		description += " Every problem also carries the legacy members error (the code) and message (the detail, or the title)"
+		if l.UntilDate != "" {
+			description += " until " + l.UntilDate + "; after that date they are no longer sent"
+		}
+		description += "."
+	}
 	doc := map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
 			"title":       "faultline problem catalog",
 			"version":     "1",
-			"description": "Every failure of the API as an RFC 9457 problem document.",
+			"description": description,
 		},
 		"paths":      map[string]any{},
 		"components": Components(opts...),
