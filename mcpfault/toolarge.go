@@ -182,8 +182,10 @@ func (b *scannedBody) Close() error { return b.rc.Close() }
 // Content-Length was over the limit) is read here for the first time.
 func (b *scannedBody) complete() {
 	var buf [4096]byte
-	for !b.scan.done && b.err == nil && b.n < scanLimit {
-		_, _ = b.Read(buf[:])
+	for idle := 0; !b.scan.done && b.err == nil && b.n < scanLimit && idle < 16; {
+		if n, _ := b.Read(buf[:]); n == 0 {
+			idle++ // a reader that returns nothing, again and again
+		}
 	}
 }
 
