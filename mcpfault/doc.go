@@ -11,7 +11,12 @@
 //     Server.AddReceivingMiddleware) renders what the handler returned.
 //   - A failure of the call itself (arguments that do not match the input
 //     schema, an unknown tool, an unknown resource, an unavailable source) is
-//     a JSON-RPC error whose data member is the problem document.
+//     a JSON-RPC error whose data member is the problem document. In a
+//     session of a protocol version before [ModernProtocolVersion] (one that
+//     ran the initialize handshake), an unknown source or resource and an
+//     unavailable one that a tool reports are tool results instead (see
+//     below), with _meta.status not_found or unavailable and the reason, as
+//     hosts of that era often show the model no JSON-RPC error.
 //   - A failure of the operation the tool performs (authentication, policy,
 //     rate limit, size, an upstream failure) is a tool result with isError
 //     true, a one-line "code: message" text content and the problem document
@@ -22,4 +27,7 @@
 //   - Every failure is logged once, through the problem Writer's logger and
 //     log tier, under the correlation ID of the HTTP request that carried it
 //     ([Handler] hands it from the HTTP side to the MCP side).
+//   - A call over the body limit is answered, by [TooLarge] outside the
+//     kit's Stack, as a JSON-RPC error -32600 carrying the call's id and
+//     the request_too_large problem, so the client's session survives it.
 package mcpfault

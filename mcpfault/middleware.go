@@ -82,6 +82,12 @@ func Middleware(opts ...Option) mcp.Middleware {
 			if err != nil {
 				p := fromProtocolError(wr, err)
 				p = wr.Report(ctx, id, p)
+				var wire *jsonrpc.Error
+				if !errors.As(err, &wire) && protocolKinds[p.Code] && !asRPCError(method, req, p.Code) {
+					// A raw tool handler's own failure; the SDK's refusals
+					// of the call (an unknown tool) stay protocol errors.
+					return toolError(p), nil
+				}
 				return nil, rpcError(rpcCodeFor(err, p), p)
 			}
 			tr, ok := res.(*mcp.CallToolResult)
@@ -115,7 +121,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 					Wrap(cause)
 			}
 			p = wr.Report(ctx, id, p)
-			if protocolKinds[p.Code] {
+			if asRPCError(method, req, p.Code) {
 				return nil, rpcError(p.RPCCode(), p)
 			}
 			return toolError(p), nil

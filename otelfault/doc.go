@@ -42,9 +42,12 @@
 // an exception event; its exception.message is the error's text after the
 // log tier of package sanitize (credentials redacted), exactly what the
 // problem's log record holds, and its exception.type names the error's Go
-// type. Nothing else of the error reaches the span, and values that should
-// come from the contract's closed sets but do not (a hand-built Problem)
-// are recorded as "_OTHER".
+// type. Nothing else of the error reaches the span. Action, cause and
+// outcome are recorded only when they are members of the contract's closed
+// sets, and error.type only when a registry declares the code (see
+// WithRegistry); anything else, however well-formed ("retry_later" on a
+// hand-built Problem), is recorded as "_OTHER", on the span and in every
+// metric attribute alike.
 //
 // # Correlation
 //

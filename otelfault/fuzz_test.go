@@ -19,9 +19,9 @@ import (
 )
 
 // FuzzObserveProblem hands the observer hand-built problems holding
-// anything: every string on the span must be the input unchanged only where
-// the input had the contract's shape, the exception message must be exactly
-// the log tier's text, and nothing may panic.
+// anything: every string on the span must be a member of the contract's
+// closed sets (a declared code for error.type) or _OTHER, the exception
+// message must be exactly the log tier's text, and nothing may panic.
 func FuzzObserveProblem(f *testing.F) {
 	f.Add("internal", "retry", "internal", "unknown", "0193b1c2-7a5e", "panic: password=hunter2", 500)
 	f.Add("rate_limited", "retry", "request", "", "abcdefgh", "", 429)
@@ -50,8 +50,8 @@ func FuzzObserveProblem(f *testing.F) {
 		rec.Reset()
 		for _, kv := range s.Attributes() {
 			v := kv.Value.Emit()
-			if kv.Value.Type() == attribute.STRING && v != "_OTHER" && kv.Key != otelfault.AttrCorrelationID && !shaped(v) {
-				t.Errorf("%s = %q: neither a snake_case value nor _OTHER", kv.Key, v)
+			if kv.Value.Type() == attribute.STRING && v != "_OTHER" && kv.Key != otelfault.AttrCorrelationID && !closed(kv.Key, v) {
+				t.Errorf("%s = %q: neither a member of its closed set nor _OTHER", kv.Key, v)
 			}
 		}
 		wantEvent := status >= 500 && errText != ""
@@ -68,7 +68,18 @@ func FuzzObserveProblem(f *testing.F) {
 	})
 }
 
-func shaped(s string) bool {
-	return s != "" && len(s) <= 64 && s[0] >= 'a' && s[0] <= 'z' &&
-		strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == ""
+// closed reports whether v belongs to the closed set of key.
+func closed(key attribute.Key, v string) bool {
+	switch key {
+	case "error.type":
+		_, ok := problem.DefaultRegistry().Lookup(v)
+		return ok
+	case otelfault.AttrAction:
+		return strings.Contains(" retry verify fix_request reauthenticate configure approve unlock none ", " "+v+" ")
+	case otelfault.AttrCause:
+		return strings.Contains(" request auth policy config internal upstream environment ", " "+v+" ")
+	case otelfault.AttrOutcome:
+		return strings.Contains(" not_started not_committed committed unknown ", " "+v+" ")
+	}
+	return false
 }

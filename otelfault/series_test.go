@@ -13,20 +13,26 @@ import (
 	"github.com/faultline-go/faultline/problem"
 )
 
-// A service that invents codes per request must not grow the counter
-// without bound: past the cap, counts go to one overflow series, and none
-// is lost.
+// A service that declares more codes than the counter holds series for
+// must not grow it without bound: past the cap, counts go to one overflow
+// series, and none is lost. (An undeclared code never makes a series of
+// its own: it is _OTHER.)
 func TestSeriesOverflow(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithCardinalityLimit(0))
-	tel, err := otelfault.New(otelfault.WithMeterProvider(mp))
+	const n = 2100
+	reg := problem.NewRegistry()
+	for i := range n {
+		reg.MustRegister(problem.Kind{Name: fmt.Sprintf("declared_%d", i), Status: 400, Title: "Declared",
+			Action: problem.ActionFixRequest, Cause: problem.CauseRequest, ShowDetail: true})
+	}
+	tel, err := otelfault.New(otelfault.WithMeterProvider(mp), otelfault.WithRegistry(reg))
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 2100
 	r := httptest.NewRequest("GET", "/", nil)
 	for i := range n {
-		tel.ObserveProblem(r, &problem.Problem{Code: fmt.Sprintf("made_up_%d", i), Status: 400, Cause: problem.CauseRequest})
+		tel.ObserveProblem(r, &problem.Problem{Code: fmt.Sprintf("declared_%d", i), Status: 400, Cause: problem.CauseRequest})
 	}
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(context.Background(), &rm); err != nil {

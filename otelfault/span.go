@@ -14,20 +14,20 @@ import (
 	"github.com/faultline-go/faultline/sanitize"
 )
 
-// recordOnSpan puts the problem on the span ctx carries. Every value is
-// either from a closed set, a number, a validated correlation ID, or text
+// recordOnSpan puts the problem on the span ctx carries, with code as
+// codeValue admitted it. Every value is either from a closed set, a number, a validated correlation ID, or text
 // that passed the sanitize log tier: a span is exported like a log record,
 // so it gets no more than the log would.
-func recordOnSpan(ctx context.Context, p *problem.Problem) {
+func recordOnSpan(ctx context.Context, p *problem.Problem, code string) {
 	span := trace.SpanFromContext(ctx)
 	if !span.IsRecording() {
 		return
 	}
 	attrs := attrArrays.Get().(*[7]attribute.KeyValue)
 	defer attrArrays.Put(attrs)
-	attrs[0] = semconv.ErrorTypeKey.String(token(p.Code))
-	attrs[1] = AttrAction.String(token(string(p.Action)))
-	attrs[2] = AttrCause.String(token(string(p.Cause)))
+	attrs[0] = semconv.ErrorTypeKey.String(code)
+	attrs[1] = AttrAction.String(inSet(actions, p.Action))
+	attrs[2] = AttrCause.String(inSet(causes, p.Cause))
 	attrs[3] = AttrRetryable.Bool(p.Retryable)
 	n := 4
 	if ms := p.RetryAfter.Milliseconds(); ms > 0 {
@@ -35,7 +35,7 @@ func recordOnSpan(ctx context.Context, p *problem.Problem) {
 		n++
 	}
 	if p.Outcome != "" {
-		attrs[n] = AttrOutcome.String(token(string(p.Outcome)))
+		attrs[n] = AttrOutcome.String(inSet(outcomes, p.Outcome))
 		n++
 	}
 	if id := p.CorrelationID; id != "" && correlation.Valid(id) {

@@ -19,14 +19,16 @@ type Telemetry struct {
 	decisions  *seriesCache[decisionKey]
 	redis      *seriesCache[bool]
 	mux        *http.ServeMux
+	registry   *problem.Registry
 }
 
 // Option configures New.
 type Option func(*config)
 
 type config struct {
-	meters metric.MeterProvider
-	mux    *http.ServeMux
+	meters   metric.MeterProvider
+	mux      *http.ServeMux
+	registry *problem.Registry
 }
 
 // WithMeterProvider sets where the instruments come from (default
@@ -44,6 +46,15 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // looked up.
 func WithServeMux(mux *http.ServeMux) Option {
 	return func(c *config) { c.mux = mux }
+}
+
+// WithRegistry names the registry whose codes are recorded as they are;
+// any other code is recorded as "_OTHER". Without it, a code counts as
+// declared when the registry of the Writer serving the request (the one
+// middleware.Stack puts in the request's context) or the default registry
+// holds it.
+func WithRegistry(r *problem.Registry) Option {
+	return func(c *config) { c.registry = r }
 }
 
 // retryAfterBuckets are in milliseconds: rate-limit windows and probe
@@ -65,6 +76,7 @@ func New(opts ...Option) (*Telemetry, error) {
 	m := cfg.meters.Meter(ScopeName)
 	t := &Telemetry{
 		mux:       cfg.mux,
+		registry:  cfg.registry,
 		problems:  newSeriesCache(problemSeries),
 		decisions: newSeriesCache(decisionSeries),
 		redis:     newSeriesCache(redisSeries),
@@ -103,8 +115,9 @@ func (t *Telemetry) ObserveProblem(r *http.Request, p *problem.Problem) {
 		return
 	}
 	ctx := r.Context()
-	recordOnSpan(ctx, p)
-	s := t.problems.get(seriesKey{code: token(p.Code), status: p.Status, cause: token(string(p.Cause)), route: t.route(r)})
+	code := t.codeValue(r, p.Code)
+	recordOnSpan(ctx, p, code)
+	s := t.problems.get(seriesKey{code: code, status: p.Status, cause: inSet(causes, p.Cause), route: t.route(r)})
 	s.count.Add(1)
 	if ms := p.RetryAfter.Milliseconds(); p.Retryable && ms > 0 {
 		// Synchronous, so that with a sampled span the SDK can keep the

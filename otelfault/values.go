@@ -1,21 +1,64 @@
 package otelfault
 
-// token keeps a value of the registry's shape (snake_case: a lowercase
-// letter, then lowercase letters, digits and underscores, at most 64 bytes)
-// and replaces anything else. code, action, cause and outcome all have that
-// shape, and a hand-built Problem holding something else must not put raw
-// text into a span or an unbounded value into a metric series. A shape
-// check rather than a list of the known values, so that a value the
-// contract adds later passes without a change here.
-func token(s string) string {
-	if len(s) == 0 || len(s) > 64 || s[0] < 'a' || s[0] > 'z' {
+import (
+	"net/http"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// The contract's closed sets. A hand-built Problem, or one handed to
+// ObserveProblem without going through a Writer, can hold anything in
+// these fields; a span or metric series gets only a member of the set, or
+// other. A value of the right shape is not enough: "retry_later" looks like
+// an action, and a dashboard that groups by faultline.action would grow a
+// series no client understands.
+var (
+	actions = closedSet(problem.ActionRetry, problem.ActionVerify, problem.ActionFixRequest,
+		problem.ActionReauthenticate, problem.ActionConfigure, problem.ActionApprove,
+		problem.ActionUnlock, problem.ActionNone)
+	causes = closedSet(problem.CauseRequest, problem.CauseAuth, problem.CausePolicy, problem.CauseConfig,
+		problem.CauseInternal, problem.CauseUpstream, problem.CauseEnvironment)
+	outcomes = closedSet(problem.OutcomeNotStarted, problem.OutcomeNotCommitted,
+		problem.OutcomeCommitted, problem.OutcomeUnknown)
+)
+
+func closedSet[T ~string](values ...T) map[T]bool {
+	m := make(map[T]bool, len(values))
+	for _, v := range values {
+		m[v] = true
+	}
+	return m
+}
+
+func inSet[T ~string](set map[T]bool, v T) string {
+	if set[v] {
+		return string(v)
+	}
+	return other
+}
+
+// codeValue is the problem's code when a registry declares it: the
+// registry of the Telemetry (WithRegistry), else that of the Writer
+// serving the request, else the default registry. Any other code (a
+// hand-built Problem's, or text a caller put there) is other, so the
+// number of series stays bounded by the codes a service declares.
+func (t *Telemetry) codeValue(r *http.Request, code string) string {
+	if code == "" {
 		return other
 	}
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return other
+	if t.registry != nil {
+		if _, ok := t.registry.Lookup(code); ok {
+			return code
+		}
+		return other
+	}
+	if r != nil {
+		if _, ok := problem.FromContext(r.Context()).Registry().Lookup(code); ok {
+			return code
 		}
 	}
-	return s
+	if _, ok := problem.DefaultRegistry().Lookup(code); ok {
+		return code
+	}
+	return other
 }

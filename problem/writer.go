@@ -469,6 +469,16 @@ func (wr *Writer) Resolve(r *http.Request, p *Problem) *Problem {
 // LegacyActive reports whether the legacy members are emitted now.
 func (wr *Writer) LegacyActive() bool { return wr.legacyActive() }
 
+// LegacyWindow returns the transition window WithLegacy configured, and
+// false when there is none, so that the documentation (problemdocs'
+// type-URI pages) can announce the legacy members and their end date.
+func (wr *Writer) LegacyWindow() (Legacy, bool) {
+	if wr.legacy == nil {
+		return Legacy{}, false
+	}
+	return *wr.legacy, true
+}
+
 // resolve returns the occurrence as it goes out, and the registry entry of
 // its code when the lookup it made found one. retryAfter is the values of
 // the response's Retry-After header, which may lend the problem its retry

@@ -44,13 +44,14 @@ func dumpDOM(t *testing.T, browser, url string) string {
 
 func TestPagesRenderInABrowser(t *testing.T) {
 	browser := chromium(t)
-	srv := serve(t, problem.NewWriter())
+	srv := serve(t, problem.NewWriter(problem.WithLegacy(problem.Legacy{Until: time.Date(2099, 9, 30, 0, 0, 0, 0, time.UTC)})))
 	index := dumpDOM(t, browser, srv.URL+"/problems/")
 	if !strings.Contains(index, `<table id="codes">`) || !strings.Contains(index, `<a href="rate_limited">`) {
 		t.Fatalf("index DOM:\n%s", index)
 	}
 	page := dumpDOM(t, browser, srv.URL+"/problems/rate_limited")
-	for _, want := range []string{`<h1 id="title">Too many requests</h1>`, `<code id="action">retry</code>`, `"retry_after_ms": 2400`, `<a href="./">`} {
+	for _, want := range []string{`<h1 id="title">Too many requests</h1>`, `<code id="action">retry</code>`, `"retry_after_ms": 2400`, `<a href="./">`,
+		`<time id="legacy-until" datetime="2099-09-30T00:00:00Z">2099-09-30</time>`, `"error": "rate_limited"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page DOM lacks %q:\n%s", want, page)
 		}

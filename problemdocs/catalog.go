@@ -23,9 +23,12 @@ type entry struct {
 	Meaning       string          `json:"meaning,omitempty"`
 	Reaction      string          `json:"client_reaction"`
 	Deprecated    *deprecation    `json:"deprecated,omitempty"`
+	Legacy        *legacyNotice   `json:"legacy,omitempty"`
 	Example       json.RawMessage `json:"example"`
 	// examplePage is Example indented for reading on the HTML page.
 	examplePage string
+	// exampleText is the same occurrence as text/plain.
+	exampleText string
 }
 
 // ExamplePage is for the page template, which cannot read unexported
@@ -38,6 +41,63 @@ type deprecation struct {
 	Successor string `json:"successor,omitempty"`
 }
 
+// legacyNotice announces the Writer's legacy window, as DESIGN.md has the
+// type-URI pages do: which members are sent besides the contract's, until
+// when, and whether they still are.
+type legacyNotice struct {
+	Members []string `json:"members"`
+	// Until is the last moment the members are sent (RFC 3339, UTC);
+	// empty when the window has no announced end.
+	Until string `json:"until,omitempty"`
+	// UntilDate is Until's day, for the page.
+	UntilDate string `json:"-"`
+	// Active: the members are sent now; after Until they are gone.
+	Active bool `json:"active"`
+}
+
+func legacyOf(wr *problem.Writer) *legacyNotice {
+	l, ok := wr.LegacyWindow()
+	if !ok {
+		return nil
+	}
+	n := &legacyNotice{Members: []string{"error", "message"}, Active: wr.LegacyActive()}
+	if !l.Until.IsZero() {
+		n.Until = l.Until.UTC().Format(time.RFC3339)
+		n.UntilDate = l.Until.UTC().Format(time.DateOnly)
+	}
+	return n
+}
+
+// withLegacyMembers adds to a problem+json document the members the
+// Writer sends during its legacy window, as it sends them: error, the code;
+// message, the detail, or the title when there is none.
+func withLegacyMembers(doc []byte) []byte {
+	var m struct {
+		Code   string `json:"code"`
+		Title  string `json:"title"`
+		Detail string `json:"detail"`
+	}
+	if json.Unmarshal(doc, &m) != nil || len(doc) < 2 {
+		return doc
+	}
+	msg := m.Detail
+	if msg == "" {
+		msg = m.Title
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	b.Write(doc[:len(doc)-1])
+	b.WriteString(`,"error":`)
+	_ = enc.Encode(m.Code) // a string always encodes
+	b.Truncate(b.Len() - 1)
+	b.WriteString(`,"message":`)
+	_ = enc.Encode(msg)
+	b.Truncate(b.Len() - 1)
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
 // exampleCorrelationID is a UUIDv7 like those the kit generates.
 const exampleCorrelationID = "0193b1c2-7d4e-7a51-9c3f-2b8e4f6a1d90"
 
@@ -46,6 +106,10 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 	res := wr.Resolve(nil, p)
 	res.CorrelationID = exampleCorrelationID
 	example := res.AppendJSON(nil)
+	legacy := legacyOf(wr)
+	if legacy != nil && legacy.Active {
+		example = withLegacyMembers(example)
+	}
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, example, "", "  ") != nil {
 		pretty.Reset()
@@ -57,6 +121,7 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 	}
 	return entry{
 		Deprecated:    dep,
+		Legacy:        legacy,
 		Code:          c.Name,
 		Type:          res.Type,
 		Status:        c.Status,
@@ -70,6 +135,7 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 		Reaction:      reaction(c.Action),
 		Example:       json.RawMessage(example),
 		examplePage:   pretty.String(),
+		exampleText:   string(res.AppendText(nil, wr.Brand())),
 	}
 }
 

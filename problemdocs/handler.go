@@ -91,12 +91,16 @@ func Handler(opts ...Option) http.Handler {
 	})
 }
 
+// index is the catalog as the index serves it.
+type index struct {
+	Legacy *legacyNotice `json:"legacy,omitempty"`
+	Codes  []entry       `json:"codes"`
+}
+
 func serveIndex(w http.ResponseWriter, wr *problem.Writer, asJSON bool) {
-	all := entries(wr)
+	all := index{Legacy: legacyOf(wr), Codes: entries(wr)}
 	if asJSON {
-		writeJSON(w, struct {
-			Codes []entry `json:"codes"`
-		}{all})
+		writeJSON(w, all)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

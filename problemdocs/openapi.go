@@ -55,16 +55,22 @@ func problemSchema(codes []problem.Kind) map[string]any {
 				"type":        "array",
 				"description": "Every field error of a validation_failed problem, at once.",
 				"items":       map[string]any{"$ref": "#/components/schemas/FieldError"},
+				// RFC 9457 Appendix B: an array's entries are <i> elements.
+				"xml": map[string]any{"wrapped": true},
 			},
 			"error":   str("Legacy member, during the transition window only: equals code."),
 			"message": str("Legacy member, during the transition window only: the detail, or the title."),
 		},
+		// The same document as application/problem+xml (RFC 9457
+		// Appendix B).
+		"xml": map[string]any{"name": "problem", "namespace": "urn:ietf:rfc:7807"},
 	}
 }
 
 func fieldErrorSchema() map[string]any {
 	return map[string]any{
 		"type":     "object",
+		"xml":      map[string]any{"name": "i"},
 		"required": []string{"detail"},
 		"properties": map[string]any{
 			"detail":  map[string]any{"type": "string"},
@@ -74,13 +80,23 @@ func fieldErrorSchema() map[string]any {
 	}
 }
 
+// textSchema is the plain-text representation: a first line
+// "<brand>: <code>: <message>", then one "name: value" line per member.
+var textSchema = map[string]any{
+	"type":        "string",
+	"pattern":     `^[^\n]*: [a-z][a-z0-9_]*: [^\n]*\n`,
+	"description": "The problem for plain-text clients: a first line \"<brand>: <code>: <message>\", then one \"name: value\" line per member (status, action, cause, retryable, ...).",
+}
+
 // ResponseName is the component name of the reusable response for a status,
 // as Components returns it, for $ref from an operation's responses.
 func ResponseName(status int) string { return "Problem" + strconv.Itoa(status) }
 
 // Components returns OpenAPI 3.1 components: the schemas Problem and
 // FieldError, and a response per status the registry's codes use, each
-// with an example document per code. Merge them into an existing spec's
+// with an example document per code, in every media type the Writer sends:
+// application/problem+json, application/problem+xml (the Problem schema
+// with its xml names, RFC 9457 Appendix B) and text/plain. Merge them into an existing spec's
 // components (see the package example) and refer to a response as
 // {"$ref": "#/components/responses/Problem429"}.
 func Components(opts ...Option) map[string]any {
@@ -101,9 +117,11 @@ func Components(opts ...Option) map[string]any {
 		es := byStatus[status]
 		names := make([]string, len(es))
 		examples := map[string]any{}
+		textExamples := map[string]any{}
 		for i, e := range es {
 			names[i] = "`" + e.Code + "`"
 			examples[e.Code] = map[string]any{"summary": e.Title, "description": e.Reaction, "value": e.Example}
+			textExamples[e.Code] = map[string]any{"summary": e.Title, "value": e.exampleText}
 		}
 		headers := map[string]any{
 			"X-Request-Id": map[string]any{"description": "The correlation ID, also in the body.", "schema": map[string]any{"type": "string"}},
@@ -114,10 +132,18 @@ func Components(opts ...Option) map[string]any {
 		responses[ResponseName(status)] = map[string]any{
 			"description": http.StatusText(status) + ": " + strings.Join(names, ", "),
 			"headers":     headers,
+			// Every representation the Writer negotiates from Accept.
 			"content": map[string]any{
 				"application/problem+json": map[string]any{
 					"schema":   map[string]any{"$ref": "#/components/schemas/Problem"},
 					"examples": examples,
+				},
+				"application/problem+xml": map[string]any{
+					"schema": map[string]any{"$ref": "#/components/schemas/Problem"},
+				},
+				"text/plain": map[string]any{
+					"schema":   textSchema,
+					"examples": textExamples,
 				},
 			},
 		}
@@ -134,12 +160,20 @@ func Components(opts ...Option) map[string]any {
 // OpenAPI returns a complete OpenAPI 3.1 document holding Components and no
 // paths, for tools that take a document rather than a fragment.
 func OpenAPI(opts ...Option) ([]byte, error) {
+	description := "Every failure of the API as an RFC 9457 problem document."
+	if l := legacyOf(newConfig(opts).writer); l != nil && l.Active {
+		description += " Every problem also carries the legacy members error (the code) and message (the detail, or the title)"
+		if l.UntilDate != "" {
+			description += " until " + l.UntilDate + "; after that date they are no longer sent"
+		}
+		description += "."
+	}
 	doc := map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
 			"title":       "faultline problem catalog",
 			"version":     "1",
-			"description": "Every failure of the API as an RFC 9457 problem document.",
+			"description": description,
 		},
 		"paths":      map[string]any{},
 		"components": Components(opts...),

@@ -12,6 +12,10 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;pad
 dt{font-weight:600}dd{margin:0 0 .6rem 0}
 </style>`
 
+// legacyParagraph announces the Writer's legacy window on every page: the
+// members, and the date after which they are gone.
+const legacyParagraph = `{{with .Legacy}}<p id="legacy"><strong>Legacy members.</strong> {{if .Active}}Every problem also carries <code>error</code> (the code) and <code>message</code> (the detail, or the title), for clients written before this format{{if .UntilDate}}, until <time id="legacy-until" datetime="{{.Until}}">{{.UntilDate}}</time>; after that date they are no longer sent{{else}}, with no end date announced yet{{end}}. Read <code>code</code> and <code>detail</code> instead.{{else}}The legacy members <code>error</code> and <code>message</code> were sent until <time id="legacy-until" datetime="{{.Until}}">{{.UntilDate}}</time> and are no longer sent.{{end}}</p>{{end}}`
+
 var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>{{.Title}} ({{.Code}})</title>` + style + `</head>
@@ -21,6 +25,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <p><code id="code">{{.Code}}</code> · HTTP <span id="status">{{.Status}}</span></p>
 {{with .Deprecated}}<p id="deprecated"><strong>Deprecated</strong> since {{.Since}}.{{if .Successor}} Use <a href="{{.Successor}}"><code>{{.Successor}}</code></a> instead.{{end}} Clients should accept it until it is retired.</p>{{end}}
 <p>{{.Meaning}}</p>
+` + legacyParagraph + `
 <dl>
 <dt>Type URI</dt><dd><code>{{.Type}}</code></dd>
 <dt>action</dt><dd><code id="action">{{.Action}}</code></dd>
@@ -44,10 +49,11 @@ var indexTemplate = template.Must(template.New("index").Parse(`<!doctype html>
 <body>
 <h1>Problem types</h1>
 <p>Every failure of this API is an RFC 9457 problem document whose <code>type</code> links here.</p>
+` + legacyParagraph + `
 <table id="codes">
 <thead><tr><th>code</th><th>status</th><th>action</th><th>cause</th><th>retryable</th><th>title</th></tr></thead>
 <tbody>
-{{range .}}<tr><td><a href="{{.Code}}"><code>{{.Code}}</code></a></td><td>{{.Status}}</td><td><code>{{.Action}}</code></td><td><code>{{.Cause}}</code></td><td>{{.Retryable}}</td><td>{{.Title}}{{with .Deprecated}} <em>(deprecated since {{.Since}}{{if .Successor}}; use <code>{{.Successor}}</code>{{end}})</em>{{end}}</td></tr>
+{{range .Codes}}<tr><td><a href="{{.Code}}"><code>{{.Code}}</code></a></td><td>{{.Status}}</td><td><code>{{.Action}}</code></td><td><code>{{.Cause}}</code></td><td>{{.Retryable}}</td><td>{{.Title}}{{with .Deprecated}} <em>(deprecated since {{.Since}}{{if .Successor}}; use <code>{{.Successor}}</code>{{end}})</em>{{end}}</td></tr>
 {{end}}</tbody>
 </table>
 </body></html>

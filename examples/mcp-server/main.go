@@ -105,7 +105,10 @@ func newApp(logger *slog.Logger) *app {
 	limited := ratelimit.LimitBy(50, time.Second, ratelimit.ByHeader("Authorization"))
 	mux.Handle("/mcp", a.gate(requireBearer(limited(mcpfault.Handler(mcpHandler)))))
 	a.writer = wr
-	a.handler = middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(64<<10))(mux)
+	// TooLarge sits outside the Stack, whose body limit refuses an
+	// oversized call before anything inside runs: the agent gets the 413
+	// as a JSON-RPC error of that call, and its session goes on.
+	a.handler = mcpfault.TooLarge(middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(64<<10))(mux))
 	return a
 }
 

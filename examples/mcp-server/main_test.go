@@ -370,9 +370,45 @@ func TestTransportProblems(t *testing.T) {
 	if !strings.Contains(f.logs.String(), `"correlation_id":"corr-transport-1"`) {
 		t.Errorf("transport log records lack the correlation ID:\n%s", f.logs)
 	}
-	resp, p = post("Bearer "+bearerToken, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", 70<<10)+`"}}`)
-	if resp.StatusCode != 413 || p.Code != "request_too_large" {
-		t.Fatalf("large body: %d %+v", resp.StatusCode, p)
+	// Too large for the limit: a JSON-RPC call is answered in JSON-RPC (its
+	// id, -32600, the problem as data), a plain HTTP client gets the problem.
+	for _, c := range []struct{ body, accept string }{
+		{`{"jsonrpc":"2.0","id":"big-1","method":"ping","params":{"pad":"` + strings.Repeat("x", 70<<10) + `"}}`, "application/json, text/event-stream"},
+		{`{"pad":"` + strings.Repeat("x", 70<<10) + `"}`, "application/json"},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, f.srv.URL+"/mcp", strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", c.accept)
+		req.Header.Set("Authorization", "Bearer "+bearerToken)
+		req.Header.Set("X-Request-Id", "corr-transport-2")
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != 413 {
+			t.Fatalf("large body: %d %s", r.StatusCode, raw)
+		}
+		if strings.HasPrefix(c.body, `{"jsonrpc"`) {
+			var msg struct {
+				ID    string `json:"id"`
+				Error struct {
+					Code int             `json:"code"`
+					Data json.RawMessage `json:"data"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(raw, &msg); err != nil || msg.ID != "big-1" || msg.Error.Code != -32600 {
+				t.Fatalf("large JSON-RPC body: %s %v", raw, err)
+			}
+			if p := decode(t, msg.Error.Data); p.Code != "request_too_large" || p.CorrelationID != "corr-transport-2" {
+				t.Fatalf("large JSON-RPC body: data %+v", p)
+			}
+			continue
+		}
+		if p := decode(t, raw); r.Header.Get("Content-Type") != "application/problem+json" || p.Code != "request_too_large" {
+			t.Fatalf("large plain body: %s", raw)
+		}
 	}
 	var last *http.Response
 	for range 60 {
@@ -393,5 +429,57 @@ func TestTransportProblems(t *testing.T) {
 	}
 	if last.StatusCode != 429 || last.Header.Get("Retry-After") == "" || last.Header.Get("Content-Type") != "application/problem+json" {
 		t.Fatalf("rate limit: %d %v", last.StatusCode, last.Header)
+	}
+}
+
+// TestOversizedCallThenNextCall: the SDK's client sends a call over the
+// body limit, reads -32600 with the problem, and its session serves the
+// next call.
+func TestOversizedCallThenNextCall(t *testing.T) {
+	f := start(t)
+	cs := f.session(t, "corr-big-1")
+	_, err := callTool(t, cs, "get_order", map[string]any{"id": strings.Repeat("9", 1<<20)})
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidRequest {
+		t.Fatalf("want -32600, got %v", err)
+	}
+	if p := decode(t, wire.Data); p.Code != "request_too_large" || p.Status != 413 || p.CorrelationID != "corr-big-1" {
+		t.Fatalf("data %+v", p)
+	}
+	res, err := callTool(t, cs, "get_order", map[string]any{"id": "o1"})
+	if err != nil || res.IsError {
+		t.Fatalf("the next call: %v %v", res, err)
+	}
+}
+
+// TestHandshakeEraSession: a client that negotiates a version with the
+// initialize handshake reads an unknown order and an open circuit as tool
+// results (InterLock's handshake column), while the default client, at the
+// sessionless version, gets the JSON-RPC errors TestContractTable checks.
+func TestHandshakeEraSession(t *testing.T) {
+	f := start(t)
+	for _, version := range mcp.SupportedProtocolVersions()[1:] {
+		client := mcp.NewClient(&mcp.Implementation{Name: "old-host", Version: "1"}, nil)
+		cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+			Endpoint:   f.srv.URL + "/mcp",
+			HTTPClient: &http.Client{Transport: bearer{base: http.DefaultTransport, id: "corr-old-1"}},
+			MaxRetries: -1,
+		}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("%s: %v", version, err)
+		}
+		if got := cs.InitializeResult().ProtocolVersion; got != version {
+			t.Fatalf("negotiated %s, want %s", got, version)
+		}
+		p, res := toolError(t, cs, "get_order", map[string]any{"id": "nope"})
+		if p.Code != "not_found" || p.Detail != "No order has this id." || res.Meta["status"] != "not_found" || p.CorrelationID != "corr-old-1" {
+			t.Errorf("%s: unknown order %+v %v", version, p, res.Meta)
+		}
+		p, res = toolError(t, cs, "read_replica", map[string]any{})
+		if p.Code != "unavailable" || p.Detail != "The reporting source is unavailable (circuit open)." || !p.Retryable ||
+			p.RetryAfterMS != 5000 || res.Meta["status"] != "unavailable" || text(res) != "unavailable: "+p.Detail {
+			t.Errorf("%s: open circuit %+v %v %q", version, p, res.Meta, text(res))
+		}
+		cs.Close()
 	}
 }
