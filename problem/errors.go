@@ -45,8 +45,12 @@ func MapIs(sentinel error, fn func() *Problem) Mapper {
 	}
 }
 
-// FromError maps err with the default Writer's mappers.
-func FromError(err error) *Problem { return Default().FromError(err) }
+// From maps err with the Writer serving r: the one r's context carries
+// (middleware.Stack with WithWriter puts it there), or Default() when r
+// carries none. It is the way for a handler to turn an error into a
+// problem it then changes or inspects, so a mapping the service
+// configured is never bypassed by a second, default configuration.
+func From(r *http.Request, err error) *Problem { return writerFor(r).FromError(err) }
 
 // FromError maps any error to a problem: a *Problem in the chain wins, then
 // a Kind (a handler may return the code itself), then the writer's mappers
