@@ -14,8 +14,12 @@ import (
 // limit is refused at once with a 413 request_too_large problem, without
 // reading the body. A body of unknown length is cut at the limit by
 // http.MaxBytesReader, created with the server's own ResponseWriter so that
-// net/http closes the connection after the response; the handler gets a
-// *http.MaxBytesError, which problem.WriteError maps to the same problem.
+// net/http closes the connection after the response; the handler's read
+// fails with the request_too_large problem itself, wrapping the
+// *http.MaxBytesError (errors.As finds it), so returning or writing that
+// error sends the same problem. A *http.MaxBytesError from any other
+// reader (an upstream's body the handler capped) is not this request's
+// fault and is mapped to internal.
 // A handler that ignores that error and sends a bare 400, 413 or 5xx behind
 // Guard gets request_too_large too, and so does one that returns without
 // answering at all (net/http would send an empty 200).
@@ -84,6 +88,9 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	if err != nil && err != io.EOF {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			b.st.flags.Or(fTripped)
+			// The error names this request as the cause at its source, so
+			// a mapper never has to guess whose limit a MaxBytesError is.
+			return n, tooLarge(b.st).Wrap(err)
 		}
 	}
 	return n, err
