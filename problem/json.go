@@ -61,7 +61,7 @@ func (p *Problem) appendJSONWith(dst []byte, legacy bool, seg *jsonSegments) []b
 	}
 	if p.CorrelationID != "" {
 		dst = append(dst, `,"correlation_id":`...)
-		dst = appendString(dst, p.peerText(p.CorrelationID))
+		dst = appendString(dst, p.renderedCorrelationID())
 	}
 	if len(p.Errors) > 0 {
 		dst = append(dst, `,"errors":[`...)

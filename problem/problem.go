@@ -57,6 +57,11 @@ type Problem struct {
 	// unclaimed marks a bare status no code claims (Registry.ForStatus):
 	// type about:blank, its code a family name.
 	unclaimed bool
+	// correlationPublic marks a CorrelationID that needs no public tier:
+	// the ID the correlation layer accepted for the request (the header
+	// echoes it and the log is keyed by it), or one that already passed
+	// the tier. Any other, a literal or a peer's, passes it when rendered.
+	correlationPublic bool
 	// rpcCode is the kind's JSON-RPC error code.
 	rpcCode  int
 	ext      []Extension
@@ -118,13 +123,21 @@ func (p *Problem) renderedType() string {
 }
 
 // peerText passes text of a Problem not made by New through the public
-// tier: code, correlation_id and field errors' pointer and code are the
-// kit's own otherwise, but a peer's document may hold anything in them.
+// tier: a code is the kit's own otherwise, but a peer's document may hold
+// anything in it.
 func (p *Problem) peerText(s string) string {
 	if p.fromKind {
 		return s
 	}
 	return sanitize.Public(s)
+}
+
+// renderedCorrelationID is correlation_id as every representation sends it.
+func (p *Problem) renderedCorrelationID() string {
+	if p.correlationPublic {
+		return p.CorrelationID
+	}
+	return sanitize.Public(p.CorrelationID)
 }
 
 func (p *Problem) renderedTitle() string {

@@ -541,10 +541,8 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Pro
 				res.Instance = "/." + res.Instance
 			}
 		}
-		if res.CorrelationID == "" {
-			res.CorrelationID = correlation.ID(r.Context())
-		}
 	}
+	res.CorrelationID, res.correlationPublic = correlationOf(r, &res)
 	// The retry rules, in one place for every problem: a write whose
 	// outcome is unknown may be replayed only under an Idempotency-Key;
 	// without one the client must find out what happened first.
@@ -580,6 +578,25 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Pro
 		res.ext = append(slices.Clip(res.ext), developmentMembers(p)...)
 	}
 	return res, entry
+}
+
+// correlationOf returns the correlation ID res goes out with and whether it
+// is public as it is: the request's own ID when res names none or the
+// same, otherwise res's own through the public tier, since a literal
+// (`Problem{CorrelationID: ...}`) is text like any other. r may be nil.
+func correlationOf(r *http.Request, res *Problem) (string, bool) {
+	id := res.CorrelationID
+	if res.correlationPublic {
+		return id, true
+	}
+	var own string
+	if r != nil {
+		own = correlation.ID(r.Context())
+	}
+	if id == "" || id == own {
+		return own, true
+	}
+	return sanitize.Public(id), true
 }
 
 // unregistered turns a problem whose code the registry does not know into

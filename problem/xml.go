@@ -62,7 +62,7 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		elem("outcome", string(g.outcome), false)
 	}
 	if p.CorrelationID != "" {
-		elem("correlation_id", p.peerText(p.CorrelationID), false)
+		elem("correlation_id", p.renderedCorrelationID(), false)
 	}
 	if len(p.Errors) > 0 {
 		dst = append(dst, "<errors>"...)
