@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-
 )
 
 // PublicDetailer is implemented by errors that carry text written for
@@ -124,11 +123,11 @@ func (wr *Writer) fromError(err error, p *Problem) {
 // chainMatch holds what FromError looks for in an error chain: the first
 // match of each kind, in the order errors.As and errors.Is visit the chain.
 type chainMatch struct {
-	problem   *Problem
-	kind      *Kind
-	public    PublicDetailer
-	deadline  bool
-	canceled  bool
+	problem  *Problem
+	kind     *Kind
+	public   PublicDetailer
+	deadline bool
+	canceled bool
 }
 
 // walk visits the chain once with type switches, where one errors.As per
