@@ -23,13 +23,27 @@
 // the problem in the representation the request accepts (problem+json,
 // problem+xml, a text/plain proxy plane; HEAD gets headers only), logs one
 // record with the correlation ID, and enforces the contract whatever the
-// Problem says: the code must be registered (otherwise internal goes out
-// and the developer is told once), a code that hides details never shows
-// one, an unknown outcome without an Idempotency-Key is never retryable and
+// Problem says: the code must be registered (otherwise internal goes out,
+// without the problem's extensions and field errors), a code that hides
+// details never shows one, an unknown outcome without an Idempotency-Key is never retryable and
 // asks the client to verify, action retry never goes with retryable false,
 // and Retry-After agrees with retry_after_ms. The kit's middlewares and
 // other packages find the Writer in the request's context (NewContext), so
 // a service gives its logger and options once.
+//
+// # Mistakes are loud for the developer, safe for the client
+//
+// What Write repairs because the problem broke a rule is a developer's
+// mistake: an extension name that is reserved or not 3 to 64 ASCII
+// letters, digits or underscores starting with a letter (the member is
+// left out), an unregistered code (sent as internal without its
+// extensions and field errors), a status or title the code overrules (the
+// code's are sent), a status that is no error status (the code's, or
+// 500), an action, cause or outcome outside its closed set (the code's,
+// or none, internal and unknown). The client gets the repaired problem;
+// its log record is at error level and names each mistake in the
+// attribute build_error, and Writer.Check returns the same finding as an
+// error, for a test or a startup check of a service's sentinel problems.
 //
 // # Text that reaches a client
 //
@@ -88,7 +102,8 @@
 //   - Guidance: an action, cause or outcome outside its closed set is left
 //     out, action retry with retryable false is sent as none, and
 //     retry_after_ms goes only with a retryable problem; a status outside
-//     100-999 is left out.
+//     100-999 is left out (a Writer sends the code's status instead, and
+//     reports the mistake).
 //   - XML names: a member name that is not an XML name, or that starts
 //     with "xml" in any case (XML reserves those), is written as
 //     <member name="...">; null, "", {} and [] are all an empty element.

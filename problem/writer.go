@@ -44,9 +44,6 @@ type Writer struct {
 	// error path would otherwise allocate for every response (a *codeEntry
 	// per code).
 	codes sync.Map
-	// unknownCodes remembers the unregistered codes already reported, so a
-	// developer's mistake is logged once, not once per request.
-	unknownCodes sync.Map
 }
 
 // Legacy configures the transition window during which the pre-RFC members
@@ -324,8 +321,9 @@ var (
 // when the response has already started.
 //
 // Whatever p says, what goes out keeps the contract: a code the Writer's
-// registry does not know is sent as internal (and reported to the log
-// once); action, cause and the detail rule come from the registry; a
+// registry does not know is sent as internal (its record names the
+// mistake, see Check); action, cause and the detail rule come from the
+// registry; a
 // problem whose outcome is unknown is not retryable and asks the client
 // to verify unless the request carried an Idempotency-Key; one whose
 // outcome is committed, for an unsafe method without an Idempotency-Key,
@@ -574,6 +572,11 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Pro
 	if !res.Cause.valid() {
 		res.Cause = CauseInternal
 	}
+	if err := misuse(p, &res); err != nil {
+		// Loud for the developer, in the problem's own record; the client
+		// gets the repaired problem.
+		res.buildErr = errors.Join(p.buildErr, err)
+	}
 	if wr.dev {
 		res.ext = append(slices.Clip(res.ext), developmentMembers(p)...)
 	}
@@ -601,12 +604,9 @@ func correlationOf(r *http.Request, res *Problem) (string, bool) {
 
 // unregistered turns a problem whose code the registry does not know into
 // internal: its action and cause would be guesses. The original code and
-// error go to the log; the developer hears of it once per code.
+// error go to the log, and the problem's record names the misuse (see
+// misuse).
 func (wr *Writer) unregistered(p *Problem) Problem {
-	if _, seen := wr.unknownCodes.LoadOrStore(p.Code, true); !seen {
-		wr.Logger().Error("problem: code is not registered in the writer's registry; sent as internal",
-			logString("code", p.Code))
-	}
 	res := *New(Internal)
 	if e := wr.cached(Internal.Name); e != nil {
 		res.Type = e.typ
