@@ -73,7 +73,10 @@ type Option func(*Writer)
 // up codes; the default is DefaultRegistry.
 func WithRegistry(r *Registry) Option { return func(w *Writer) { w.registry = r } }
 
-// WithBaseURI sets the prefix of every type URI: type = base + code.
+// WithBaseURI sets the prefix of every type URI: type = base + code. Give
+// it the address where the service documents its codes (problemdocs serves
+// those pages): without it the built-in codes point at DefaultBaseURI and
+// the service's own codes are type about:blank.
 func WithBaseURI(base string) Option { return func(w *Writer) { w.baseURI = base } }
 
 // WithBrand sets the name that opens the text/plain proxy plane's first line.
@@ -144,7 +147,8 @@ const ProductionEnv = "FAULTLINE_ENV"
 // "production" or "prod".
 func WithInsecureDevelopmentMode() Option { return func(w *Writer) { w.dev = true } }
 
-// DefaultBaseURI is the type prefix when none is configured.
+// DefaultBaseURI is the type prefix of the built-in codes when none is
+// configured; it is never applied to a service's own codes.
 const DefaultBaseURI = "https://faultline.dev/problems/"
 
 // DefaultCodeHeader carries the code on every problem response.
@@ -200,7 +204,8 @@ func (wr *Writer) CodeHeader() string { return wr.codeHeader }
 // CorrelationHeader returns the header that echoes the correlation ID.
 func (wr *Writer) CorrelationHeader() string { return wr.correlationHeader }
 
-// TypeURI returns the type URI of a code: the base URI plus the code.
+// TypeURI returns the type URI of a code: the base URI plus the code, or
+// about:blank for a service's own code under DefaultBaseURI.
 func (wr *Writer) TypeURI(code string) string { return wr.typeURI(code) }
 
 var defaultWriter atomic.Pointer[Writer]
@@ -696,7 +701,7 @@ func (wr *Writer) cached(code string) *codeEntry {
 		return nil
 	}
 	v, _ := wr.codes.LoadOrStore(code, &codeEntry{
-		kind: k, header: []string{code}, typ: wr.baseURI + code,
+		kind: k, header: []string{code}, typ: typeFor(wr.baseURI, code),
 		code: logString("code", code),
 	})
 	return v.(*codeEntry)
@@ -713,7 +718,7 @@ func (wr *Writer) typeURI(code string) string {
 	if c := wr.cached(code); c != nil {
 		return c.typ
 	}
-	return wr.baseURI + code
+	return typeFor(wr.baseURI, code)
 }
 
 func (wr *Writer) legacyActive() bool {
