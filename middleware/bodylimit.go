@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/faultline-go/faultline/internal/problemhook"
+	"github.com/faultline-go/faultline/internal/toolarge"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -48,8 +48,7 @@ func (st *state) limitBody(r *http.Request, n int64, own bool) (*http.Request, b
 		st.limit = n
 	}
 	if r.ContentLength > st.limit {
-		p := problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit)).
-			WithLogAttrs(slog.Int64("content_length", r.ContentLength), slog.String("written_by", "faultline.bodylimit"))
+		p := toolarge.Problem(st.limit, nil).WithLogAttrs(slog.Int64("content_length", r.ContentLength), slog.String("written_by", "faultline.bodylimit"))
 		st.safeWrite(st, p)
 		return r, false
 	}
@@ -67,9 +66,7 @@ func (st *state) limitBody(r *http.Request, n int64, own bool) (*http.Request, b
 }
 
 // tooLarge is the problem of a body the limit cut while the handler read it.
-func tooLarge(st *state) *problem.Problem {
-	return problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit))
-}
+func tooLarge(st *state) *problem.Problem { return toolarge.Problem(st.limit, nil) }
 
 // limitedBody is the request body under a limit. The MaxBytesReader is made
 // at the first read, so a tighter limit set by a nested BodyLimit still
@@ -90,7 +87,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 			b.st.flags.Or(fTripped)
 			// The error names this request as the cause at its source, so
 			// a mapper never has to guess whose limit a MaxBytesError is.
-			return n, tooLarge(b.st).Wrap(err)
+			return n, toolarge.Problem(b.st.limit, err)
 		}
 	}
 	return n, err
