@@ -29,21 +29,45 @@ func (wr *Writer) Resolve(r *http.Request, p *Problem) *Problem {
 // time.
 func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Problem, *codeEntry) {
 	res := *p
-	var entry *codeEntry
 	if res.Code == "" {
-		// A problem built by hand without a code stands for its status.
-		fs := wr.registry.ForStatus(res.Status)
-		res.Code, res.Action, res.Cause, res.unclaimed = fs.Code, fs.Action, fs.Cause, fs.unclaimed
-		if res.Status < 400 || res.Status > 599 {
-			res.Status = fs.Status
-		}
-		if fs.unclaimed && res.Type == "" {
-			res.Type = fs.Type
-		}
-		if res.Title == "" {
-			res.Title = fs.Title
-		}
+		wr.standForStatus(&res)
 	}
+	entry := wr.applyCode(&res, p)
+	settle(&res, r)
+	fillFromRequest(&res, r)
+	wr.applyRetryRules(&res, r, retryAfter)
+	closeSets(&res)
+	if err := misuse(p, &res); err != nil {
+		// Loud for the developer, in the problem's own record; the client
+		// gets the repaired problem.
+		res.buildErr = errors.Join(p.buildErr, err)
+	}
+	if wr.dev {
+		res.ext = append(slices.Clip(res.ext), developmentMembers(p)...)
+	}
+	return res, entry
+}
+
+// standForStatus gives a problem built by hand without a code the code of
+// its status.
+func (wr *Writer) standForStatus(res *Problem) {
+	fs := wr.registry.ForStatus(res.Status)
+	res.Code, res.Action, res.Cause, res.unclaimed = fs.Code, fs.Action, fs.Cause, fs.unclaimed
+	if res.Status < 400 || res.Status > 599 {
+		res.Status = fs.Status
+	}
+	if fs.unclaimed && res.Type == "" {
+		res.Type = fs.Type
+	}
+	if res.Title == "" {
+		res.Title = fs.Title
+	}
+}
+
+// applyCode applies what res's code decides and returns the code's
+// registry entry, nil for a family code or one the registry does not know
+// (which turns res into internal).
+func (wr *Writer) applyCode(res, p *Problem) *codeEntry {
 	if res.unclaimed {
 		// Family codes keep their family's rules whatever the registry.
 		k := Internal
@@ -51,25 +75,33 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Pro
 			k = BadRequest
 		}
 		res.Action, res.Cause, res.hideDetail = k.Action, k.Cause, !k.ShowDetail
-	} else if e := wr.cached(res.Code); e != nil {
-		entry = e
-		k := &e.kind
-		if res.Type == "" || res.Type == e.typ {
-			// A type documents one title and one status.
-			res.Type, res.Title, res.Status, res.fromKind = e.typ, k.Title, k.Status, true
-		}
-		if !res.Action.valid() {
-			res.Action = k.Action
-		}
-		if !res.Cause.valid() {
-			res.Cause = k.Cause
-		}
-		if !k.ShowDetail && !res.hideDetail {
-			res.hideDetail, res.defaultDetail = true, k.DefaultDetail
-		}
-	} else {
-		res = wr.unregistered(p)
+		return nil
 	}
+	e := wr.cached(res.Code)
+	if e == nil {
+		*res = wr.unregistered(p)
+		return nil
+	}
+	k := &e.kind
+	if res.Type == "" || res.Type == e.typ {
+		// A type documents one title and one status.
+		res.Type, res.Title, res.Status, res.fromKind = e.typ, k.Title, k.Status, true
+	}
+	if !res.Action.valid() {
+		res.Action = k.Action
+	}
+	if !res.Cause.valid() {
+		res.Cause = k.Cause
+	}
+	if !k.ShowDetail && !res.hideDetail {
+		res.hideDetail, res.defaultDetail = true, k.DefaultDetail
+	}
+	return e
+}
+
+// settle makes status, outcome and title members a client can read: an
+// error status, an outcome of the closed set, a title.
+func settle(res *Problem, r *http.Request) {
 	if res.Status < 400 || res.Status > 599 {
 		res.Status = http.StatusInternalServerError
 	}
@@ -85,22 +117,31 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Pro
 	if res.Title == "" {
 		res.Title = http.StatusText(res.Status)
 	}
-	if r != nil {
-		if res.Instance == "" && r.URL != nil {
-			res.Instance = r.URL.EscapedPath()
-			if strings.HasPrefix(res.Instance, "//") {
-				// "//host/x" would read as a network-path reference to
-				// another host; a leading dot segment keeps it the path it
-				// is (RFC 3986 §3.3), and resolving removes the dot again.
-				res.Instance = "/." + res.Instance
-			}
+}
+
+// fillFromRequest sets instance and correlation_id from the request.
+func fillFromRequest(res *Problem, r *http.Request) {
+	if r != nil && res.Instance == "" && r.URL != nil {
+		res.Instance = r.URL.EscapedPath()
+		if strings.HasPrefix(res.Instance, "//") {
+			// "//host/x" would read as a network-path reference to
+			// another host; a leading dot segment keeps it the path it
+			// is (RFC 3986 §3.3), and resolving removes the dot again.
+			res.Instance = "/." + res.Instance
 		}
 	}
-	res.CorrelationID, res.correlationPublic = correlationOf(r, &res)
-	// The retry rules, in one place for every problem: a write whose
-	// outcome is unknown may be replayed only under an Idempotency-Key;
-	// without one the client must find out what happened first.
-	if res.Outcome == OutcomeUnknown && (r == nil || r.Header.Get("Idempotency-Key") == "") {
+	res.CorrelationID, res.correlationPublic = correlationOf(r, res)
+}
+
+// applyRetryRules holds the retry rules, in one place for every problem.
+// retryAfter is the response's Retry-After header, which may lend a
+// retryable problem its retry time.
+func (wr *Writer) applyRetryRules(res *Problem, r *http.Request, retryAfter []string) {
+	keyed := r != nil && r.Header.Get("Idempotency-Key") != ""
+	// A write whose outcome is unknown may be replayed only under an
+	// Idempotency-Key; without one the client must find out what happened
+	// first.
+	if res.Outcome == OutcomeUnknown && !keyed {
 		res.Retryable = false
 		res.Action = ActionVerify
 	}
@@ -109,7 +150,7 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Pro
 	// HTTP (Report) only the caller knows whether the operation may be
 	// repeated (mcpfault reads a tool's idempotent annotation), so it
 	// decides.
-	if res.Outcome == OutcomeCommitted && r != nil && !safeMethod(r.Method) && r.Header.Get("Idempotency-Key") == "" {
+	if res.Outcome == OutcomeCommitted && r != nil && !safeMethod(r.Method) && !keyed {
 		res.Retryable = false
 	}
 	if res.Action == ActionRetry && !res.Retryable {
@@ -122,21 +163,16 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Pro
 	} else if res.RetryAfter <= 0 && len(retryAfter) > 0 {
 		res.RetryAfter = retryAfterFromHeader(retryAfter[0], wr.now())
 	}
+}
+
+// closeSets replaces what is still outside the closed sets.
+func closeSets(res *Problem) {
 	if !res.Action.valid() {
 		res.Action = ActionNone
 	}
 	if !res.Cause.valid() {
 		res.Cause = CauseInternal
 	}
-	if err := misuse(p, &res); err != nil {
-		// Loud for the developer, in the problem's own record; the client
-		// gets the repaired problem.
-		res.buildErr = errors.Join(p.buildErr, err)
-	}
-	if wr.dev {
-		res.ext = append(slices.Clip(res.ext), developmentMembers(p)...)
-	}
-	return res, entry
 }
 
 // correlationOf returns the correlation ID res goes out with and whether it

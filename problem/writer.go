@@ -209,6 +209,24 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 		return ErrResponseStarted
 	}
 	legacy := wr.legacyActive()
+	media := negotiate(firstValue(r.Header, "Accept"))
+	wr.setHeaders(h, &hs, &res, e, media, legacy)
+	if m, ok := w.(problemhook.ProblemMarker); ok {
+		m.MarkProblem()
+	}
+	w.WriteHeader(res.Status)
+	wr.log(r, &res, e, false, pc)
+	var err error
+	if r.Method != http.MethodHead {
+		err = wr.writeBody(w, &res, e, media, legacy)
+	}
+	wr.observe(r, &res)
+	return err
+}
+
+// setHeaders sets the headers of res's response over the handler's, hs
+// being what scanHeader found in them.
+func (wr *Writer) setHeaders(h http.Header, hs *headerScan, res *Problem, e *codeEntry, media media, legacy bool) {
 	if hs.representation {
 		for name := range h {
 			// A 416's Content-Range ("bytes */length") describes the selected
@@ -218,7 +236,6 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 			}
 		}
 	}
-	media := negotiate(firstValue(r.Header, "Accept"))
 	h["Content-Type"] = mediaValues[media]
 	h["Cache-Control"] = noStore
 	h["X-Content-Type-Options"] = noSniff
@@ -234,18 +251,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 			h[wr.codeHeader] = wr.codeValue(res.Code)
 		}
 	}
-	if res.RetryAfter > 0 {
-		h["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10)}
-	} else if res.Retryable || res.Action == ActionVerify {
-		// A retryable problem had no usable retry time in the handler's
-		// Retry-After (malformed, zero or a past date): sent alone, it would
-		// disagree with the body. Under verify a retry time would invite
-		// the replay verify warns against. A problem that is not retryable
-		// keeps a handler's header as Guard keeps any header that matters.
-		if hs.hasRetryAfter {
-			delete(h, "Retry-After")
-		}
-	}
+	setRetryAfter(h, hs, res)
 	if wr.correlationRewritten {
 		hs.correlation = h[wr.correlationHeader]
 	}
@@ -260,30 +266,40 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 		h.Set("Deprecation", "@"+strconv.FormatInt(since.Unix(), 10))
 		h.Set("Sunset", wr.legacy.Until.UTC().Format(http.TimeFormat))
 	}
-	if m, ok := w.(problemhook.ProblemMarker); ok {
-		m.MarkProblem()
+}
+
+// setRetryAfter makes Retry-After agree with the body.
+func setRetryAfter(h http.Header, hs *headerScan, res *Problem) {
+	if res.RetryAfter > 0 {
+		h["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10)}
+	} else if (res.Retryable || res.Action == ActionVerify) && hs.hasRetryAfter {
+		// A retryable problem had no usable retry time in the handler's
+		// Retry-After (malformed, zero or a past date): sent alone, it would
+		// disagree with the body. Under verify a retry time would invite
+		// the replay verify warns against. A problem that is not retryable
+		// keeps a handler's header as Guard keeps any header that matters.
+		delete(h, "Retry-After")
 	}
-	w.WriteHeader(res.Status)
-	wr.log(r, &res, e, false, pc)
-	var err error
-	if r.Method != http.MethodHead {
-		bp := bufPool.Get().(*[]byte)
-		buf := (*bp)[:0]
-		switch media {
-		case mediaXML:
-			buf = res.appendXML(buf, legacy)
-		case mediaText:
-			buf = res.AppendText(buf, wr.brand)
-		default:
-			buf = res.appendJSONWith(buf, legacy, e.jsonSegments())
-		}
-		_, err = w.Write(buf)
-		if cap(buf) <= 64<<10 {
-			*bp = buf
-			bufPool.Put(bp)
-		}
+}
+
+// writeBody renders res in the negotiated media type into a pooled buffer
+// and writes it.
+func (wr *Writer) writeBody(w http.ResponseWriter, res *Problem, e *codeEntry, media media, legacy bool) error {
+	bp := bufPool.Get().(*[]byte)
+	buf := (*bp)[:0]
+	switch media {
+	case mediaXML:
+		buf = res.appendXML(buf, legacy)
+	case mediaText:
+		buf = res.AppendText(buf, wr.brand)
+	default:
+		buf = res.appendJSONWith(buf, legacy, e.jsonSegments())
 	}
-	wr.observe(r, &res)
+	_, err := w.Write(buf)
+	if cap(buf) <= 64<<10 {
+		*bp = buf
+		bufPool.Put(bp)
+	}
 	return err
 }
 
