@@ -31,6 +31,15 @@
 // other packages find the Writer in the request's context (NewContext), so
 // a service gives its logger and options once.
 //
+// A handler turns an error into a problem with From(r, err), which maps
+// with the Writer serving r, so a mapping the service configured is never
+// bypassed by the default one. Only errors of reading this request's body
+// through the kit blame the request: bind and middleware.BodyLimit return
+// invalid_json, request_too_large, unsupported_media_type or
+// validation_failed as the error itself, while a *json.SyntaxError,
+// *json.UnmarshalTypeError or *http.MaxBytesError from anything else the
+// handler read (an upstream's answer) is internal.
+//
 // # Mistakes are loud for the developer, safe for the client
 //
 // What Write repairs because the problem broke a rule is a developer's
