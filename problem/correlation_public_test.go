@@ -102,3 +102,33 @@ func TestLiteralCorrelationIDPassesThePublicTier(t *testing.T) {
 		}
 	}
 }
+
+// A type or title assigned by hand to an occurrence of New is text like any
+// other: it passes the public tier in every representation, with or
+// without a Writer; what the registry gave is sent as it is.
+func TestAssignedTypeAndTitlePassThePublicTier(t *testing.T) {
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
+	for _, secret := range []string{"hunter2", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "10.20.30.40"} {
+		p := problem.New(problem.Conflict)
+		p.Title = "Taken, password=" + secret
+		p.Type = "https://x.test/p?api_key=" + secret
+		if secret == "10.20.30.40" {
+			p.Title, p.Type = "Taken by "+secret, "https://"+secret+"/p"
+		}
+		rec := httptest.NewRecorder()
+		_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), p)
+		for where, out := range map[string][]byte{
+			"AppendJSON": p.AppendJSON(nil), "AppendXML": p.AppendXML(nil), "AppendText": p.AppendText(nil, "svc"),
+			"Write": rec.Body.Bytes(),
+		} {
+			if bytes.Contains(out, []byte(secret)) {
+				t.Errorf("%s carries %q: %s", where, secret, out)
+			}
+		}
+	}
+	rec := httptest.NewRecorder()
+	_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), problem.New(problem.Conflict))
+	if !bytes.Contains(rec.Body.Bytes(), []byte(`"type":"`+problem.DefaultBaseURI+`conflict","title":"`+problem.Conflict.Title+`"`)) {
+		t.Errorf("registry type and title changed: %s", rec.Body)
+	}
+}

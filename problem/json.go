@@ -175,7 +175,7 @@ var outcomes = [...]Outcome{"", OutcomeNotStarted, OutcomeNotCommitted, OutcomeC
 
 func newJSONSegments(k Kind, typ string) *jsonSegments {
 	t := problemOf(k)
-	t.Type = typ
+	t.Type, t.kindType = typ, typ
 	t.Outcome = ""
 	s := &jsonSegments{
 		typ: t.Type, title: t.renderedTitle(), detail: t.renderedDetail(), status: t.Status,

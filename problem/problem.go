@@ -50,10 +50,13 @@ type Problem struct {
 	// detail a client sees.
 	hideDetail    bool
 	defaultDetail string
-	// fromKind marks a problem made by New: its type and title come from
-	// the registry (or the kit) and need no public tier. A problem read
-	// with Parse or built as a literal gets its type and title sanitized.
-	fromKind bool
+	// fromKind marks a problem made by New: its code, and its type and
+	// title while they are kindType and kindTitle (what the registry or the
+	// kit gave it), need no public tier. Anything else (a problem read
+	// with Parse, built as a literal, or a type or title assigned by hand)
+	// passes it.
+	fromKind            bool
+	kindType, kindTitle string
 	// unclaimed marks a bare status no code claims (Registry.ForStatus):
 	// type about:blank, its code a family name.
 	unclaimed bool
@@ -109,6 +112,7 @@ func problemOf(k Kind) Problem {
 		defaultDetail: k.DefaultDetail,
 		rpcCode:       k.JSONRPCCode(),
 		fromKind:      true,
+		kindTitle:     k.Title,
 	}
 }
 
@@ -116,7 +120,7 @@ func problemOf(k Kind) Problem {
 // a Problem not made by New (a peer's, read with Parse) pass the public
 // tier, and type stays a URI reference.
 func (p *Problem) renderedType() string {
-	if p.fromKind {
+	if p.fromKind && p.Type == p.kindType {
 		return p.Type
 	}
 	return publicInstance(p.Type)
@@ -141,7 +145,7 @@ func (p *Problem) renderedCorrelationID() string {
 }
 
 func (p *Problem) renderedTitle() string {
-	if p.fromKind {
+	if p.fromKind && p.Title == p.kindTitle {
 		return p.Title
 	}
 	return sanitize.Public(p.Title)

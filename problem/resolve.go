@@ -86,6 +86,7 @@ func (wr *Writer) applyCode(res, p *Problem) *codeEntry {
 	if res.Type == "" || res.Type == e.typ {
 		// A type documents one title and one status.
 		res.Type, res.Title, res.Status, res.fromKind = e.typ, k.Title, k.Status, true
+		res.kindType, res.kindTitle = e.typ, k.Title
 	}
 	if !res.Action.valid() {
 		res.Action = k.Action
