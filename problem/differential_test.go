@@ -217,6 +217,31 @@ func (g *valueGen) value(depth int) (v, want any) {
 	}
 }
 
+// members checks the rules of the standard members on a literal problem
+// made of the rest of the input: title, detail and correlation_id are the
+// public tier's text (with U+FFFD for what JSON strings do not carry), type
+// and instance are URI references.
+func members(t *testing.T, g *valueGen) {
+	p := &Problem{Type: g.str(), Title: g.str(), Detail: g.str(), Instance: g.str(), CorrelationID: g.str(), Code: "conflict"}
+	var m map[string]any
+	if err := json.Unmarshal(p.AppendJSON(nil), &m); err != nil {
+		t.Fatalf("%+v: %v", p, err)
+	}
+	for name, in := range map[string]string{"title": p.Title, "detail": p.Detail, "correlation_id": p.CorrelationID} {
+		if want := renderedName(sanitize.Public(in)); in != "" && m[name] != want {
+			t.Fatalf("%s %q rendered %q, the public tier says %q", name, in, m[name], want)
+		}
+	}
+	for _, name := range []string{"type", "instance"} {
+		ref, _ := m[name].(string)
+		for i := range len(ref) {
+			if !uriAllowed(ref, i) {
+				t.Fatalf("%s %q is not a URI reference at byte %d", name, ref, i)
+			}
+		}
+	}
+}
+
 // FuzzRenderDifferential renders random extension values with the kit and
 // with encoding/json. The kit's output must always be valid JSON with
 // unique names at every level, and its XML well-formed. Where the input
@@ -244,6 +269,7 @@ func FuzzRenderDifferential(f *testing.F) {
 			t.Fatalf("%v for %#v: %q", err, v, ours)
 		}
 		wellFormed(t, New(Conflict).WithExtension("value", v).AppendXML(nil))
+		members(t, g)
 		if !g.clean {
 			return
 		}
