@@ -74,7 +74,8 @@ func WithClientErrorLevel(l slog.Level) Option {
 	return func(w *Writer) { w.clientErrorLevel = l }
 }
 
-// WithMappers appends error mappers, consulted in order by FromError.
+// WithMappers appends error mappers, consulted in order whenever the
+// writer maps an error (From, FromError, WriteError, a returned error).
 func WithMappers(m ...Mapper) Option {
 	return func(w *Writer) { w.mappers = append(w.mappers, m...) }
 }
