@@ -32,7 +32,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/faultline-go/faultline/internal/problemhook"
+	"github.com/faultline-go/faultline/internal/toolarge"
 	"github.com/faultline-go/faultline/problem"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -68,7 +68,7 @@ func decode(r *http.Request, dst any, t reflect.Type, cfg *config) *problem.Prob
 		return p
 	}
 	if r.ContentLength > cfg.maxBytes {
-		return tooLarge(cfg.maxBytes, nil)
+		return toolarge.Problem(cfg.maxBytes, nil)
 	}
 	s := getScratch()
 	defer putScratch(s)
@@ -250,7 +250,7 @@ func readBody(r *http.Request, limit int64, s *scratch) ([]byte, *problem.Proble
 		return nil, readProblem(err)
 	}
 	if n > limit {
-		return nil, tooLarge(limit, nil)
+		return nil, toolarge.Problem(limit, nil)
 	}
 	return s.buf.Bytes(), nil
 }
@@ -261,19 +261,11 @@ func readProblem(err error) *problem.Problem {
 	case errors.As(err, &limited):
 		// A limit set upstream, by faultline's BodyLimit middleware or
 		// http.MaxBytesReader, is the one the client ran into.
-		return tooLarge(limited.Limit, err)
+		return toolarge.Problem(limited.Limit, err)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return problem.New(problem.InvalidJSON).WithDetail(truncatedDetail).Wrap(err)
 	}
 	return problem.New(problem.BadRequest).WithDetail("The request body could not be read.").Wrap(err)
-}
-
-func tooLarge(limit int64, err error) *problem.Problem {
-	p := problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(limit))
-	if err != nil {
-		p = p.Wrap(err)
-	}
-	return p
 }
 
 const truncatedDetail = "The request body ended before the JSON value was complete."

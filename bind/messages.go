@@ -48,67 +48,81 @@ func message(fe validator.FieldError, root reflect.Value) string {
 	}
 	tag, param := fe.ActualTag(), fe.Param()
 	if strings.HasSuffix(tag, "field") {
-		label, ok := fieldLabel(fe, root)
-		if !ok {
-			return genericMessage
-		}
-		if m, ok := crossField[tag]; ok {
-			return m + " " + label
-		}
-		return genericMessage
+		return crossFieldMessage(fe, root, tag)
 	}
 	if m, ok := fixed[tag]; ok {
 		return m
 	}
-	switch tag {
-	case "min", "gte":
-		if param == "" && isTime(fe) {
-			return "must not be in the past"
-		}
-		return bound(fe, "at least", "at least", "at least")
-	case "max", "lte":
-		if param == "" && isTime(fe) {
-			return "must not be in the future"
-		}
-		return bound(fe, "at most", "at most", "at most")
-	case "gt":
-		if param == "" && isTime(fe) {
-			return "must be in the future"
-		}
-		return bound(fe, "longer than", "more than", "greater than")
-	case "lt":
-		if param == "" && isTime(fe) {
-			return "must be in the past"
-		}
-		return bound(fe, "shorter than", "fewer than", "less than")
-	case "len":
-		return bound(fe, "exactly", "exactly", "exactly")
-	case "eq", "eq_ignore_case":
-		return "must be equal to " + param
-	case "ne", "ne_ignore_case":
-		return "must not be equal to " + param
-	case "oneof", "oneofci":
-		return "must be one of: " + param
-	case "contains":
-		return "must contain " + quote(param)
-	case "containsany":
-		return "must contain at least one of " + quote(param)
-	case "excludes":
-		return "must not contain " + quote(param)
-	case "excludesall":
-		return "must not contain any of " + quote(param)
-	case "startswith":
-		return "must start with " + quote(param)
-	case "endswith":
-		return "must end with " + quote(param)
-	case "startsnotwith":
-		return "must not start with " + quote(param)
-	case "endsnotwith":
-		return "must not end with " + quote(param)
-	case "datetime":
-		return "must be a date/time in the format " + param
+	if m, ok := boundMessage(fe, tag, param); ok {
+		return m
+	}
+	if say, ok := withParam[tag]; ok {
+		return say(param)
 	}
 	return genericMessage
+}
+
+// crossFieldMessage names the other field a cross-field tag compares
+// with, by the name the client sent it under.
+func crossFieldMessage(fe validator.FieldError, root reflect.Value, tag string) string {
+	label, ok := fieldLabel(fe, root)
+	if !ok {
+		return genericMessage
+	}
+	if m, ok := crossField[tag]; ok {
+		return m + " " + label
+	}
+	return genericMessage
+}
+
+// boundMessage is the sentence of a size or range tag; without a
+// parameter on a time, the bound is now.
+func boundMessage(fe validator.FieldError, tag, param string) (string, bool) {
+	now := param == "" && isTime(fe)
+	switch tag {
+	case "min", "gte":
+		if now {
+			return "must not be in the past", true
+		}
+		return bound(fe, "at least", "at least", "at least"), true
+	case "max", "lte":
+		if now {
+			return "must not be in the future", true
+		}
+		return bound(fe, "at most", "at most", "at most"), true
+	case "gt":
+		if now {
+			return "must be in the future", true
+		}
+		return bound(fe, "longer than", "more than", "greater than"), true
+	case "lt":
+		if now {
+			return "must be in the past", true
+		}
+		return bound(fe, "shorter than", "fewer than", "less than"), true
+	case "len":
+		return bound(fe, "exactly", "exactly", "exactly"), true
+	}
+	return "", false
+}
+
+// withParam holds the sentences of the tags that quote their parameter.
+var withParam = map[string]func(param string) string{
+	"eq":             func(p string) string { return "must be equal to " + p },
+	"eq_ignore_case": func(p string) string { return "must be equal to " + p },
+	"ne":             func(p string) string { return "must not be equal to " + p },
+	"ne_ignore_case": func(p string) string { return "must not be equal to " + p },
+	"oneof":          func(p string) string { return "must be one of: " + p },
+	"oneofci":        func(p string) string { return "must be one of: " + p },
+	"contains":       func(p string) string { return "must contain " + quote(p) },
+	"containsany":    func(p string) string { return "must contain at least one of " + quote(p) },
+	"excludes":       func(p string) string { return "must not contain " + quote(p) },
+	"excludesall":    func(p string) string { return "must not contain any of " + quote(p) },
+	"startswith":     func(p string) string { return "must start with " + quote(p) },
+	"endswith":       func(p string) string { return "must end with " + quote(p) },
+	"startsnotwith":  func(p string) string { return "must not start with " + quote(p) },
+	"endsnotwith":    func(p string) string { return "must not end with " + quote(p) },
+	"datetime":       func(p string) string { return "must be a date/time in the format " + p },
 }
 
 // requiredMessage is the sentence of the required family of tags, for a

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/faultline-go/faultline/internal/problemhook"
+	"github.com/faultline-go/faultline/internal/toolarge"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -14,8 +14,12 @@ import (
 // limit is refused at once with a 413 request_too_large problem, without
 // reading the body. A body of unknown length is cut at the limit by
 // http.MaxBytesReader, created with the server's own ResponseWriter so that
-// net/http closes the connection after the response; the handler gets a
-// *http.MaxBytesError, which problem.WriteError maps to the same problem.
+// net/http closes the connection after the response; the handler's read
+// fails with the request_too_large problem itself, wrapping the
+// *http.MaxBytesError (errors.As finds it), so returning or writing that
+// error sends the same problem. A *http.MaxBytesError from any other
+// reader (an upstream's body the handler capped) is not this request's
+// fault and is mapped to internal.
 // A handler that ignores that error and sends a bare 400, 413 or 5xx behind
 // Guard gets request_too_large too, and so does one that returns without
 // answering at all (net/http would send an empty 200).
@@ -44,8 +48,7 @@ func (st *state) limitBody(r *http.Request, n int64, own bool) (*http.Request, b
 		st.limit = n
 	}
 	if r.ContentLength > st.limit {
-		p := problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit)).
-			WithLogAttrs(slog.Int64("content_length", r.ContentLength), slog.String("written_by", "faultline.bodylimit"))
+		p := toolarge.Problem(st.limit, nil).WithLogAttrs(slog.Int64("content_length", r.ContentLength), slog.String("written_by", "faultline.bodylimit"))
 		st.safeWrite(st, p)
 		return r, false
 	}
@@ -63,9 +66,7 @@ func (st *state) limitBody(r *http.Request, n int64, own bool) (*http.Request, b
 }
 
 // tooLarge is the problem of a body the limit cut while the handler read it.
-func tooLarge(st *state) *problem.Problem {
-	return problem.New(problem.RequestTooLarge).WithDetail(problemhook.TooLargeDetail(st.limit))
-}
+func tooLarge(st *state) *problem.Problem { return toolarge.Problem(st.limit, nil) }
 
 // limitedBody is the request body under a limit. The MaxBytesReader is made
 // at the first read, so a tighter limit set by a nested BodyLimit still
@@ -84,6 +85,9 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	if err != nil && err != io.EOF {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			b.st.flags.Or(fTripped)
+			// The error names this request as the cause at its source, so
+			// a mapper never has to guess whose limit a MaxBytesError is.
+			return n, toolarge.Problem(b.st.limit, err)
 		}
 	}
 	return n, err

@@ -13,6 +13,22 @@
 // layer.go runs them, state.go is the per-request ResponseWriter they
 // share and context.go the same state seen as the request's context.
 //
+// # Beside chi's middleware package
+//
+// Stack replaces chi's RequestID and Recoverer; mount neither with it.
+// chi's Recoverer mounted after Stack (r.Use(middleware.Stack(...),
+// chimw.Recoverer)) catches a panic before Stack's Recover does and prints
+// the raw panic value and stack to stderr, where a DSN's password or a
+// token in the panic message bypasses the log tier; the client still gets
+// a problem only because Guard replaces Recoverer's bare 500. chi's
+// RequestID gives every request a second ID, unrelated to the correlation
+// ID in the response and the log. Read the request's ID with
+// correlation.ID(r.Context()) where chi code calls middleware.GetReqID.
+// chi's other middlewares (Logger, RealIP, Compress, ...) work beside
+// Stack. Stack sets no body limit and no deadline unless asked: pass
+// WithBodyLimit and WithRequestTimeout. Import chi's package under another
+// name (chimw) next to this one.
+//
 // # Order
 //
 // Stack mounts, from the outside in: correlation, Recover, Guard,

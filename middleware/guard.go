@@ -103,7 +103,12 @@ func (st *state) guardProblem(code int) *problem.Problem {
 	p := st.writer().Registry().ForStatus(code)
 	switch {
 	case code == http.StatusRequestedRangeNotSatisfiable:
-		p.Title = "Range Not Satisfiable"
+		if p.Type == "about:blank" {
+			// RFC 9110's phrase (net/http's is RFC 2616's). A code the
+			// registry has for 416 keeps its own title, which the writer
+			// would otherwise restore and report as a misuse.
+			p.Title = "Range Not Satisfiable"
+		}
 		p = p.WithDetail("The requested range does not overlap the resource; Content-Range gives its length.")
 	case p.Cause == problem.CauseInternal:
 		p = p.ForRequest(st.req)

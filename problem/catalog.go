@@ -135,3 +135,26 @@ var builtin = []Kind{
 	Unavailable, Timeout, UpstreamTimeout, ResponseTooLarge, UpstreamRequestFailed,
 	CacheConsistencyUnavailable, AuditUnavailable,
 }
+
+// builtinNames holds the names of the built-in catalog, whose pages live
+// under DefaultBaseURI.
+var builtinNames = func() map[string]bool {
+	m := make(map[string]bool, len(builtin))
+	for _, k := range builtin {
+		m[k.Name] = true
+	}
+	return m
+}()
+
+// typeFor is the type URI of code under base. DefaultBaseURI documents the
+// built-in catalog only: a service's own code under it would point its
+// clients at pages faultline does not have and the service does not
+// control, so without a base of its own (WithBaseURI) such a code is
+// about:blank, RFC 9457's type for "nothing beyond the status and the
+// members", and its code member alone identifies it.
+func typeFor(base, code string) string {
+	if base == DefaultBaseURI && !builtinNames[code] {
+		return "about:blank"
+	}
+	return base + code
+}

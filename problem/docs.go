@@ -66,7 +66,7 @@ func (r *Registry) JSON(baseURI string) ([]byte, error) {
 	kinds := r.Kinds()
 	docs := make([]codeDoc, len(kinds))
 	for i, k := range kinds {
-		docs[i] = codeDoc{Code: k.Name, Type: baseURI + k.Name, Status: k.Status, RPCCode: k.JSONRPCCode(),
+		docs[i] = codeDoc{Code: k.Name, Type: typeFor(baseURI, k.Name), Status: k.Status, RPCCode: k.JSONRPCCode(),
 			Title: k.Title, Action: k.Action, Cause: k.Cause, Retryable: k.Retryable, Outcome: k.Outcome,
 			Meaning: k.Meaning}
 		if d := k.Deprecated; !d.Since.IsZero() {

@@ -3,12 +3,8 @@ package problem
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-
-	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
 // PublicDetailer is implemented by errors that carry text written for
@@ -45,12 +41,22 @@ func MapIs(sentinel error, fn func() *Problem) Mapper {
 	}
 }
 
-// FromError maps err with the default Writer's mappers.
-func FromError(err error) *Problem { return Default().FromError(err) }
+// From maps err with the Writer serving r: the one r's context carries
+// (middleware.Stack with WithWriter puts it there), or Default() when r
+// carries none. It is the way for a handler to turn an error into a
+// problem it then changes or inspects, so a mapping the service
+// configured is never bypassed by a second, default configuration.
+func From(r *http.Request, err error) *Problem { return writerFor(r).FromError(err) }
 
 // FromError maps any error to a problem: a *Problem in the chain wins, then
 // a Kind (a handler may return the code itself), then the writer's mappers
-// in order, then the built-in mappings, then internal.
+// in order, then the built-in mappings (context.DeadlineExceeded is
+// timeout, context.Canceled client_closed_request), then internal. An error
+// of reading or decoding JSON is internal unless it came from reading this
+// request's body through bind or middleware.BodyLimit, which return the
+// request's problem (invalid_json, request_too_large) as the error itself:
+// a handler that decodes an upstream's answer must not tell its client to
+// fix a request that was fine.
 // The result always wraps err, so the whole chain reaches the log; its
 // public detail comes only from a Problem, a mapper, or (for the built-in
 // mappings) a PublicDetailer in the chain. The result is always a new
@@ -117,14 +123,11 @@ func (wr *Writer) fromError(err error, p *Problem) {
 // chainMatch holds what FromError looks for in an error chain: the first
 // match of each kind, in the order errors.As and errors.Is visit the chain.
 type chainMatch struct {
-	problem   *Problem
-	kind      *Kind
-	public    PublicDetailer
-	maxBytes  *http.MaxBytesError
-	syntax    *json.SyntaxError
-	typeError *json.UnmarshalTypeError
-	deadline  bool
-	canceled  bool
+	problem  *Problem
+	kind     *Kind
+	public   PublicDetailer
+	deadline bool
+	canceled bool
 }
 
 // walk visits the chain once with type switches, where one errors.As per
@@ -147,14 +150,6 @@ func (c *chainMatch) walk(err error) bool {
 			return true
 		case interface{ As(any) bool }, interface{ Is(error) bool }:
 			return false
-		}
-		switch e := err.(type) {
-		case *http.MaxBytesError:
-			c.maxBytes = cmp.Or(c.maxBytes, e)
-		case *json.SyntaxError:
-			c.syntax = cmp.Or(c.syntax, e)
-		case *json.UnmarshalTypeError:
-			c.typeError = cmp.Or(c.typeError, e)
 		}
 		if pd, ok := err.(PublicDetailer); ok && c.public == nil {
 			c.public = pd
@@ -188,26 +183,21 @@ func chainMatchAs(err error) chainMatch {
 		c.kind = &k
 	}
 	errors.As(err, &c.public)
-	errors.As(err, &c.maxBytes)
-	errors.As(err, &c.syntax)
-	errors.As(err, &c.typeError)
 	c.deadline = errors.Is(err, context.DeadlineExceeded)
 	c.canceled = errors.Is(err, context.Canceled)
 	return c
 }
 
-// builtin sets p to the built-in problem of the match.
+// builtin sets p to the built-in problem of the match. None of them
+// blames the request: a *json.SyntaxError, *json.UnmarshalTypeError,
+// *http.MaxBytesError, io.ErrUnexpectedEOF or mime error can come from
+// anything the handler read (an upstream's response, a file), so it is the
+// server's failure. The problems that blame this request's body
+// (invalid_json, request_too_large, unsupported_media_type,
+// validation_failed) are made where the kit reads that body, by bind and
+// middleware.BodyLimit, whose read errors are those problems themselves.
 func (c *chainMatch) builtin(p *Problem) {
 	switch {
-	case c.maxBytes != nil:
-		*p = problemOf(RequestTooLarge)
-		p.Detail = problemhook.TooLargeDetail(c.maxBytes.Limit)
-	case c.syntax != nil:
-		*p = problemOf(InvalidJSON)
-		p.Detail = fmt.Sprintf("The request body is not valid JSON (syntax error at byte %d).", c.syntax.Offset)
-	case c.typeError != nil:
-		*p = problemOf(InvalidJSON)
-		p.Detail = "A value in the request body has the wrong type."
 	case c.deadline:
 		*p = problemOf(Timeout)
 	case c.canceled:

@@ -77,7 +77,7 @@ func TestFromErrorHonoursAsAndIs(t *testing.T) {
 		code string
 	}{
 		{fmt.Errorf("a: %w", claims{sentinel}), "policy_denied"},
-		{errors.Join(claims{&http.MaxBytesError{Limit: 9}}, context.DeadlineExceeded), "request_too_large"},
+		{errors.Join(claims{&http.MaxBytesError{Limit: 9}}, context.DeadlineExceeded), "timeout"},
 		{fmt.Errorf("a: %w", isCanceled{}), "client_closed_request"},
 		{errors.Join(errors.New("x"), fmt.Errorf("b: %w", isCanceled{})), "client_closed_request"},
 	}

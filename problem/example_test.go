@@ -74,7 +74,9 @@ func ExampleMustRegister() {
 		DefaultDetail: "The item is out of stock.",
 		Meaning:       "Nothing is left to sell; do not retry the order.",
 	})
-	wr := quietWriter(problem.WithRegistry(reg))
+	// The service's own codes point at its own pages; without a base URI
+	// of its own they would be type about:blank.
+	wr := quietWriter(problem.WithRegistry(reg), problem.WithBaseURI("https://api.example.com/problems/"))
 	rec := httptest.NewRecorder()
 	_ = wr.Write(rec, httptest.NewRequest("POST", "/v1/orders", nil), problem.New(outOfStock))
 	fmt.Println(rec.Code, rec.Body.String())
@@ -82,7 +84,7 @@ func ExampleMustRegister() {
 	err := reg.Register(problem.Kind{Name: "out_of_stock", Status: 409, Title: "Again", Action: problem.ActionNone, Cause: problem.CauseRequest})
 	fmt.Println(errors.Is(err, problem.ErrDuplicateCode))
 	// Output:
-	// 409 {"type":"https://faultline.dev/problems/out_of_stock","title":"Out of stock","status":409,"detail":"The item is out of stock.","instance":"/v1/orders","code":"out_of_stock","action":"none","cause":"request","retryable":false}
+	// 409 {"type":"https://api.example.com/problems/out_of_stock","title":"Out of stock","status":409,"detail":"The item is out of stock.","instance":"/v1/orders","code":"out_of_stock","action":"none","cause":"request","retryable":false}
 	// true
 }
 

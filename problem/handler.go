@@ -22,14 +22,16 @@ func (f HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Handler is HandlerFunc bound to a specific Writer: a returned error is
-// written with wr, and its log record names f as its source.
-func (wr *Writer) Handler(f func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+// written with wr, and its log record names f as its source. It returns an
+// http.HandlerFunc so it fits every router's handler-function slot
+// (chi's r.Get, http.ServeMux's HandleFunc) as well as Handle.
+func (wr *Writer) Handler(f func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
 	pc := sourceOf(f)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
 		if err := f(w, r); failed(err) {
 			wr.writeReturned(w, r, err, pc)
 		}
-	})
+	}
 }
 
 // writeReturned writes the error a handler returned; it is called

@@ -88,7 +88,7 @@ func TestParseDeepNestingRenders(t *testing.T) {
 func TestFromErrorNeverReturnsTheSentinel(t *testing.T) {
 	sentinel := problem.New(problem.NotFound).WithDetail("No such book.")
 	for _, err := range []error{sentinel, fmt.Errorf("load: %w", sentinel)} {
-		p := problem.FromError(err)
+		p := problem.From(nil, err)
 		p.Detail = "Book 7 (owned by alice@example.com) is gone."
 		p.Retryable = true
 		if sentinel.Detail != "No such book." || sentinel.Retryable {
@@ -105,8 +105,8 @@ func TestFromErrorNeverReturnsTheSentinel(t *testing.T) {
 func TestFromErrorCopyKeepsIdentityAndEvidence(t *testing.T) {
 	evidence := errors.New("ldap: user alice not in group admins")
 	sentinel := problem.New(problem.Forbidden).Wrap(evidence)
-	first := problem.FromError(sentinel)
-	second := problem.FromError(first)
+	first := problem.From(nil, sentinel)
+	second := problem.From(nil, first)
 	for _, p := range []*problem.Problem{first, second} {
 		if !errors.Is(p, sentinel) || !errors.Is(p, evidence) || !errors.Is(p, problem.Forbidden) {
 			t.Errorf("copy lost its identity: Is(sentinel)=%v Is(evidence)=%v", errors.Is(p, sentinel), errors.Is(p, evidence))

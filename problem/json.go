@@ -2,6 +2,7 @@ package problem
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -17,19 +18,12 @@ import (
 
 // AppendJSON appends the problem+json document to dst in one pass, members
 // in a fixed order, without the legacy members (those belong to a Writer's
-// transition window). Every public string passes through sanitize.Public
-// and instance is written as a URI reference.
-//
-// Whatever the problem holds, the output is valid JSON with unique member
-// names at every level. Where it deliberately differs from encoding/json:
-// invisible and bidirectional format characters (sanitize.IsInvisible) and
-// invalid UTF-8 become U+FFFD; a nil map or slice is {} or [] rather than
-// null; a json.Number that is not a JSON number (NaN, +1, .5, 01, 0x10,
-// "") or that no double can hold (1E700), and a NaN or infinite float are
-// null; map keys pass the public tier and keys that end up equal get a
-// numeric suffix (" (2)"); the value of a member whose name marks a secret
-// (password, token, api_key, ...) is replaced with sanitize.Redacted at any
-// depth.
+// transition window). Whatever the problem holds, the output is valid JSON
+// with unique member names at every level. Every public string passes
+// sanitize.Public; the package documentation lists every rule by which
+// the output differs from encoding/json's (nil maps and slices are {} and
+// [], NaN and invalid numbers null, a value encoding/json refuses null as
+// a whole, type and instance URI references, secrets redacted).
 func (p *Problem) AppendJSON(dst []byte) []byte { return p.appendJSON(dst, false) }
 
 func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
@@ -61,7 +55,7 @@ func (p *Problem) appendJSONWith(dst []byte, legacy bool, seg *jsonSegments) []b
 	}
 	if p.CorrelationID != "" {
 		dst = append(dst, `,"correlation_id":`...)
-		dst = appendString(dst, p.peerText(p.CorrelationID))
+		dst = appendString(dst, p.renderedCorrelationID())
 	}
 	if len(p.Errors) > 0 {
 		dst = append(dst, `,"errors":[`...)
@@ -181,7 +175,7 @@ var outcomes = [...]Outcome{"", OutcomeNotStarted, OutcomeNotCommitted, OutcomeC
 
 func newJSONSegments(k Kind, typ string) *jsonSegments {
 	t := problemOf(k)
-	t.Type = typ
+	t.Type, t.kindType = typ, typ
 	t.Outcome = ""
 	s := &jsonSegments{
 		typ: t.Type, title: t.renderedTitle(), detail: t.renderedDetail(), status: t.Status,
@@ -318,6 +312,9 @@ func appendNested(dst []byte, v any, path *valuePath) []byte {
 		defer path.leave()
 		return appendMembers(dst, v, path)
 	}
+	if empty, ok := nilContainer(v); ok {
+		return append(dst, empty...)
+	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return appendUnmarshalable(dst, v, path)
@@ -346,13 +343,48 @@ func appendMembers(dst []byte, m map[string]any, path *valuePath) []byte {
 	return append(dst, '}')
 }
 
+// nilContainer returns what a nil map or slice of any type renders as: {}
+// or [] where encoding/json writes null, so a member that holds no entries
+// is not read as one that holds nothing at all; a nil []byte is "", as an
+// empty one is in encoding/json. A type with its own MarshalJSON or
+// MarshalText keeps its own rendering.
+func nilContainer(v any) (string, bool) {
+	rv := reflect.ValueOf(v)
+	kind := rv.Kind()
+	if kind != reflect.Map && kind != reflect.Slice || !rv.IsNil() || marshalsItself(v) {
+		return "", false
+	}
+	switch {
+	case kind == reflect.Map:
+		return "{}", true
+	case rv.Type().Elem().Kind() == reflect.Uint8:
+		return `""`, true
+	}
+	return "[]", true
+}
+
+// marshalsItself reports a value whose type chose its own JSON form.
+func marshalsItself(v any) bool {
+	switch v.(type) {
+	case json.Marshaler, encoding.TextMarshaler:
+		return true
+	}
+	return false
+}
+
 // appendUnmarshalable renders a map or slice encoding/json refuses, most
 // often for a map with interface keys (what YAML decoders return): keys are
 // formatted with fmt, so the member is kept and its secret-named keys are
-// redacted like any other. Anything else encoding/json refuses (channels,
-// functions, a failing MarshalJSON) is null. Cycles are cut on the original
-// container, since each conversion makes a new one.
+// redacted like any other, and an element encoding/json refuses is null on
+// its own. Anything else encoding/json refuses (a struct holding a NaN,
+// channels, functions) is null as a whole, and so is a type whose own
+// MarshalJSON or MarshalText failed (an invalid json.RawMessage): its bytes
+// are not its value. Cycles are cut on the original container, since each
+// conversion makes a new one.
 func appendUnmarshalable(dst []byte, v any, path *valuePath) []byte {
+	if marshalsItself(v) {
+		return append(dst, "null"...)
+	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
 	case reflect.Map:

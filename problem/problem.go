@@ -50,13 +50,21 @@ type Problem struct {
 	// detail a client sees.
 	hideDetail    bool
 	defaultDetail string
-	// fromKind marks a problem made by New: its type and title come from
-	// the registry (or the kit) and need no public tier. A problem read
-	// with Parse or built as a literal gets its type and title sanitized.
-	fromKind bool
+	// fromKind marks a problem made by New: its code, and its type and
+	// title while they are kindType and kindTitle (what the registry or the
+	// kit gave it), need no public tier. Anything else (a problem read
+	// with Parse, built as a literal, or a type or title assigned by hand)
+	// passes it.
+	fromKind            bool
+	kindType, kindTitle string
 	// unclaimed marks a bare status no code claims (Registry.ForStatus):
 	// type about:blank, its code a family name.
 	unclaimed bool
+	// correlationPublic marks a CorrelationID that needs no public tier:
+	// the ID the correlation layer accepted for the request (the header
+	// echoes it and the log is keyed by it), or one that already passed
+	// the tier. Any other, a literal or a peer's, passes it when rendered.
+	correlationPublic bool
 	// rpcCode is the kind's JSON-RPC error code.
 	rpcCode  int
 	ext      []Extension
@@ -104,6 +112,7 @@ func problemOf(k Kind) Problem {
 		defaultDetail: k.DefaultDetail,
 		rpcCode:       k.JSONRPCCode(),
 		fromKind:      true,
+		kindTitle:     k.Title,
 	}
 }
 
@@ -111,15 +120,15 @@ func problemOf(k Kind) Problem {
 // a Problem not made by New (a peer's, read with Parse) pass the public
 // tier, and type stays a URI reference.
 func (p *Problem) renderedType() string {
-	if p.fromKind {
+	if p.fromKind && p.Type == p.kindType {
 		return p.Type
 	}
 	return publicInstance(p.Type)
 }
 
 // peerText passes text of a Problem not made by New through the public
-// tier: code, correlation_id and field errors' pointer and code are the
-// kit's own otherwise, but a peer's document may hold anything in them.
+// tier: a code is the kit's own otherwise, but a peer's document may hold
+// anything in it.
 func (p *Problem) peerText(s string) string {
 	if p.fromKind {
 		return s
@@ -127,8 +136,16 @@ func (p *Problem) peerText(s string) string {
 	return sanitize.Public(s)
 }
 
+// renderedCorrelationID is correlation_id as every representation sends it.
+func (p *Problem) renderedCorrelationID() string {
+	if p.correlationPublic {
+		return p.CorrelationID
+	}
+	return sanitize.Public(p.CorrelationID)
+}
+
 func (p *Problem) renderedTitle() string {
-	if p.fromKind {
+	if p.fromKind && p.Title == p.kindTitle {
 		return p.Title
 	}
 	return sanitize.Public(p.Title)

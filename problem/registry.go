@@ -156,6 +156,7 @@ func (r *Registry) ForStatus(status int) *Problem {
 	if p.Title == "" {
 		p.Title = family.Title
 	}
+	p.kindType, p.kindTitle = p.Type, p.Title
 	p.Detail = ""
 	p.defaultDetail = ""
 	p.unclaimed = true

@@ -17,11 +17,14 @@ func (wr *Writer) Report(ctx context.Context, correlationID string, p *Problem) 
 		p = New(Internal)
 	}
 	res, e := wr.resolve(nil, p, nil)
-	if res.CorrelationID == "" {
+	if p.CorrelationID == "" {
+		// The caller's ID or the context's is the kit's own, logged
+		// under the same value; resolve sent a literal through the
+		// public tier.
 		res.CorrelationID = correlationID
-	}
-	if res.CorrelationID == "" && ctx != nil {
-		res.CorrelationID = correlation.ID(ctx)
+		if res.CorrelationID == "" && ctx != nil {
+			res.CorrelationID = correlation.ID(ctx)
+		}
 	}
 	// logRecord, Report, then the caller: three frames up.
 	wr.logRecord(ctx, nil, &res, e, false, 0, 3)

@@ -39,7 +39,7 @@ func (p *Problem) AppendText(dst []byte, brand string) []byte {
 		line("outcome", string(g.outcome))
 	}
 	if p.CorrelationID != "" {
-		line("correlation_id", p.CorrelationID)
+		line("correlation_id", p.renderedCorrelationID())
 	}
 	for _, fe := range p.Errors {
 		value := sanitize.Public(fe.Detail)

@@ -293,9 +293,12 @@ func TestFromError(t *testing.T) {
 		{&dbError{}, "upstream_error", UpstreamError.DefaultDetail},
 		{context.DeadlineExceeded, "timeout", Timeout.DefaultDetail},
 		{fmt.Errorf("read: %w", context.Canceled), "client_closed_request", ClientClosedRequest.DefaultDetail},
-		{&http.MaxBytesError{Limit: 1024}, "request_too_large", "The request body exceeds the limit of 1024 bytes."},
-		{json.Unmarshal([]byte("{"), &struct{}{}), "invalid_json", ""},
-		{json.Unmarshal([]byte(`{"a":1}`), &struct{ A string }{}), "invalid_json", "A value in the request body has the wrong type."},
+		// Reading or decoding errors that did not come from this request's
+		// body through the kit are the server's own.
+		{&http.MaxBytesError{Limit: 1024}, "internal", Internal.DefaultDetail},
+		{json.Unmarshal([]byte("{"), &struct{}{}), "internal", Internal.DefaultDetail},
+		{json.Unmarshal([]byte(`{"a":1}`), &struct{ A string }{}), "internal", Internal.DefaultDetail},
+		{fmt.Errorf("upstream: %w", io.ErrUnexpectedEOF), "internal", Internal.DefaultDetail},
 		{notFoundErr{id: "42"}, "internal", Internal.DefaultDetail},
 		{errors.New("boom at /home/app/main.go:12"), "internal", Internal.DefaultDetail},
 		{nil, "internal", Internal.DefaultDetail},

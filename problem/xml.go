@@ -15,8 +15,9 @@ import (
 // Appendix B: namespace urn:ietf:rfc:7807, members as elements in the JSON
 // order, array entries as <i> elements, without the legacy members. It
 // carries exactly the members and values AppendJSON does; a member name
-// that is not an XML name becomes <member name="...">. The output is
-// well-formed XML whatever the problem holds.
+// that is not an XML name, or that starts with "xml" in any case (a name
+// XML reserves), becomes <member name="...">. The output is well-formed
+// XML whatever the problem holds.
 func (p *Problem) AppendXML(dst []byte) []byte { return p.appendXML(dst, false) }
 
 func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
@@ -62,7 +63,7 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		elem("outcome", string(g.outcome), false)
 	}
 	if p.CorrelationID != "" {
-		elem("correlation_id", p.peerText(p.CorrelationID), false)
+		elem("correlation_id", p.renderedCorrelationID(), false)
 	}
 	if len(p.Errors) > 0 {
 		dst = append(dst, "<errors>"...)

@@ -70,7 +70,7 @@ func newRouter(wr *problem.Writer) http.Handler {
 	))
 	r.NotFound(middleware.NotFound())
 	r.MethodNotAllowed(middleware.MethodNotAllowed())
-	r.With(ratelimit.LimitBy(100, time.Minute, ratelimit.ByIP)).Method(http.MethodPost, "/v1/orders", wr.Handler(createOrder))
+	r.With(ratelimit.LimitBy(100, time.Minute, ratelimit.ByIP)).Post("/v1/orders", wr.Handler(createOrder))
 	r.Get("/v1/orders/{id}", getOrder)
 	return r
 }

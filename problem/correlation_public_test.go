@@ -1,0 +1,134 @@
+package problem_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/problem"
+)
+
+// A correlation ID the problem names itself (a literal, or a field set on
+// an occurrence of New) passes the public tier on every path: the body in
+// each representation, the echoed header, the log and Report. The
+// request's own ID goes out as it was accepted.
+func TestLiteralCorrelationIDPassesThePublicTier(t *testing.T) {
+	secrets := []struct{ id, secret string }{
+		{"password=hunter2", "hunter2"},
+		{"api_key=sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"},
+		{"ghp_16C7e42F292c6912E7710c838347Ae178B4a", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"},
+		{"req from 10.20.30.40", "10.20.30.40"},
+		{"token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl", "eyJhbGciOiJIUzI1NiJ9"},
+	}
+	var logs bytes.Buffer
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	var current string
+	var built func(id string) *problem.Problem
+	h := correlation.Middleware()(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = wr.Write(w, r, built(current))
+	}))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	builders := map[string]func(id string) *problem.Problem{
+		"literal": func(id string) *problem.Problem {
+			return &problem.Problem{Code: "not_found", CorrelationID: id}
+		},
+		"assigned": func(id string) *problem.Problem {
+			p := problem.New(problem.Conflict).WithDetail("Taken.")
+			p.CorrelationID = id
+			return p
+		},
+		"unregistered": func(id string) *problem.Problem {
+			return &problem.Problem{Code: "no_such_code_here", CorrelationID: id}
+		},
+	}
+	for name, b := range builders {
+		built = b
+		for _, s := range secrets {
+			current = s.id
+			for _, accept := range []string{"application/json", "application/problem+xml", "text/plain"} {
+				logs.Reset()
+				req, _ := http.NewRequest(http.MethodGet, srv.URL+"/x", nil)
+				req.Header.Set("Accept", accept)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if !bytes.Contains(body, []byte("correlation_id")) {
+					t.Fatalf("%s %s: no correlation_id in %q", name, accept, body)
+				}
+				for where, text := range map[string]string{
+					"body": string(body), "header": resp.Header.Get(correlation.DefaultHeader), "log": logs.String(),
+				} {
+					if strings.Contains(text, s.secret) {
+						t.Errorf("%s %q (%s): %s carries the secret: %q", name, s.id, accept, where, text)
+					}
+				}
+			}
+			p := b(s.id)
+			for where, out := range map[string][]byte{
+				"AppendJSON": p.AppendJSON(nil), "AppendXML": p.AppendXML(nil), "AppendText": p.AppendText(nil, "svc"),
+				"Report": wr.Report(context.Background(), "", p).AppendJSON(nil),
+			} {
+				if bytes.Contains(out, []byte(s.secret)) {
+					t.Errorf("%s %q: %s carries the secret: %s", name, s.id, where, out)
+				}
+			}
+		}
+	}
+
+	// The request's own ID, accepted by the correlation layer, is echoed
+	// unchanged, also when the problem repeats it.
+	for _, own := range []string{"req-7f3a9c21e4", "0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "YWJjZGVmZ2hpams="} {
+		built = func(string) *problem.Problem { return problem.New(problem.NotFound) }
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/x", nil)
+		req.Header.Set(correlation.DefaultHeader, own)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !bytes.Contains(body, []byte(`"correlation_id":"`+own+`"`)) || resp.Header.Get(correlation.DefaultHeader) != own {
+			t.Errorf("own ID %q: header %q body %s", own, resp.Header.Get(correlation.DefaultHeader), body)
+		}
+	}
+}
+
+// A type or title assigned by hand to an occurrence of New is text like any
+// other: it passes the public tier in every representation, with or
+// without a Writer; what the registry gave is sent as it is.
+func TestAssignedTypeAndTitlePassThePublicTier(t *testing.T) {
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
+	for _, secret := range []string{"hunter2", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "10.20.30.40"} {
+		p := problem.New(problem.Conflict)
+		p.Title = "Taken, password=" + secret
+		p.Type = "https://x.test/p?api_key=" + secret
+		if secret == "10.20.30.40" {
+			p.Title, p.Type = "Taken by "+secret, "https://"+secret+"/p"
+		}
+		rec := httptest.NewRecorder()
+		_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), p)
+		for where, out := range map[string][]byte{
+			"AppendJSON": p.AppendJSON(nil), "AppendXML": p.AppendXML(nil), "AppendText": p.AppendText(nil, "svc"),
+			"Write": rec.Body.Bytes(),
+		} {
+			if bytes.Contains(out, []byte(secret)) {
+				t.Errorf("%s carries %q: %s", where, secret, out)
+			}
+		}
+	}
+	rec := httptest.NewRecorder()
+	_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), problem.New(problem.Conflict))
+	if !bytes.Contains(rec.Body.Bytes(), []byte(`"type":"`+problem.DefaultBaseURI+`conflict","title":"`+problem.Conflict.Title+`"`)) {
+		t.Errorf("registry type and title changed: %s", rec.Body)
+	}
+}

@@ -1,0 +1,250 @@
+package problem
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/sanitize"
+)
+
+// Resolve returns the problem as Write would render it for r: type,
+// instance and correlation_id filled in and the contract's rules applied.
+// It is for surfaces other than an HTTP response (JSON-RPC, CLI) that still
+// want the request's context; r may be nil.
+func (wr *Writer) Resolve(r *http.Request, p *Problem) *Problem {
+	if p == nil {
+		p = New(Internal)
+	}
+	res, _ := wr.resolve(r, p, nil)
+	return &res
+}
+
+// resolve returns the occurrence as it goes out, and the registry entry of
+// its code when the lookup it made found one. retryAfter is the values of
+// the response's Retry-After header, which may lend the problem its retry
+// time.
+func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Problem, *codeEntry) {
+	res := *p
+	if res.Code == "" {
+		wr.standForStatus(&res)
+	}
+	entry := wr.applyCode(&res, p)
+	settle(&res, r)
+	fillFromRequest(&res, r)
+	wr.applyRetryRules(&res, r, retryAfter)
+	closeSets(&res)
+	if err := misuse(p, &res); err != nil {
+		// Loud for the developer, in the problem's own record; the client
+		// gets the repaired problem.
+		res.buildErr = errors.Join(p.buildErr, err)
+	}
+	if wr.dev {
+		res.ext = append(slices.Clip(res.ext), developmentMembers(p)...)
+	}
+	return res, entry
+}
+
+// standForStatus gives a problem built by hand without a code the code of
+// its status.
+func (wr *Writer) standForStatus(res *Problem) {
+	fs := wr.registry.ForStatus(res.Status)
+	res.Code, res.Action, res.Cause, res.unclaimed = fs.Code, fs.Action, fs.Cause, fs.unclaimed
+	if res.Status < 400 || res.Status > 599 {
+		res.Status = fs.Status
+	}
+	if fs.unclaimed && res.Type == "" {
+		res.Type = fs.Type
+	}
+	if res.Title == "" {
+		res.Title = fs.Title
+	}
+}
+
+// applyCode applies what res's code decides and returns the code's
+// registry entry, nil for a family code or one the registry does not know
+// (which turns res into internal).
+func (wr *Writer) applyCode(res, p *Problem) *codeEntry {
+	if res.unclaimed {
+		// Family codes keep their family's rules whatever the registry.
+		k := Internal
+		if res.Status < 500 {
+			k = BadRequest
+		}
+		res.Action, res.Cause, res.hideDetail = k.Action, k.Cause, !k.ShowDetail
+		return nil
+	}
+	e := wr.cached(res.Code)
+	if e == nil {
+		*res = wr.unregistered(p)
+		return nil
+	}
+	k := &e.kind
+	if res.Type == "" || res.Type == e.typ {
+		// A type documents one title and one status.
+		res.Type, res.Title, res.Status, res.fromKind = e.typ, k.Title, k.Status, true
+		res.kindType, res.kindTitle = e.typ, k.Title
+	}
+	if !res.Action.valid() {
+		res.Action = k.Action
+	}
+	if !res.Cause.valid() {
+		res.Cause = k.Cause
+	}
+	if !k.ShowDetail && !res.hideDetail {
+		res.hideDetail, res.defaultDetail = true, k.DefaultDetail
+	}
+	return e
+}
+
+// settle makes status, outcome and title members a client can read: an
+// error status, an outcome of the closed set, a title.
+func settle(res *Problem, r *http.Request) {
+	if res.Status < 400 || res.Status > 599 {
+		res.Status = http.StatusInternalServerError
+	}
+	if !res.Outcome.valid() {
+		res.Outcome = OutcomeUnknown
+	}
+	if res.Outcome == "" && res.Retryable && r != nil && (res.Cause == CauseInternal || res.Cause == CauseUpstream) {
+		// The server or a dependency failed while the request ran: what
+		// became of a write nobody knows, so it says so, as a panic or a
+		// timeout of the same request would.
+		res.forRequest(r)
+	}
+	if res.Title == "" {
+		res.Title = http.StatusText(res.Status)
+	}
+}
+
+// fillFromRequest sets instance and correlation_id from the request.
+func fillFromRequest(res *Problem, r *http.Request) {
+	if r != nil && res.Instance == "" && r.URL != nil {
+		res.Instance = r.URL.EscapedPath()
+		if strings.HasPrefix(res.Instance, "//") {
+			// "//host/x" would read as a network-path reference to
+			// another host; a leading dot segment keeps it the path it
+			// is (RFC 3986 §3.3), and resolving removes the dot again.
+			res.Instance = "/." + res.Instance
+		}
+	}
+	res.CorrelationID, res.correlationPublic = correlationOf(r, res)
+}
+
+// applyRetryRules holds the retry rules, in one place for every problem.
+// retryAfter is the response's Retry-After header, which may lend a
+// retryable problem its retry time.
+func (wr *Writer) applyRetryRules(res *Problem, r *http.Request, retryAfter []string) {
+	keyed := r != nil && r.Header.Get("Idempotency-Key") != ""
+	// A write whose outcome is unknown may be replayed only under an
+	// Idempotency-Key; without one the client must find out what happened
+	// first.
+	if res.Outcome == OutcomeUnknown && !keyed {
+		res.Retryable = false
+		res.Action = ActionVerify
+	}
+	// A write that took effect is not repeated: without an Idempotency-Key
+	// the server could not tell the replay from a second write. Outside
+	// HTTP (Report) only the caller knows whether the operation may be
+	// repeated (mcpfault reads a tool's idempotent annotation), so it
+	// decides.
+	if res.Outcome == OutcomeCommitted && r != nil && !safeMethod(r.Method) && !keyed {
+		res.Retryable = false
+	}
+	if res.Action == ActionRetry && !res.Retryable {
+		// Telling a client to retry what it may not retry is the one
+		// contradiction a client cannot resolve; refusing is the safe side.
+		res.Action = ActionNone
+	}
+	if !res.Retryable {
+		res.RetryAfter = 0
+	} else if res.RetryAfter <= 0 && len(retryAfter) > 0 {
+		res.RetryAfter = retryAfterFromHeader(retryAfter[0], wr.now())
+	}
+}
+
+// closeSets replaces what is still outside the closed sets.
+func closeSets(res *Problem) {
+	if !res.Action.valid() {
+		res.Action = ActionNone
+	}
+	if !res.Cause.valid() {
+		res.Cause = CauseInternal
+	}
+}
+
+// correlationOf returns the correlation ID res goes out with and whether it
+// is public as it is: the request's own ID when res names none or the
+// same, otherwise res's own through the public tier, since a literal
+// (`Problem{CorrelationID: ...}`) is text like any other. r may be nil.
+func correlationOf(r *http.Request, res *Problem) (string, bool) {
+	id := res.CorrelationID
+	if res.correlationPublic {
+		return id, true
+	}
+	var own string
+	if r != nil {
+		own = correlation.ID(r.Context())
+	}
+	if id == "" || id == own {
+		return own, true
+	}
+	return sanitize.Public(id), true
+}
+
+// unregistered turns a problem whose code the registry does not know into
+// internal: its action and cause would be guesses. The original code and
+// error go to the log, and the problem's record names the misuse (see
+// misuse).
+func (wr *Writer) unregistered(p *Problem) Problem {
+	res := *New(Internal)
+	if e := wr.cached(Internal.Name); e != nil {
+		res.Type = e.typ
+	}
+	res.err, res.logAttrs, res.buildErr = p.err, p.logAttrs, p.buildErr
+	res.logAttrs = append(slices.Clip(res.logAttrs), logString("unregistered_code", p.Code))
+	if p.Detail != "" {
+		res.Detail = p.Detail
+	}
+	res.Instance, res.CorrelationID = p.Instance, p.CorrelationID
+	return res
+}
+
+// developmentMembers are the members WithInsecureDevelopmentMode adds.
+func developmentMembers(p *Problem) []Extension {
+	var out []Extension
+	if d := p.hiddenDetail(); d != "" {
+		out = append(out, Extension{"debug_detail", logText(sanitize.Log(d))})
+	}
+	var chain []any
+	for err := p.err; err != nil; err = errors.Unwrap(err) {
+		chain = append(chain, logText(sanitize.Log(err.Error())))
+	}
+	if chain != nil {
+		out = append(out, Extension{"debug_errors", chain})
+	}
+	return out
+}
+
+// retryAfterFromHeader reads a Retry-After in delta-seconds or as an HTTP
+// date (RFC 9110 §10.2.3) seen from now; a past date or anything malformed
+// counts as absent.
+func retryAfterFromHeader(v string, now time.Time) time.Duration {
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	if v == "" || len(v) > 9 {
+		return 0
+	}
+	var s int64
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return 0
+		}
+		s = s*10 + int64(v[i]-'0')
+	}
+	return time.Duration(s) * time.Second
+}

@@ -1,0 +1,84 @@
+package problem_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/faultline-go/faultline/problem"
+)
+
+// DefaultBaseURI documents the built-in codes only: a service's own code
+// without a base URI of its own is about:blank, never a page under a
+// domain the service does not control; with one, every code is under it.
+func TestDefaultBaseIsForBuiltinCodesOnly(t *testing.T) {
+	reg := problem.NewRegistry()
+	own := []problem.Kind{
+		reg.MustRegister(problem.Kind{Name: "book_withdrawn", Status: 410, Title: "Book withdrawn", Action: problem.ActionNone, Cause: problem.CauseRequest}),
+		reg.MustRegister(problem.Kind{Name: "shelf_full", Status: 507, Title: "Shelf full", Action: problem.ActionNone, Cause: problem.CauseInternal}),
+		reg.MustRegister(problem.Kind{Name: "loan_overdue", Status: 402, Title: "Loan overdue", Action: problem.ActionNone, Cause: problem.CauseRequest}),
+	}
+	builtin := []problem.Kind{problem.NotFound, problem.Conflict, problem.RateLimited, problem.Internal}
+	for _, base := range []string{"", "https://api.example.com/problems/", "https://docs.example.org/errors#"} {
+		opts := []problem.Option{problem.WithRegistry(reg), problem.WithLogger(slog.New(slog.DiscardHandler))}
+		if base != "" {
+			opts = append(opts, problem.WithBaseURI(base))
+		}
+		wr := problem.NewWriter(opts...)
+		var current problem.Kind
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_ = wr.Write(w, r, problem.New(current))
+		}))
+		var catalog []struct{ Code, Type string }
+		raw, err := reg.JSON(wr.BaseURI())
+		if err != nil || json.Unmarshal(raw, &catalog) != nil {
+			t.Fatal(err)
+		}
+		listed := map[string]string{}
+		for _, c := range catalog {
+			listed[c.Code] = c.Type
+		}
+		for _, k := range append(own, builtin...) {
+			want := base + k.Name
+			switch {
+			case base == "" && isBuiltin(k, builtin):
+				want = problem.DefaultBaseURI + k.Name
+			case base == "":
+				want = "about:blank"
+			}
+			current = k
+			resp, err := http.Get(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var m map[string]any
+			if err := json.Unmarshal(body, &m); err != nil {
+				t.Fatal(err)
+			}
+			if m["type"] != want || m["code"] != k.Name || m["title"] != k.Title || resp.StatusCode != k.Status {
+				t.Errorf("base %q, %s: %d %s, want type %s", base, k.Name, resp.StatusCode, body, want)
+			}
+			if got := wr.TypeURI(k.Name); got != want {
+				t.Errorf("base %q: TypeURI(%s) = %s, want %s", base, k.Name, got, want)
+			}
+			if listed[k.Name] != want {
+				t.Errorf("base %q: Registry.JSON lists %s as %s, want %s", base, k.Name, listed[k.Name], want)
+			}
+		}
+		srv.Close()
+	}
+}
+
+func isBuiltin(k problem.Kind, builtin []problem.Kind) bool {
+	for _, b := range builtin {
+		if b.Name == k.Name {
+			return true
+		}
+	}
+	return false
+}
