@@ -39,7 +39,7 @@ func TestAgainstShowcase(t *testing.T) {
 			`GET /v1/upstream \[3\] upstream_error: .+\n  -> stop: attempts exhausted\n  exit code 6$`,
 		`(?m)^GET /v1/slow \[3\] timeout: .+\n  -> stop: attempts exhausted\n  exit code 5$`,
 		`(?m)^POST /v1/slow \[1\] timeout: .+\n  -> verify: .+\n  exit code 7$`,
-		`(?m)^POST /v1/slow \(Idempotency-Key\) \[3\] timeout: .+\n  -> stop: attempts exhausted\n  exit code 7$`,
+		`(?m)^POST /v1/slow \(Idempotency-Key\) \[3\] timeout: .+\n  -> stop: attempts exhausted\n  exit code 5$`,
 		`(?m)^GET /v1/limited \[1\] rate_limited: .+\n  -> retry in \d.*\nGET /v1/limited \[2\] ok 200$`,
 	} {
 		if !regexp.MustCompile(want).MatchString(got) {

@@ -79,10 +79,7 @@ func parse(t *testing.T, fset *token.FileSet, rel string) *ast.File {
 // the complexity it may not exceed: the list only shrinks. An entry whose
 // function got under the limit fails too, so the list stays true.
 var overComplexity = map[string]int{
-	"bind/messages.go message":        32,
 	"problem/parse.go parseMember":    38,
-	"problem/writer.go write":         33,
-	"problem/writer.go resolve":       45,
 	"sanitize/kv.go keyBefore":        59,
 	"sanitize/kv.go namedValueBefore": 38,
 	"sanitize/kv.go valueAt":          48,
@@ -91,8 +88,7 @@ var overComplexity = map[string]int{
 
 // overLines lists the files still above maxLines, as overComplexity does.
 var overLines = map[string]int{
-	"problem/writer.go": 854,
-	"sanitize/kv.go":    1071,
+	"sanitize/kv.go": 1071,
 }
 
 // No function of the product grows past what a reviewer can read: every
@@ -163,11 +159,11 @@ func TestNoFileAboveLineLimit(t *testing.T) {
 // set the budgets). A growth fails here, so it is a decision in review
 // rather than drift.
 var exportedBudget = map[string]int{
-	"problem": 130,
+	"problem": 132,
 }
 
 // rootModuleBudget caps the kit's public packages together.
-const rootModuleBudget = 290
+const rootModuleBudget = 293
 
 // TestExportedSurface prints the exported identifiers of every public
 // package of the root module, so a change that grows one is visible in
