@@ -58,6 +58,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -361,7 +362,40 @@ func detail(limit int, window time.Duration) string {
 	if limit == 1 {
 		unit = "request"
 	}
-	return fmt.Sprintf("The limit of %d %s per %s was reached.", limit, unit, window)
+	return fmt.Sprintf("The limit of %d %s per %s was reached.", limit, unit, humanWindow(window))
+}
+
+// windowUnits are the units a window is told in, largest first.
+var windowUnits = [...]struct {
+	d    time.Duration
+	name string
+}{
+	{24 * time.Hour, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"},
+	{time.Second, "second"}, {time.Millisecond, "millisecond"},
+	{time.Microsecond, "microsecond"}, {time.Nanosecond, "nanosecond"},
+}
+
+// humanWindow tells a window as a person would: "minute", "30 seconds",
+// "1.5 seconds", rather than Duration.String's "1m0s", which is for
+// programs. It takes the largest unit the window reaches in which it has
+// at most three decimals, so no rounding ever misstates the limit.
+func humanWindow(d time.Duration) string {
+	for _, u := range windowUnits {
+		step := max(u.d/1000, 1)
+		if d < u.d || d%step != 0 {
+			continue
+		}
+		if d == u.d {
+			return u.name
+		}
+		n := strconv.FormatInt(int64(d/u.d), 10)
+		if frac := d % u.d; frac != 0 {
+			// Three digits of thousandths, trailing zeros dropped.
+			n += "." + strings.TrimRight(strconv.FormatInt(int64(1000+frac/step), 10)[1:], "0")
+		}
+		return n + " " + u.name + "s"
+	}
+	return d.String()
 }
 
 func validName(s string) bool {
