@@ -217,6 +217,7 @@ func New(policies []Policy, opts ...Option) (*Limiter, error) {
 		return nil, fmt.Errorf("%w: WithMaxKeys needs at least %d keys", ErrInvalidPolicy, memoryShards)
 	}
 	var h *health
+	var b *batcher
 	if cfg.redis != nil {
 		if ignoresDeadlines(cfg.redis) {
 			return nil, fmt.Errorf("%w: the Redis client ignores context deadlines, so a stalled Redis would stall requests past the %v Redis timeout; set ContextTimeoutEnabled: true in its options", ErrInvalidPolicy, cfg.redisTimeout)
@@ -225,6 +226,7 @@ func New(policies []Policy, opts ...Option) (*Limiter, error) {
 			writer: cfg.writer, observe: cfg.observer.OnRedisHealth,
 			every: cfg.probeInterval, failClosed: cfg.failure == FailClosed,
 		}
+		b = newBatcher(cfg.redis)
 	}
 	l := &Limiter{
 		writer: cfg.writer, draftHeaders: cfg.draftHeaders,
@@ -251,7 +253,7 @@ func New(policies []Policy, opts ...Option) (*Limiter, error) {
 			limitValue: []string{strconv.Itoa(p.Limit)},
 		}
 		if h != nil {
-			pp.counter = newRedisCounter(cfg, h, p)
+			pp.counter = newRedisCounter(cfg, b, h, p)
 		} else {
 			pp.counter = newMemoryCounter(p.Limit, p.Window, cfg.maxKeys)
 		}
