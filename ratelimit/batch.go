@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,6 +97,20 @@ func (b *batcher) laneFor(ctx context.Context, key string) *lane {
 	return l
 }
 
+// maxBatch bounds the checks of one round trip: the script unpacks two
+// keys per check into one MGET, and Lua's C stack holds about 8000 values.
+const maxBatch = 1024
+
+// take removes the next batch from the queue; l.mu is held.
+func (l *lane) take() []*check {
+	n := min(len(l.queue), maxBatch)
+	batch := l.queue[:n:n]
+	if l.queue = l.queue[n:]; len(l.queue) == 0 {
+		l.queue = nil
+	}
+	return batch
+}
+
 // run sends c, alone or with the checks that queue beside it, and returns
 // when its reply (or error) is there. c goes back to the pool afterwards,
 // so the caller reads reply and err before releasing it.
@@ -111,8 +126,7 @@ func (b *batcher) run(c *check) {
 		}
 	} else {
 		l.busy = true
-		c.lead = l.queue
-		l.queue = nil
+		c.lead = l.take()
 		l.mu.Unlock()
 	}
 	batch := c.lead
@@ -120,8 +134,7 @@ func (b *batcher) run(c *check) {
 	b.send(batch)
 
 	l.mu.Lock()
-	next := l.queue
-	l.queue = nil
+	next := l.take()
 	if len(next) == 0 {
 		l.busy = false
 	}
@@ -137,9 +150,11 @@ func (b *batcher) run(c *check) {
 	}
 }
 
-// send runs every check of batch in one pipeline. A script Redis does not
-// know yet (right after a restart) is loaded by running it with EVAL in a
-// second pipeline, for the checks that met NOSCRIPT.
+// send runs every check of batch in one round trip: one script run for
+// all of them on a single Redis, one per hashtag in a pipeline on a Cluster
+// or Ring (a script's keys must share a slot). A script Redis does not know
+// yet (right after a restart) is loaded by running it with EVAL in a second
+// round trip, for the groups that met NOSCRIPT.
 func (b *batcher) send(batch []*check) {
 	deadline := batch[0].deadline
 	for _, c := range batch[1:] {
@@ -152,10 +167,19 @@ func (b *batcher) send(batch []*check) {
 	// stand for the batch. Only the deadline bounds the round trip.
 	ctx, cancel := context.WithDeadline(context.WithoutCancel(batch[0].ctx), deadline)
 	defer cancel()
-	cmds := make([]*redis.Cmd, len(batch))
+	groups := b.group(batch)
+	keys := make([][]string, len(groups))
+	args := make([][]any, len(groups))
+	cmds := make([]*redis.Cmd, len(groups))
 	pipe := b.client.Pipeline()
-	for i, c := range batch {
-		cmds[i] = slidingWindow.EvalSha(ctx, pipe, c.keys[:], c.args[:]...)
+	for i, g := range groups {
+		keys[i] = make([]string, 0, 2*len(g))
+		args[i] = make([]any, 0, 5*len(g))
+		for _, c := range g {
+			keys[i] = append(keys[i], c.keys[:]...)
+			args[i] = append(args[i], c.args[:]...)
+		}
+		cmds[i] = slidingWindow.EvalSha(ctx, pipe, keys[i], args[i]...)
 	}
 	_, _ = pipe.Exec(ctx)
 	var missing []int
@@ -167,11 +191,42 @@ func (b *batcher) send(batch []*check) {
 	if len(missing) > 0 {
 		pipe := b.client.Pipeline()
 		for _, i := range missing {
-			cmds[i] = slidingWindow.Eval(ctx, pipe, batch[i].keys[:], batch[i].args[:]...)
+			cmds[i] = slidingWindow.Eval(ctx, pipe, keys[i], args[i]...)
 		}
 		_, _ = pipe.Exec(ctx)
 	}
-	for i, c := range batch {
-		c.reply, c.err = cmds[i].Int64Slice()
+	for i, g := range groups {
+		v, err := cmds[i].Int64Slice()
+		if err == nil && len(v) != 3*len(g) {
+			err = errScriptReply
+		}
+		for j, c := range g {
+			if c.err = err; err == nil {
+				c.reply = v[3*j : 3*j+3 : 3*j+3]
+			}
+		}
 	}
+}
+
+// group splits batch into the checks one script run can take: all of them
+// on a single Redis; on a Cluster or Ring, those of one hashtag (which
+// holds the hashed key, so in practice the checks of one key).
+func (b *batcher) group(batch []*check) [][]*check {
+	if _, single := b.client.(*redis.Client); single {
+		return [][]*check{batch}
+	}
+	var groups [][]*check
+	index := make(map[string]int, len(batch))
+	for _, c := range batch {
+		k := c.keys[0]
+		tag := k[:strings.IndexByte(k, '}')+1]
+		i, ok := index[tag]
+		if !ok {
+			i = len(groups)
+			index[tag] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], c)
+	}
+	return groups
 }

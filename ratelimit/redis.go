@@ -132,9 +132,6 @@ func (c *redisCounter) shared(ctx context.Context, key string, now time.Time) (r
 	if err != nil {
 		return result{}, err
 	}
-	if len(v) != 3 {
-		return result{}, errScriptReply
-	}
 	if c.local != nil {
 		c.local.seed(key, start, v[1], v[2])
 	}
