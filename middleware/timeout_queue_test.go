@@ -1,0 +1,104 @@
+package middleware
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestTimeoutQueueKeepsNoFinishedRequest serves requests that finish in
+// time and checks the layer's one deadline queue afterwards: nothing of
+// them is left on it (a finished request must not be kept alive until its
+// deadline), and its timer is still the one set for the first request,
+// not re-armed per request.
+func TestTimeoutQueueKeepsNoFinishedRequest(t *testing.T) {
+	for _, n := range []int{1, 7, 300} {
+		k := newKit()
+		h := Stack(WithWriter(k.writer), WithRequestTimeout(time.Hour))(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			_, _ = w.Write([]byte("ok"))
+		}))
+		q := h.(*layer).deadlines
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/r/"+strconv.Itoa(i), nil))
+				if rec.Code != 200 || rec.Body.String() != "ok" || rec.Header().Get("Content-Type") != "text/plain" || rec.Header().Get("X-Request-Id") == "" {
+					t.Errorf("request %d: %d %q %v", i, rec.Code, rec.Body, rec.Header())
+				}
+			})
+		}
+		wg.Wait()
+		q.mu.Lock()
+		head, tail, armed := q.head, q.tail, q.armed
+		q.mu.Unlock()
+		if head != nil || tail != nil {
+			t.Errorf("%d requests: finished requests are still queued", n)
+		}
+		if !armed {
+			t.Errorf("%d requests: the timer set for the first deadline was stopped", n)
+		}
+	}
+}
+
+// TestTimeoutEachRequestItsOwnDeadline runs slow requests that start at
+// different moments among fast ones that come and go: each slow one gets
+// its problem at its own deadline, neither at the deadline of one queued
+// before it nor held back by the fast ones unlinked around it.
+func TestTimeoutEachRequestItsOwnDeadline(t *testing.T) {
+	const d = 150 * time.Millisecond
+	k := newKit()
+	h := Stack(WithWriter(k.writer), WithRequestTimeout(d))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			<-r.Context().Done()
+			return
+		}
+		_, _ = w.Write([]byte("fast"))
+	}))
+	srv := k.serve(t, h)
+
+	stop := make(chan struct{})
+	var fast sync.WaitGroup
+	for range 3 {
+		fast.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if r := get(t, srv.URL+"/fast"); r.StatusCode != 200 {
+					t.Errorf("fast request: status %d", r.StatusCode)
+					return
+				}
+			}
+		})
+	}
+	offsets := []time.Duration{0, 40 * time.Millisecond, 90 * time.Millisecond}
+	took := make([]time.Duration, len(offsets))
+	var slow sync.WaitGroup
+	for i, off := range offsets {
+		slow.Go(func() {
+			time.Sleep(off)
+			start := time.Now()
+			r := get(t, srv.URL+"/slow")
+			took[i] = time.Since(start)
+			if r.StatusCode != 503 {
+				t.Errorf("slow request %d: status %d", i, r.StatusCode)
+			}
+		})
+	}
+	slow.Wait()
+	close(stop)
+	fast.Wait()
+	for i, tk := range took {
+		// Never early; late only by a loaded machine's scheduling.
+		if tk < d || tk > d+500*time.Millisecond {
+			t.Errorf("slow request %d (started at +%v) answered after %v, want its own deadline %v", i, offsets[i], tk, d)
+		}
+	}
+}
