@@ -13,13 +13,13 @@ import (
 // script run per request would cost each request a round trip of its own,
 // and go-redis would spend a pooled connection, a write and a read on each:
 // under concurrency the limiter would be bound by round trips, not by
-// Redis. Instead, checks that arrive while a round trip is in flight wait in
-// a queue, and the next round trip carries all of them as one pipeline:
-// Redis runs the scripts back to back, and the client writes and reads once
-// for the whole batch.
+// Redis. Instead, checks that arrive while round trips are in flight wait
+// in a queue, and the next round trip carries all of them in one script run
+// (one per hashtag on a Cluster, pipelined): Redis runs them back to back,
+// and the client writes and reads once for the whole batch.
 //
-// There is no goroutine of its own: a request whose check finds the lane
-// idle sends the batch it belongs to (the leader), and when that round trip
+// There is no goroutine of its own: a request whose check finds a round
+// trip free sends the batch it belongs to (the leader), and when that one
 // is back it hands what queued meanwhile to the first of those requests,
 // which leads the next one. So a request leads at most the batch holding
 // its own check, nothing runs when no request does, and there is nothing
@@ -39,9 +39,10 @@ type batcher struct {
 // lane is the queue of one Redis node.
 type lane struct {
 	mu sync.Mutex
-	// busy: a round trip is in flight, so arriving checks queue.
-	busy  bool
-	queue []*check
+	// inFlight counts the round trips under way; at maxInFlight arriving
+	// checks queue.
+	inFlight int
+	queue    []*check
 }
 
 // check is one script run waiting for its batch.
@@ -61,6 +62,12 @@ type check struct {
 	// done is signalled once per use: with the reply, or with lead set.
 	done chan struct{}
 }
+
+// maxInFlight is how many round trips a lane has under way at once. With
+// one, Redis would sit idle while the client reads a reply and wakes its
+// checks, and a loaded machine that is slow to schedule the leader would
+// stall the lane; with two, the next batch is already being run.
+const maxInFlight = 2
 
 var checkPool = sync.Pool{New: func() any { return &check{done: make(chan struct{}, 1)} }}
 
@@ -118,14 +125,14 @@ func (b *batcher) run(c *check) {
 	l := b.laneFor(c.ctx, c.keys[0])
 	l.mu.Lock()
 	l.queue = append(l.queue, c)
-	if l.busy {
+	if l.inFlight >= maxInFlight {
 		l.mu.Unlock()
 		<-c.done
 		if c.lead == nil {
 			return
 		}
 	} else {
-		l.busy = true
+		l.inFlight++
 		c.lead = l.take()
 		l.mu.Unlock()
 	}
@@ -136,7 +143,7 @@ func (b *batcher) run(c *check) {
 	l.mu.Lock()
 	next := l.take()
 	if len(next) == 0 {
-		l.busy = false
+		l.inFlight--
 	}
 	l.mu.Unlock()
 	if len(next) > 0 {

@@ -13,9 +13,14 @@
 // proportion to how much of it the sliding window still covers. One
 // instance counts in process, in memory bounded by WithMaxKeys. Several
 // instances share limits through Redis (WithRedis, a single server or a
-// Redis Cluster) with one atomic script per request; instances that use the
-// same policy name and Redis share one bucket per key, and admit exactly
-// the limit between them.
+// Redis Cluster) with one atomic script step per request; instances that
+// use the same policy name and Redis share one bucket per key, and admit
+// exactly the limit between them. Requests checked at the same moment share
+// round trips: checks that arrive while one is under way go out together in
+// the next, one script run for the batch (per hashtag, pipelined, on a
+// Cluster, with a queue per master), so throughput is bounded by Redis
+// rather than by round trips; each check still waits at most
+// WithRedisTimeout.
 //
 // While Redis is unreachable (each call is bounded by WithRedisTimeout),
 // instances either count in process (FailOpen, the default) or refuse with
