@@ -45,7 +45,7 @@ type lane struct {
 	queue    []*check
 }
 
-// check is one script run waiting for its batch.
+// check is one admission check waiting for its batch.
 type check struct {
 	ctx  context.Context
 	keys [2]string
@@ -85,11 +85,15 @@ func newBatcher(client redis.UniversalClient) *batcher {
 // failover), the check goes on the shared lane: the Cluster client routes
 // every command of a pipeline by its own slot anyway, so this only decides
 // which checks wait for one another.
-func (b *batcher) laneFor(ctx context.Context, key string) *lane {
+func (b *batcher) laneFor(c *check) *lane {
 	if b.cluster == nil {
 		return &b.single
 	}
-	m, err := b.cluster.MasterForKey(ctx, key)
+	// The first look-up loads the slot map over the network: it is bounded
+	// like the check itself.
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(c.ctx), c.deadline)
+	m, err := b.cluster.MasterForKey(ctx, c.keys[0])
+	cancel()
 	if err != nil {
 		return &b.single
 	}
@@ -122,7 +126,7 @@ func (l *lane) take() []*check {
 // when its reply (or error) is there. c goes back to the pool afterwards,
 // so the caller reads reply and err before releasing it.
 func (b *batcher) run(c *check) {
-	l := b.laneFor(c.ctx, c.keys[0])
+	l := b.laneFor(c)
 	l.mu.Lock()
 	l.queue = append(l.queue, c)
 	if l.inFlight >= maxInFlight {
