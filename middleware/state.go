@@ -206,12 +206,18 @@ func (st *state) commitHeaders() {
 	if st.shadow == nil {
 		return
 	}
-	// The shadow holds every header the handler kept: emptying the real
-	// map and copying is one pass less than deleting what the handler
-	// removed key by key.
+	// After the copy the real map holds every key of the shadow, so it has
+	// the same length only if the handler removed none of the keys it was
+	// handed: the pass that deletes them is needed only when it did.
 	h := st.w.Header()
-	clear(h)
 	maps.Copy(h, st.shadow)
+	if len(h) != len(st.shadow) {
+		for k := range h {
+			if _, ok := st.shadow[k]; !ok {
+				delete(h, k)
+			}
+		}
+	}
 	st.committed = int32(len(st.shadow))
 }
 

@@ -102,3 +102,38 @@ func TestTimeoutEachRequestItsOwnDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutHandlerEditsHeadersSetBeforeIt: the handler works on its own
+// copy of the headers set before the timeout ran; what it removes,
+// replaces and adds is what goes out, on every router.
+func TestTimeoutHandlerEditsHeadersSetBeforeIt(t *testing.T) {
+	for _, drop := range []string{"X-Outer", "X-Request-Id", ""} {
+		forEachRouter(t, func(t *testing.T, rt router) {
+			k := newKit()
+			h := rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(time.Minute)), map[string]http.HandlerFunc{
+				"GET /edit": func(w http.ResponseWriter, _ *http.Request) {
+					if drop != "" {
+						w.Header().Del(drop)
+					}
+					w.Header().Set("Vary", "Accept")
+					w.Header().Set("X-New", "2")
+					w.WriteHeader(http.StatusAccepted)
+				},
+			})
+			outer := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Outer", "1")
+				w.Header().Set("Vary", "Origin")
+				h.ServeHTTP(w, r)
+			})
+			r := get(t, k.serve(t, outer).URL+"/edit")
+			if r.StatusCode != http.StatusAccepted || r.Header.Get("X-New") != "2" || r.Header.Values("Vary")[0] != "Accept" || len(r.Header.Values("Vary")) != 1 {
+				t.Errorf("drop %q: status %d headers %v", drop, r.StatusCode, r.Header)
+			}
+			for _, name := range []string{"X-Outer", "X-Request-Id"} {
+				if got := r.Header.Get(name) != ""; got != (name != drop) {
+					t.Errorf("drop %q: %s present %v, headers %v", drop, name, got, r.Header)
+				}
+			}
+		})
+	}
+}
