@@ -142,8 +142,23 @@ func (b *batcher) run(c *check) {
 	}
 	batch := c.lead
 	c.lead = nil
+	defer b.handOff(l, c, batch)
 	b.send(batch)
+}
 
+// handOff runs when the leader c's round trip is over, however it ended:
+// the lane goes to the next batch and every other check of c's batch gets
+// its reply. A panic in send (a go-redis hook's, say) fails the batch's
+// checks instead, which then take the failure mode, and goes on up c's own
+// request as it would have without batching; without this the other
+// checks, and every check after them, would wait forever.
+func (b *batcher) handOff(l *lane, c *check, batch []*check) {
+	v := recover()
+	if v != nil {
+		for _, o := range batch {
+			o.reply, o.err = nil, errBatchPanicked
+		}
+	}
 	l.mu.Lock()
 	next := l.take()
 	if len(next) == 0 {
@@ -158,6 +173,9 @@ func (b *batcher) run(c *check) {
 		if o != c {
 			o.done <- struct{}{}
 		}
+	}
+	if v != nil {
+		panic(v)
 	}
 }
 

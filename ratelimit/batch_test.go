@@ -7,8 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/faultline-go/faultline/internal/redistest"
 	"github.com/faultline-go/faultline/ratelimit"
@@ -85,4 +88,86 @@ func commandCalls(t *testing.T, addr string) int {
 		}
 	}
 	return n
+}
+
+// panicHook panics in the next pipeline it sees while armed.
+type panicHook struct{ armed atomic.Bool }
+
+func (h *panicHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *panicHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return next
+}
+func (h *panicHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if h.armed.CompareAndSwap(true, false) {
+			panic("hook failed")
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// TestRedisPanicInABatchStrandsNoCheck: a go-redis hook that panics during
+// a batch's round trip panics the request that led it, as it would without
+// batching, while the checks that shared the round trip are answered
+// (fail-open: counted in process) and the checks after them still reach
+// Redis; nothing waits forever.
+func TestRedisPanicInABatchStrandsNoCheck(t *testing.T) {
+	rs := redistest.Start(t)
+	client := redis.NewClient(&redis.Options{Addr: rs.Addr(), ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = client.Close() })
+	hook := &panicHook{}
+	client.AddHook(hook)
+	l, err := ratelimit.New([]ratelimit.Policy{{Limit: 1000, Window: time.Hour, Key: ratelimit.ByHeader("X-Key")}},
+		ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(5*time.Second),
+		ratelimit.WithProbeInterval(20*time.Millisecond), ratelimit.WithWriter(quietWriter(io.Discard)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := l.Handler(okHandler)
+	var panics, served atomic.Int32
+	send := func(key string) {
+		defer func() {
+			if recover() != nil {
+				panics.Add(1)
+			}
+		}()
+		rec := &statusRecorder{header: http.Header{}}
+		req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, "/", nil)
+		req.Header.Set("X-Key", key)
+		h.ServeHTTP(rec, req)
+		if rec.status == 0 {
+			served.Add(1)
+		}
+	}
+	wave := func(n int) {
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { send("k" + strconv.Itoa(i)) })
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("checks still waiting 10s after a batch panicked")
+		}
+	}
+	hook.armed.Store(true)
+	wave(40)
+	if panics.Load() != 1 || served.Load() != 39 {
+		t.Errorf("%d panics and %d served of 40: want the leader's request to panic and every other one served", panics.Load(), served.Load())
+	}
+	time.Sleep(50 * time.Millisecond) // past the probe interval
+	before := commandCalls(t, rs.Addr())
+	panics.Store(0)
+	served.Store(0)
+	for range 3 {
+		wave(20)
+	}
+	if panics.Load() != 0 || served.Load() != 60 {
+		t.Errorf("after the panic: %d panics and %d served of 60", panics.Load(), served.Load())
+	}
+	if calls := commandCalls(t, rs.Addr()) - before; calls == 0 {
+		t.Error("no check reached Redis after the panic")
+	}
 }
