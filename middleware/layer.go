@@ -21,13 +21,13 @@ type layer struct {
 	parts parts
 	next  http.Handler
 	// deadlines times every request of the layer when it has a timeout.
-	deadlines *deadlineQueue
+	deadlines *deadlineQueues
 }
 
 func (c *config) layer(p parts) func(http.Handler) http.Handler {
-	var q *deadlineQueue
+	var q *deadlineQueues
 	if c.timeout > 0 {
-		q = newDeadlineQueue()
+		q = newDeadlineQueues()
 	}
 	return func(next http.Handler) http.Handler {
 		return &layer{cfg: c, parts: p, next: next, deadlines: q}

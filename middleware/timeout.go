@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/problem"
@@ -62,11 +63,27 @@ type deadlineLink struct {
 	queued bool
 }
 
-func newDeadlineQueue() *deadlineQueue {
-	q := &deadlineQueue{}
-	q.t = time.AfterFunc(time.Hour, q.fire)
-	q.t.Stop()
-	return q
+// deadlineQueues are a layer's queues. One mutex taken twice by every
+// request of a busy layer would have all cores wait on it; requests spread
+// over several queues, each in start order, with a timer of its own.
+type deadlineQueues [8]deadlineQueue
+
+func newDeadlineQueues() *deadlineQueues {
+	qs := &deadlineQueues{}
+	for i := range qs {
+		q := &qs[i]
+		q.t = time.AfterFunc(time.Hour, q.fire)
+		q.t.Stop()
+	}
+	return qs
+}
+
+// of picks st's queue by its address: states are allocated one after
+// another by every core, so a multiplicative hash of the address spreads
+// them without a shared counter.
+func (qs *deadlineQueues) of(st *state) *deadlineQueue {
+	h := uint64(uintptr(unsafe.Pointer(st))) * 0x9e3779b97f4a7c15
+	return &qs[h>>(64-3)]
 }
 
 func (q *deadlineQueue) push(st *state) {
@@ -139,7 +156,7 @@ func (q *deadlineQueue) fire() {
 
 // arm starts the request's deadline. It runs before the handler, so nothing
 // has seen the state's Done channel yet.
-func (st *state) arm(q *deadlineQueue, d time.Duration) {
+func (st *state) arm(qs *deadlineQueues, d time.Duration) {
 	st.timeout = d
 	st.Now()
 	if st.req.ContentLength != 0 {
@@ -149,8 +166,8 @@ func (st *state) arm(q *deadlineQueue, d time.Duration) {
 	// the deadline can fire, it needs no lock, and nearly every handler
 	// asks for it.
 	st.takeShadow()
-	st.timer = q
-	q.push(st)
+	st.timer = qs.of(st)
+	st.timer.push(st)
 }
 
 // disarm withdraws the deadline when the handler returns. If it already
