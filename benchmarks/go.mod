@@ -9,8 +9,10 @@ require (
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/go-chi/httprate v0.16.1
 	github.com/go-chi/httprate-redis v0.6.0
+	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/moogar0880/problems v1.0.1
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/rueidis v1.0.79
 )
 
 require (

@@ -2,6 +2,8 @@ package benchmarks
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"math"
 	"net"
 	"net/http"
@@ -10,13 +12,16 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-chi/httprate"
 	httprateredis "github.com/go-chi/httprate-redis"
+	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 
 	"github.com/faultline-go/faultline/ratelimit"
 )
@@ -39,7 +44,7 @@ const (
 func rlKey(r *http.Request) (string, error) { return r.Header.Get("X-Key"), nil }
 
 func BenchmarkRateLimit(b *testing.B) {
-	addr := startRedisServer(b)
+	addr, redisPID := startRedisServer(b)
 	// Both Redis contenders get equally generous clients; faultline needs
 	// ContextTimeoutEnabled for its per-call timeout.
 	newClient := func() *redis.Client {
@@ -64,6 +69,46 @@ func BenchmarkRateLimit(b *testing.B) {
 			return httprate.LimitBy(rlLimit, rlWindow, rlKey,
 				httprateredis.WithRedisLimitCounter(&httprateredis.Config{Client: newClient(), PrefixKey: "bench:hr"}))
 		}},
+		{"redis/redis_rate", func() func(http.Handler) http.Handler {
+			// go-redis/redis_rate v10: GCRA, one script per request.
+			l := redis_rate.NewLimiter(newClient())
+			limit := redis_rate.Limit{Rate: rlLimit, Burst: rlLimit, Period: rlWindow}
+			return check(func(ctx context.Context, key string) error {
+				_, err := l.Allow(ctx, "bench:rr:"+key, limit)
+				return err
+			})
+		}},
+		{"redis/floor_evalsha", func() func(http.Handler) http.Handler {
+			// The one-round-trip floor: a script that does nothing, one
+			// EVALSHA per request, as any limiter of one script per request
+			// pays at least.
+			c, noop := newClient(), redis.NewScript("return 1")
+			return check(func(ctx context.Context, key string) error {
+				return noop.Run(ctx, c, []string{key}).Err()
+			})
+		}},
+		{"redis/rueidis_script", func() func(http.Handler) http.Handler {
+			// faultline's own sliding-window script through rueidis'
+			// automatic pipelining: the other way to batch (see README).
+			src, err := os.ReadFile("../ratelimit/sliding_window.lua")
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(c.Close)
+			script := rueidis.NewLuaScript(string(src))
+			limit, window, ttl := strconv.Itoa(rlLimit), strconv.FormatInt(rlWindow.Microseconds(), 10), strconv.FormatInt((2*rlWindow).Milliseconds(), 10)
+			return check(func(ctx context.Context, key string) error {
+				now := time.Now()
+				start := now.Truncate(rlWindow)
+				base := "bench:ru:{" + key + "}:"
+				keys := []string{base + strconv.FormatInt(start.UnixMilli(), 10), base + strconv.FormatInt(start.Add(-rlWindow).UnixMilli(), 10)}
+				return script.Exec(ctx, c, keys, []string{limit, window, strconv.FormatInt(now.Sub(start).Microseconds(), 10), ttl, "0"}).Error()
+			})
+		}},
 	}
 	for _, keys := range []string{"distinct", "shared"} {
 		for _, c := range contenders {
@@ -73,6 +118,16 @@ func BenchmarkRateLimit(b *testing.B) {
 				var next atomic.Int64
 				b.ReportAllocs()
 				b.ResetTimer()
+				// CPU time, of this process and of redis-server, is what a
+				// check costs whatever else the machine runs: wall time on a
+				// shared machine swings with the neighbours' load.
+				self0, redis0 := processCPU(0), processCPU(redisPID)
+				defer func() {
+					if n := float64(b.N); strings.HasPrefix(c.name, "redis/") {
+						b.ReportMetric(float64(processCPU(0)-self0)/n, "cpu-ns/op")
+						b.ReportMetric(float64(processCPU(redisPID)-redis0)/n, "redis-cpu-ns/op")
+					}
+				}()
 				b.RunParallel(func(pb *testing.PB) {
 					key := "shared"
 					if keys == "distinct" {
@@ -96,6 +151,20 @@ func BenchmarkRateLimit(b *testing.B) {
 	}
 }
 
+// check is a middleware around a contender that has no http.Handler of its
+// own: a failed call answers 500, which the benchmark reports.
+func check(f func(ctx context.Context, key string) error) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := f(r.Context(), r.Header.Get("X-Key")); err != nil {
+				w.WriteHeader(http.StatusInternalServerError)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
 type benchWriter struct {
 	h      http.Header
 	status int
@@ -105,9 +174,32 @@ func (w *benchWriter) Header() http.Header         { return w.h }
 func (w *benchWriter) Write(p []byte) (int, error) { return len(p), nil }
 func (w *benchWriter) WriteHeader(s int)           { w.status = s }
 
+// processCPU is the user and system time a process has used so far, from
+// /proc (pid 0: this one), or 0 where /proc cannot tell.
+func processCPU(pid int) time.Duration {
+	name := "/proc/self/stat"
+	if pid != 0 {
+		name = "/proc/" + strconv.Itoa(pid) + "/stat"
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return 0
+	}
+	// The fields after the parenthesised command name; utime and stime are
+	// the 14th and 15th of the whole line, in clock ticks of 10ms.
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
 // startRedisServer runs a redis-server on a free loopback port for the
-// benchmark (the kit's internal/redistest is out of reach from this module).
-func startRedisServer(b *testing.B) string {
+// benchmark (the kit's internal/redistest is out of reach from this module)
+// and returns its address and process ID.
+func startRedisServer(b *testing.B) (string, int) {
 	b.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -134,10 +226,10 @@ func startRedisServer(b *testing.B) string {
 			line, _ := bufio.NewReader(c).ReadString('\n')
 			_ = c.Close()
 			if line == "+PONG\r\n" {
-				return addr
+				return addr, cmd.Process.Pid
 			}
 		}
 	}
 	b.Fatal("redis-server did not start")
-	return ""
+	return "", 0
 }

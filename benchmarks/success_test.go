@@ -41,6 +41,12 @@ func successRouters() []struct {
 	))
 	fl.Get("/v1/orders/{id}", okHandler)
 
+	// The same without the deadline: what the timeout costs is the
+	// difference.
+	noTimeout := chi.NewRouter()
+	noTimeout.Use(middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(1<<20)))
+	noTimeout.Get("/v1/orders/{id}", okHandler)
+
 	trio := chi.NewRouter()
 	trio.Use(chimw.RequestID, chimw.Recoverer, chimw.RequestSize(1<<20))
 	trio.Get("/v1/orders/{id}", okHandler)
@@ -51,6 +57,7 @@ func successRouters() []struct {
 	}{
 		{"bare_chi", bare},
 		{"faultline_stack", fl},
+		{"faultline_stack_without_timeout", noTimeout},
 		{"chi_requestid_recoverer_requestsize", trio},
 	}
 }

@@ -20,11 +20,17 @@ type layer struct {
 	cfg   *config
 	parts parts
 	next  http.Handler
+	// deadlines times every request of the layer when it has a timeout.
+	deadlines *deadlineQueues
 }
 
 func (c *config) layer(p parts) func(http.Handler) http.Handler {
+	var q *deadlineQueues
+	if c.timeout > 0 {
+		q = newDeadlineQueues()
+	}
 	return func(next http.Handler) http.Handler {
-		return &layer{cfg: c, parts: p, next: next}
+		return &layer{cfg: c, parts: p, next: next, deadlines: q}
 	}
 }
 
@@ -67,7 +73,7 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if l.cfg.timeout > 0 {
-		st.arm(l.cfg.timeout)
+		st.arm(l.deadlines, l.cfg.timeout)
 	}
 	l.next.ServeHTTP(st, r)
 }

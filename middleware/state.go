@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"sync"
@@ -88,7 +89,8 @@ type state struct {
 	// now is the time the request reached the state, read once for a
 	// generated ID and the deadline (now + timeout) both (see Now).
 	now   time.Time
-	timer *deadlineTimer
+	timer *deadlineQueue // the layer's, once the deadline is armed
+	link  deadlineLink
 	dctx  atomic.Pointer[deadlineCtx]
 	// shadow is the header map the handler sees while a timeout may still
 	// fire: the timer writes the problem with the real map, and the handler
@@ -169,13 +171,17 @@ func (st *state) Header() http.Header {
 			st.shadow = http.Header{}
 			return st.shadow
 		}
-		st.shadow = shadowPool.Get().(http.Header)
-		st.pooled = st.shadow
-		for k, v := range st.w.Header() {
-			st.shadow[k] = v
-		}
+		st.takeShadow()
 	}
 	return st.shadow
+}
+
+// takeShadow gives the handler its own copy of the real header map. Called
+// with mu held, or before the deadline is armed.
+func (st *state) takeShadow() {
+	st.shadow = shadowPool.Get().(http.Header)
+	st.pooled = st.shadow
+	maps.Copy(st.shadow, st.w.Header())
 }
 
 // shadowPool recycles shadow maps: net/http forbids using a ResponseWriter
@@ -200,14 +206,17 @@ func (st *state) commitHeaders() {
 	if st.shadow == nil {
 		return
 	}
+	// After the copy the real map holds every key of the shadow, so it has
+	// the same length only if the handler removed none of the keys it was
+	// handed: the pass that deletes them is needed only when it did.
 	h := st.w.Header()
-	for k := range h {
-		if _, ok := st.shadow[k]; !ok {
-			delete(h, k)
+	maps.Copy(h, st.shadow)
+	if len(h) != len(st.shadow) {
+		for k := range h {
+			if _, ok := st.shadow[k]; !ok {
+				delete(h, k)
+			}
 		}
-	}
-	for k, v := range st.shadow {
-		h[k] = v
 	}
 	st.committed = int32(len(st.shadow))
 }

@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/problem"
@@ -36,61 +36,155 @@ func Timeout(d time.Duration, opts ...Option) func(http.Handler) http.Handler {
 	return cfg.layer(0)
 }
 
-// deadlineTimer is a reusable time.AfterFunc timer: arming one per request
-// would cost two allocations (the timer and the bound callback).
-type deadlineTimer struct {
-	t  *time.Timer
-	st atomic.Pointer[state]
+// deadlineQueue is the deadline of every request of one timeout layer: one
+// timer for all of them instead of one armed and stopped per request, which
+// cost a timer heap insertion and removal (and a pooled timer) on every
+// request, though almost every request finishes long before its deadline.
+// All requests of a layer have the same timeout, so their deadlines come in
+// the order they start: the queue is a list in that order, and its timer is
+// set for the first deadline. A request that finishes unlinks itself (two
+// pointer writes under the lock); the timer is left running, and when it
+// fires it expires the requests whose deadline has passed and sets itself
+// for the next one, or stops when none is left. Under a steady load of fast
+// requests it fires about once per timeout, whatever the request rate.
+type deadlineQueue struct {
+	mu         sync.Mutex
+	head, tail *state
+	t          *time.Timer
+	// armed: the timer will fire; when it is not, the next request sets it.
+	armed bool
 }
 
-var timerPool = sync.Pool{New: func() any {
-	dt := &deadlineTimer{}
-	dt.t = time.AfterFunc(time.Hour, dt.fire)
-	dt.t.Stop()
-	return dt
-}}
+// deadlineLink is a request's place in its layer's deadlineQueue, guarded
+// by the queue's mutex.
+type deadlineLink struct {
+	prev, next *state
+	// queued: the deadline has neither fired nor been withdrawn.
+	queued bool
+}
 
-func (dt *deadlineTimer) fire() {
-	if st := dt.st.Load(); st != nil {
+// deadlineQueues are a layer's queues. One mutex taken twice by every
+// request of a busy layer would have all cores wait on it; requests spread
+// over several queues, each in start order, with a timer of its own.
+type deadlineQueues [8]deadlineQueue
+
+func newDeadlineQueues() *deadlineQueues {
+	qs := &deadlineQueues{}
+	for i := range qs {
+		q := &qs[i]
+		q.t = time.AfterFunc(time.Hour, q.fire)
+		q.t.Stop()
+	}
+	return qs
+}
+
+// of picks st's queue by its address: states are allocated one after
+// another by every core, so a multiplicative hash of the address spreads
+// them without a shared counter.
+func (qs *deadlineQueues) of(st *state) *deadlineQueue {
+	h := uint64(uintptr(unsafe.Pointer(st))) * 0x9e3779b97f4a7c15
+	return &qs[h>>(64-3)]
+}
+
+func (q *deadlineQueue) push(st *state) {
+	q.mu.Lock()
+	st.link = deadlineLink{prev: q.tail, queued: true}
+	if q.tail != nil {
+		q.tail.link.next = st
+	} else {
+		q.head = st
+	}
+	q.tail = st
+	if !q.armed {
+		q.armed = true
+		q.t.Reset(time.Until(st.deadline()))
+	}
+	q.mu.Unlock()
+}
+
+// unlink takes st off the list; q.mu is held.
+func (q *deadlineQueue) unlink(st *state) {
+	if p := st.link.prev; p != nil {
+		p.link.next = st.link.next
+	} else {
+		q.head = st.link.next
+	}
+	if n := st.link.next; n != nil {
+		n.link.prev = st.link.prev
+	} else {
+		q.tail = st.link.prev
+	}
+	st.link = deadlineLink{}
+}
+
+// withdraw reports whether st's deadline was still pending, and if so
+// takes it off the queue, so it can no longer fire.
+func (q *deadlineQueue) withdraw(st *state) bool {
+	q.mu.Lock()
+	pending := st.link.queued
+	if pending {
+		q.unlink(st)
+	}
+	q.mu.Unlock()
+	return pending
+}
+
+// fire expires every request whose deadline has passed, each on a
+// goroutine of its own as a timer of its own would: one client that is slow
+// to take its problem must not hold back the others'. A request whose clock
+// was read just before an earlier one's but queued after it waits behind
+// it: by the few microseconds between.
+func (q *deadlineQueue) fire() {
+	now := time.Now()
+	var expired []*state
+	q.mu.Lock()
+	for st := q.head; st != nil && !st.deadline().After(now); st = q.head {
+		q.unlink(st)
 		st.flags.Or(fExpired)
-		st.expire()
+		expired = append(expired, st)
+	}
+	if q.head != nil {
+		q.t.Reset(q.head.deadline().Sub(now))
+	} else {
+		q.armed = false
+	}
+	q.mu.Unlock()
+	for _, st := range expired {
+		go st.expire()
 	}
 }
 
 // arm starts the request's deadline. It runs before the handler, so nothing
 // has seen the state's Done channel yet.
-func (st *state) arm(d time.Duration) {
+func (st *state) arm(qs *deadlineQueues, d time.Duration) {
 	st.timeout = d
 	st.Now()
 	if st.req.ContentLength != 0 {
 		st.flags.Or(fHasBody)
 	}
-	dt := timerPool.Get().(*deadlineTimer)
-	dt.st.Store(st)
-	st.timer = dt
-	dt.t.Reset(d)
+	// The handler's header map is its own from the start: taken now, before
+	// the deadline can fire, it needs no lock, and nearly every handler
+	// asks for it.
+	st.takeShadow()
+	st.timer = qs.of(st)
+	st.timer.push(st)
 }
 
-// disarm stops the timer when the handler returns. If the timer already
-// fired, it waits for the callback to finish writing (through mu), so
+// disarm withdraws the deadline when the handler returns. If it already
+// fired, it waits for the expiry to finish writing (through mu), so
 // ServeHTTP never returns while the underlying writer is in use.
 func (st *state) disarm() {
-	dt := st.timer
-	if dt.t.Stop() {
-		dt.st.Store(nil)
-		timerPool.Put(dt)
+	if st.timer.withdraw(st) {
 		if st.deadlinePassed() {
 			// The handler saw ctx.Done() and returned before our timer ran:
 			// without this it would leave an empty 200, a third state.
 			st.expire()
 		}
 	} else {
-		// The timer fired, so the deadline passed; its callback may not
-		// have taken the lock yet. Whoever gets there first writes the
-		// problem, and expire's flags stop the other. Waiting on mu also
-		// keeps ServeHTTP from returning while the callback writes.
-		// The timer is not put back: a callback that has not run yet would
-		// otherwise read whichever state the next request stored.
+		// The deadline fired; its expiry may not have taken the lock yet.
+		// Whoever gets there first writes the problem, and expire's flags
+		// stop the other. Waiting on mu also keeps ServeHTTP from returning
+		// while the expiry writes.
 		st.expire()
 		st.mu.Lock()
 		st.flags.Or(fFinished)

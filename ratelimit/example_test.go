@@ -81,7 +81,7 @@ func ExampleLimitBy() {
 	// 200 remaining 1
 	// 200 remaining 0
 	// 429 rate_limited retry retryable: true | Retry-After set: true
-	// The limit of 2 requests per 1m0s was reached.
+	// The limit of 2 requests per minute was reached.
 }
 
 // Two instances of a service, each with its own Redis client, share one
@@ -121,7 +121,7 @@ func Example_redis() {
 	// 200 remaining 1
 	// 200 remaining 0
 	// 429 rate_limited retry retryable: true | Retry-After set: true
-	// The limit of 2 requests per 1m0s was reached.
+	// The limit of 2 requests per minute was reached.
 }
 
 // Behind a reverse proxy every connection comes from the proxy: trust its

@@ -19,6 +19,9 @@ var ErrUnavailable = errors.New("ratelimit: shared counter unavailable")
 var (
 	errDown        = errors.New("redis marked down, waiting for the next probe")
 	errScriptReply = errors.New("unexpected reply from the rate-limit script")
+	// errBatchPanicked fails the checks that shared a round trip with one
+	// whose Redis call panicked.
+	errBatchPanicked = errors.New("the Redis call of this check's batch panicked")
 )
 
 type unavailableError struct{ cause error }

@@ -13,9 +13,14 @@
 // proportion to how much of it the sliding window still covers. One
 // instance counts in process, in memory bounded by WithMaxKeys. Several
 // instances share limits through Redis (WithRedis, a single server or a
-// Redis Cluster) with one atomic script per request; instances that use the
-// same policy name and Redis share one bucket per key, and admit exactly
-// the limit between them.
+// Redis Cluster) with one atomic script step per request; instances that
+// use the same policy name and Redis share one bucket per key, and admit
+// exactly the limit between them. Requests checked at the same moment share
+// round trips: checks that arrive while one is under way go out together in
+// the next, one script run for the batch (per hashtag, pipelined, on a
+// Cluster, with a queue per master), so throughput is bounded by Redis
+// rather than by round trips; each check still waits at most
+// WithRedisTimeout.
 //
 // While Redis is unreachable (each call is bounded by WithRedisTimeout),
 // instances either count in process (FailOpen, the default) or refuse with
@@ -58,6 +63,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -216,6 +222,7 @@ func New(policies []Policy, opts ...Option) (*Limiter, error) {
 		return nil, fmt.Errorf("%w: WithMaxKeys needs at least %d keys", ErrInvalidPolicy, memoryShards)
 	}
 	var h *health
+	var b *batcher
 	if cfg.redis != nil {
 		if ignoresDeadlines(cfg.redis) {
 			return nil, fmt.Errorf("%w: the Redis client ignores context deadlines, so a stalled Redis would stall requests past the %v Redis timeout; set ContextTimeoutEnabled: true in its options", ErrInvalidPolicy, cfg.redisTimeout)
@@ -224,6 +231,7 @@ func New(policies []Policy, opts ...Option) (*Limiter, error) {
 			writer: cfg.writer, observe: cfg.observer.OnRedisHealth,
 			every: cfg.probeInterval, failClosed: cfg.failure == FailClosed,
 		}
+		b = newBatcher(cfg.redis)
 	}
 	l := &Limiter{
 		writer: cfg.writer, draftHeaders: cfg.draftHeaders,
@@ -250,7 +258,7 @@ func New(policies []Policy, opts ...Option) (*Limiter, error) {
 			limitValue: []string{strconv.Itoa(p.Limit)},
 		}
 		if h != nil {
-			pp.counter = newRedisCounter(cfg, h, p)
+			pp.counter = newRedisCounter(cfg, b, h, p)
 		} else {
 			pp.counter = newMemoryCounter(p.Limit, p.Window, cfg.maxKeys)
 		}
@@ -361,7 +369,40 @@ func detail(limit int, window time.Duration) string {
 	if limit == 1 {
 		unit = "request"
 	}
-	return fmt.Sprintf("The limit of %d %s per %s was reached.", limit, unit, window)
+	return fmt.Sprintf("The limit of %d %s per %s was reached.", limit, unit, humanWindow(window))
+}
+
+// windowUnits are the units a window is told in, largest first.
+var windowUnits = [...]struct {
+	d    time.Duration
+	name string
+}{
+	{24 * time.Hour, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"},
+	{time.Second, "second"}, {time.Millisecond, "millisecond"},
+	{time.Microsecond, "microsecond"}, {time.Nanosecond, "nanosecond"},
+}
+
+// humanWindow tells a window as a person would: "minute", "30 seconds",
+// "1.5 seconds", rather than Duration.String's "1m0s", which is for
+// programs. It takes the largest unit the window reaches in which it has
+// at most three decimals, so no rounding ever misstates the limit.
+func humanWindow(d time.Duration) string {
+	for _, u := range windowUnits {
+		step := max(u.d/1000, 1)
+		if d < u.d || d%step != 0 {
+			continue
+		}
+		if d == u.d {
+			return u.name
+		}
+		n := strconv.FormatInt(int64(d/u.d), 10)
+		if frac := d % u.d; frac != 0 {
+			// Three digits of thousandths, trailing zeros dropped.
+			n += "." + strings.TrimRight(strconv.FormatInt(int64(1000+frac/step), 10)[1:], "0")
+		}
+		return n + " " + u.name + "s"
+	}
+	return d.String()
 }
 
 func validName(s string) bool {

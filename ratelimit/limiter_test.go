@@ -118,7 +118,7 @@ func TestRefusalIsARateLimitedProblem(t *testing.T) {
 	if p.Code != "rate_limited" || p.Status != 429 || p.Action != problem.ActionRetry || !p.Retryable {
 		t.Errorf("members: code %q status %d action %q retryable %v", p.Code, p.Status, p.Action, p.Retryable)
 	}
-	if want := "The limit of 3 requests per 2s was reached."; p.Detail != want {
+	if want := "The limit of 3 requests per 2 seconds was reached."; p.Detail != want {
 		t.Errorf("detail %q, want %q", p.Detail, want)
 	}
 	ms := p.RetryAfter.Milliseconds()
@@ -233,7 +233,7 @@ func TestSeveralPolicies(t *testing.T) {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
 	p, _ := problem.Parse(body)
-	if p.Detail != "The limit of 2 requests per 1s was reached." || p.RetryAfter <= 0 || p.RetryAfter >= 2*time.Second {
+	if p.Detail != "The limit of 2 requests per second was reached." || p.RetryAfter <= 0 || p.RetryAfter >= 2*time.Second {
 		t.Errorf("detail %q retry %v", p.Detail, p.RetryAfter)
 	}
 	if !strings.HasPrefix(resp.Header.Get("RateLimit"), `"burst";r=0;t=`) {

@@ -10,11 +10,12 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// redisCounter counts one policy in Redis, one script run per request.
-// httprate's RateLimiter would hold a process-wide mutex across two round
-// trips (Get, then IncrementBy); the script makes read-decide-increment one
-// atomic server-side step, so requests of this process run side by side and
-// instances cannot race each other.
+// redisCounter counts one policy in Redis, one script run per request,
+// sent in the batches of the Limiter's batcher. httprate's RateLimiter would
+// hold a process-wide mutex across two round trips (Get, then IncrementBy);
+// the script makes read-decide-increment one atomic server-side step, so
+// requests of this process run side by side and instances cannot race each
+// other.
 //
 // In FailOpen mode every reply also updates the in-process counter, which
 // therefore always holds the counts Redis last returned for each key: when
@@ -23,7 +24,7 @@ import (
 // locally meanwhile. Without this an instance could admit a whole limit
 // twice around each switch.
 type redisCounter struct {
-	client  redis.UniversalClient
+	batch   *batcher
 	base    string // prefix + policy name + ":{"
 	limit   int
 	window  time.Duration
@@ -65,9 +66,9 @@ func ignoresDeadlines(c redis.UniversalClient) bool {
 	return false
 }
 
-func newRedisCounter(cfg config, h *health, p Policy) *redisCounter {
+func newRedisCounter(cfg config, b *batcher, h *health, p Policy) *redisCounter {
 	c := &redisCounter{
-		client:    cfg.redis,
+		batch:     b,
 		base:      cfg.prefix + p.Name + ":{",
 		limit:     p.Limit,
 		window:    p.Window,
@@ -113,26 +114,23 @@ func (c *redisCounter) fallback(ctx context.Context, key string, cause error) (r
 }
 
 func (c *redisCounter) shared(ctx context.Context, key string, now time.Time) (result, error) {
-	// The request's cancellation must not count as a Redis failure, but its
-	// values (tracing) may matter to go-redis hooks; only the timeout bounds
-	// the call.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
-	defer cancel()
-
 	now = now.UTC()
 	start := now.Truncate(c.window)
-	keys := c.keys(key, start)
 	var floor int64
 	if c.local != nil {
 		floor = c.local.current(key, start)
 	}
-	v, err := slidingWindow.Run(ctx, c.client, keys[:],
-		c.limitArg, c.windowArg, now.Sub(start).Microseconds(), c.ttlArg, floor).Int64Slice()
+	ch := checkPool.Get().(*check)
+	ch.ctx = ctx
+	ch.keys = c.keys(key, start)
+	ch.args = [5]any{c.limitArg, c.windowArg, now.Sub(start).Microseconds(), c.ttlArg, floor}
+	ch.deadline = now.Add(c.timeout)
+	c.batch.run(ch)
+	v, err := ch.reply, ch.err
+	*ch = check{done: ch.done}
+	checkPool.Put(ch)
 	if err != nil {
 		return result{}, err
-	}
-	if len(v) != 3 {
-		return result{}, errScriptReply
 	}
 	if c.local != nil {
 		c.local.seed(key, start, v[1], v[2])

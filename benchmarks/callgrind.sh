@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Instructions per operation of one benchmark, which a loaded machine cannot
+# bend: callgrind counts the instructions of N and of 4N iterations, with no
+# garbage collection and one P, and the difference over 3N leaves out
+# everything that runs once (start-up, the benchmark's setup).
+#
+#   ./callgrind.sh 'Success/faultline_stack' [N] [package dir]
+#
+# prints "<benchmark> <instructions per op>". N defaults to 2000.
+set -euo pipefail
+bench=${1:?usage: callgrind.sh BENCHMARK_REGEXP [N] [PACKAGE_DIR]}
+n=${2:-2000}
+dir=${3:-.}
+bin=$(mktemp /tmp/callgrind-bench.XXXXXX)
+trap 'rm -f "$bin"' EXIT
+(cd "$dir" && go test -c -o "$bin" .)
+count() {
+	GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind \
+		--callgrind-out-file=/dev/null "$bin" -test.run='^$' -test.bench="$bench" \
+		-test.benchtime="$1x" 2>&1 | sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
+}
+one=$(count "$n")
+four=$(count $((4 * n)))
+echo "$bench $(((four - one) / (3 * n)))"

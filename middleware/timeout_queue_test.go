@@ -1,0 +1,147 @@
+package middleware
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestTimeoutQueueKeepsNoFinishedRequest serves requests that finish in
+// time and checks the layer's deadline queues afterwards: nothing of them
+// is left on any (a finished request must not be kept alive until its
+// deadline), and the timers set for the first deadlines are still running,
+// not stopped and re-armed per request.
+func TestTimeoutQueueKeepsNoFinishedRequest(t *testing.T) {
+	for _, n := range []int{1, 7, 300} {
+		k := newKit()
+		h := Stack(WithWriter(k.writer), WithRequestTimeout(time.Hour))(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			_, _ = w.Write([]byte("ok"))
+		}))
+		qs := h.(*layer).deadlines
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/r/"+strconv.Itoa(i), nil))
+				if rec.Code != 200 || rec.Body.String() != "ok" || rec.Header().Get("Content-Type") != "text/plain" || rec.Header().Get("X-Request-Id") == "" {
+					t.Errorf("request %d: %d %q %v", i, rec.Code, rec.Body, rec.Header())
+				}
+			})
+		}
+		wg.Wait()
+		armed := 0
+		for i := range qs {
+			q := &qs[i]
+			q.mu.Lock()
+			if q.head != nil || q.tail != nil {
+				t.Errorf("%d requests: finished requests are still on queue %d", n, i)
+			}
+			if q.armed {
+				armed++
+			}
+			q.mu.Unlock()
+		}
+		// Every queue that timed a request keeps the timer it set for its
+		// first deadline, an hour away.
+		if armed == 0 || armed > min(n, len(qs)) {
+			t.Errorf("%d requests: %d queues with a timer set", n, armed)
+		}
+	}
+}
+
+// TestTimeoutEachRequestItsOwnDeadline runs slow requests that start at
+// different moments among fast ones that come and go: each slow one gets
+// its problem at its own deadline, neither at the deadline of one queued
+// before it nor held back by the fast ones unlinked around it.
+func TestTimeoutEachRequestItsOwnDeadline(t *testing.T) {
+	const d = 150 * time.Millisecond
+	k := newKit()
+	h := Stack(WithWriter(k.writer), WithRequestTimeout(d))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			<-r.Context().Done()
+			return
+		}
+		_, _ = w.Write([]byte("fast"))
+	}))
+	srv := k.serve(t, h)
+
+	stop := make(chan struct{})
+	var fast sync.WaitGroup
+	for range 3 {
+		fast.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if r := get(t, srv.URL+"/fast"); r.StatusCode != 200 {
+					t.Errorf("fast request: status %d", r.StatusCode)
+					return
+				}
+			}
+		})
+	}
+	offsets := []time.Duration{0, 40 * time.Millisecond, 90 * time.Millisecond}
+	took := make([]time.Duration, len(offsets))
+	var slow sync.WaitGroup
+	for i, off := range offsets {
+		slow.Go(func() {
+			time.Sleep(off)
+			start := time.Now()
+			r := get(t, srv.URL+"/slow")
+			took[i] = time.Since(start)
+			if r.StatusCode != 503 {
+				t.Errorf("slow request %d: status %d", i, r.StatusCode)
+			}
+		})
+	}
+	slow.Wait()
+	close(stop)
+	fast.Wait()
+	for i, tk := range took {
+		// Never early; late only by a loaded machine's scheduling.
+		if tk < d || tk > d+500*time.Millisecond {
+			t.Errorf("slow request %d (started at +%v) answered after %v, want its own deadline %v", i, offsets[i], tk, d)
+		}
+	}
+}
+
+// TestTimeoutHandlerEditsHeadersSetBeforeIt: the handler works on its own
+// copy of the headers set before the timeout ran; what it removes,
+// replaces and adds is what goes out, on every router.
+func TestTimeoutHandlerEditsHeadersSetBeforeIt(t *testing.T) {
+	for _, drop := range []string{"X-Outer", "X-Request-Id", ""} {
+		forEachRouter(t, func(t *testing.T, rt router) {
+			k := newKit()
+			h := rt.build(Stack(WithWriter(k.writer), WithRequestTimeout(time.Minute)), map[string]http.HandlerFunc{
+				"GET /edit": func(w http.ResponseWriter, _ *http.Request) {
+					if drop != "" {
+						w.Header().Del(drop)
+					}
+					w.Header().Set("Vary", "Accept")
+					w.Header().Set("X-New", "2")
+					w.WriteHeader(http.StatusAccepted)
+				},
+			})
+			outer := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Outer", "1")
+				w.Header().Set("Vary", "Origin")
+				h.ServeHTTP(w, r)
+			})
+			r := get(t, k.serve(t, outer).URL+"/edit")
+			if r.StatusCode != http.StatusAccepted || r.Header.Get("X-New") != "2" || r.Header.Values("Vary")[0] != "Accept" || len(r.Header.Values("Vary")) != 1 {
+				t.Errorf("drop %q: status %d headers %v", drop, r.StatusCode, r.Header)
+			}
+			for _, name := range []string{"X-Outer", "X-Request-Id"} {
+				if got := r.Header.Get(name) != ""; got != (name != drop) {
+					t.Errorf("drop %q: %s present %v, headers %v", drop, name, got, r.Header)
+				}
+			}
+		})
+	}
+}

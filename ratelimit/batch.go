@@ -1,0 +1,261 @@
+package ratelimit
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// batcher coalesces concurrent checks into pipelined round trips. One
+// script run per request would cost each request a round trip of its own,
+// and go-redis would spend a pooled connection, a write and a read on each:
+// under concurrency the limiter would be bound by round trips, not by
+// Redis. Instead, checks that arrive while round trips are in flight wait
+// in a queue, and the next round trip carries all of them in one script run
+// (one per hashtag on a Cluster, pipelined): Redis runs them back to back,
+// and the client writes and reads once for the whole batch.
+//
+// There is no goroutine of its own: a request whose check finds a round
+// trip free sends the batch it belongs to (the leader), and when that one
+// is back it hands what queued meanwhile to the first of those requests,
+// which leads the next one. So a request leads at most the batch holding
+// its own check, nothing runs when no request does, and there is nothing
+// to stop.
+//
+// A Cluster gets a lane per master: a batch then goes to one node, and a
+// stalled or failed master delays only the checks of its own slots.
+type batcher struct {
+	client  redis.UniversalClient
+	cluster *redis.ClusterClient // nil for other clients
+	single  lane
+
+	mu    sync.Mutex
+	lanes map[string]*lane // by master address, for a Cluster
+}
+
+// lane is the queue of one Redis node.
+type lane struct {
+	mu sync.Mutex
+	// inFlight counts the round trips under way; at maxInFlight arriving
+	// checks queue.
+	inFlight int
+	queue    []*check
+}
+
+// check is one admission check waiting for its batch.
+type check struct {
+	ctx  context.Context
+	keys [2]string
+	args [5]any
+	// deadline bounds the check's wait: the batch it goes out in must be
+	// back by then, so no request waits longer than the Redis timeout
+	// however many batches were ahead of it.
+	deadline time.Time
+	reply    []int64
+	err      error
+	// lead is the batch this check's goroutine must send: it was handed the
+	// lane when the round trip before it came back.
+	lead []*check
+	// done is signalled once per use: with the reply, or with lead set.
+	done chan struct{}
+}
+
+// maxInFlight is how many round trips a lane has under way at once. With
+// one, Redis would sit idle while the client reads a reply and wakes its
+// checks, and a loaded machine that is slow to schedule the leader would
+// stall the lane; with two, the next batch is already being run.
+const maxInFlight = 2
+
+var checkPool = sync.Pool{New: func() any { return &check{done: make(chan struct{}, 1)} }}
+
+func newBatcher(client redis.UniversalClient) *batcher {
+	b := &batcher{client: client}
+	if cc, ok := client.(*redis.ClusterClient); ok {
+		b.cluster = cc
+		b.lanes = map[string]*lane{}
+	}
+	return b
+}
+
+// laneFor picks the lane of the master serving key's slot. When the slot
+// map cannot say (it is still loading, or being reloaded after a
+// failover), the check goes on the shared lane: the Cluster client routes
+// every command of a pipeline by its own slot anyway, so this only decides
+// which checks wait for one another.
+func (b *batcher) laneFor(c *check) *lane {
+	if b.cluster == nil {
+		return &b.single
+	}
+	// The first look-up loads the slot map over the network: it is bounded
+	// like the check itself.
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(c.ctx), c.deadline)
+	m, err := b.cluster.MasterForKey(ctx, c.keys[0])
+	cancel()
+	if err != nil {
+		return &b.single
+	}
+	addr := m.Options().Addr
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l := b.lanes[addr]
+	if l == nil {
+		l = &lane{}
+		b.lanes[addr] = l
+	}
+	return l
+}
+
+// maxBatch bounds the checks of one round trip: the script unpacks two
+// keys per check into one MGET, and Lua's C stack holds about 8000 values.
+const maxBatch = 1024
+
+// take removes the next batch from the queue; l.mu is held.
+func (l *lane) take() []*check {
+	n := min(len(l.queue), maxBatch)
+	batch := l.queue[:n:n]
+	if l.queue = l.queue[n:]; len(l.queue) == 0 {
+		l.queue = nil
+	}
+	return batch
+}
+
+// run sends c, alone or with the checks that queue beside it, and returns
+// when its reply (or error) is there. c goes back to the pool afterwards,
+// so the caller reads reply and err before releasing it.
+func (b *batcher) run(c *check) {
+	l := b.laneFor(c)
+	l.mu.Lock()
+	l.queue = append(l.queue, c)
+	if l.inFlight >= maxInFlight {
+		l.mu.Unlock()
+		<-c.done
+		if c.lead == nil {
+			return
+		}
+	} else {
+		l.inFlight++
+		c.lead = l.take()
+		l.mu.Unlock()
+	}
+	batch := c.lead
+	c.lead = nil
+	defer b.handOff(l, c, batch)
+	b.send(batch)
+}
+
+// handOff runs when the leader c's round trip is over, however it ended:
+// the lane goes to the next batch and every other check of c's batch gets
+// its reply. A panic in send (a go-redis hook's, say) fails the batch's
+// checks instead, which then take the failure mode, and goes on up c's own
+// request as it would have without batching; without this the other
+// checks, and every check after them, would wait forever.
+func (b *batcher) handOff(l *lane, c *check, batch []*check) {
+	v := recover()
+	if v != nil {
+		for _, o := range batch {
+			o.reply, o.err = nil, errBatchPanicked
+		}
+	}
+	l.mu.Lock()
+	next := l.take()
+	if len(next) == 0 {
+		l.inFlight--
+	}
+	l.mu.Unlock()
+	if len(next) > 0 {
+		next[0].lead = next
+		next[0].done <- struct{}{}
+	}
+	for _, o := range batch {
+		if o != c {
+			o.done <- struct{}{}
+		}
+	}
+	if v != nil {
+		panic(v)
+	}
+}
+
+// send runs every check of batch in one round trip: one script run for
+// all of them on a single Redis, one per hashtag in a pipeline on a Cluster
+// or Ring (a script's keys must share a slot). A script Redis does not know
+// yet (right after a restart) is loaded by running it with EVAL in a second
+// round trip, for the groups that met NOSCRIPT.
+func (b *batcher) send(batch []*check) {
+	deadline := batch[0].deadline
+	for _, c := range batch[1:] {
+		if c.deadline.Before(deadline) {
+			deadline = c.deadline
+		}
+	}
+	// The requests' cancellation must not count as a Redis failure, but
+	// their values (tracing) may matter to go-redis hooks: the leader's
+	// stand for the batch. Only the deadline bounds the round trip.
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(batch[0].ctx), deadline)
+	defer cancel()
+	groups := b.group(batch)
+	keys := make([][]string, len(groups))
+	args := make([][]any, len(groups))
+	cmds := make([]*redis.Cmd, len(groups))
+	pipe := b.client.Pipeline()
+	for i, g := range groups {
+		keys[i] = make([]string, 0, 2*len(g))
+		args[i] = make([]any, 0, 5*len(g))
+		for _, c := range g {
+			keys[i] = append(keys[i], c.keys[:]...)
+			args[i] = append(args[i], c.args[:]...)
+		}
+		cmds[i] = slidingWindow.EvalSha(ctx, pipe, keys[i], args[i]...)
+	}
+	_, _ = pipe.Exec(ctx)
+	var missing []int
+	for i, cmd := range cmds {
+		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 {
+		pipe := b.client.Pipeline()
+		for _, i := range missing {
+			cmds[i] = slidingWindow.Eval(ctx, pipe, keys[i], args[i]...)
+		}
+		_, _ = pipe.Exec(ctx)
+	}
+	for i, g := range groups {
+		v, err := cmds[i].Int64Slice()
+		if err == nil && len(v) != 3*len(g) {
+			err = errScriptReply
+		}
+		for j, c := range g {
+			if c.err = err; err == nil {
+				c.reply = v[3*j : 3*j+3 : 3*j+3]
+			}
+		}
+	}
+}
+
+// group splits batch into the checks one script run can take: all of them
+// on a single Redis; on a Cluster or Ring, those of one hashtag (which
+// holds the hashed key, so in practice the checks of one key).
+func (b *batcher) group(batch []*check) [][]*check {
+	if _, single := b.client.(*redis.Client); single {
+		return [][]*check{batch}
+	}
+	var groups [][]*check
+	index := make(map[string]int, len(batch))
+	for _, c := range batch {
+		k := c.keys[0]
+		tag := k[:strings.IndexByte(k, '}')+1]
+		i, ok := index[tag]
+		if !ok {
+			i = len(groups)
+			index[tag] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], c)
+	}
+	return groups
+}
