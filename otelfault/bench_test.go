@@ -97,7 +97,7 @@ func BenchmarkProblem(b *testing.B) {
 		name string
 		p    *problem.Problem
 	}{
-		{"429", problem.New(problem.RateLimited).WithDetail("The limit of 100 requests per 1m0s was reached.").WithRetryAfter(2400e6)},
+		{"429", problem.New(problem.RateLimited).WithDetail("The limit of 100 requests per minute was reached.").WithRetryAfter(2400e6)},
 		{"422", problem.New(problem.ValidationFailed).WithErrors(problem.FieldError{Detail: "must be at least 1", Pointer: "/quantity", Code: "gte"})},
 	}
 	writers := []struct {

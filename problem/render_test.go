@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite golden files and README's code 
 
 // samples are the problems the golden files pin down, one per shape.
 func samples() map[string]*Problem {
-	rate := New(RateLimited).WithDetail("The limit of 100 requests per 1m0s was reached.").WithRetryAfter(2400 * time.Millisecond)
+	rate := New(RateLimited).WithDetail("The limit of 100 requests per minute was reached.").WithRetryAfter(2400 * time.Millisecond)
 	rate.Type = DefaultBaseURI + "rate_limited"
 	rate.Instance = "/v1/orders"
 	rate.CorrelationID = "0193b1c2-7d1e-7a3b-9c4d-5e6f70819203"
@@ -100,10 +100,10 @@ func TestJSONMemberOrderAndValues(t *testing.T) {
 	p := samples()["rate_limited"]
 	got := string(p.appendJSON(nil, true))
 	want := `{"type":"https://faultline.dev/problems/rate_limited","title":"Too many requests","status":429,` +
-		`"detail":"The limit of 100 requests per 1m0s was reached.","instance":"/v1/orders","code":"rate_limited",` +
+		`"detail":"The limit of 100 requests per minute was reached.","instance":"/v1/orders","code":"rate_limited",` +
 		`"action":"retry","cause":"request","retryable":true,"retry_after_ms":2400,` +
 		`"correlation_id":"0193b1c2-7d1e-7a3b-9c4d-5e6f70819203","error":"rate_limited",` +
-		`"message":"The limit of 100 requests per 1m0s was reached."}`
+		`"message":"The limit of 100 requests per minute was reached."}`
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
