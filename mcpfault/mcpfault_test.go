@@ -131,7 +131,7 @@ func TestSuccessIsUntouched(t *testing.T) {
 // with the same call on the bare SDK, in one run.
 func BenchmarkToolCall(b *testing.B) {
 	h := func(_ context.Context, _ *mcp.CallToolRequest, i in) (*mcp.CallToolResult, out, error) {
-		return nil, out{N: i.N}, nil
+		return nil, out(i), nil
 	}
 	bare := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	mcp.AddTool(bare, &mcp.Tool{Name: "t"}, h)

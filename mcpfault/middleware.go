@@ -142,6 +142,13 @@ func isSchemaRejection(err error) bool {
 		strings.HasPrefix(msg, `validating "arguments"`) || strings.HasPrefix(msg, "json: ")
 }
 
+// legacyResourceNotFound is the code SDKs before v1.7.0 (and peers still
+// on that behaviour, or MCPGODEBUG=customresnotfounderrcode=1) send for an
+// unknown resource. mcp.CodeResourceNotFound is now -32602, the value of
+// jsonrpc.CodeInvalidParams: matching on it made every invalid-params error
+// a not_found.
+const legacyResourceNotFound = -32002
+
 // fromProtocolError turns an error a method handler returned (the SDK's own
 // JSON-RPC errors included) into a problem; the SDK's message, which can
 // quote the request, is public text only after the public tier.
@@ -150,15 +157,39 @@ func fromProtocolError(wr *problem.Writer, err error) *problem.Problem {
 	if !errors.As(err, &wire) {
 		return wr.FromError(err)
 	}
-	switch wire.Code {
-	case jsonrpc.CodeMethodNotFound, mcp.CodeResourceNotFound:
+	switch {
+	case wire.Code == jsonrpc.CodeMethodNotFound || isResourceNotFound(wire):
 		return problem.New(problem.NotFound).WithDetail(wire.Message).Wrap(err)
-	case jsonrpc.CodeInvalidParams:
+	case wire.Code == jsonrpc.CodeInvalidParams:
 		return problem.New(problem.BadRequest).WithDetail(wire.Message).Wrap(err)
-	case jsonrpc.CodeInvalidRequest, jsonrpc.CodeParseError:
+	case wire.Code == jsonrpc.CodeInvalidRequest || wire.Code == jsonrpc.CodeParseError:
 		return problem.New(problem.InvalidJSON).Wrap(err)
 	}
 	return wr.FromError(err)
+}
+
+// isResourceNotFound tells the SDK's refusals of a name it does not serve
+// (ResourceNotFoundError, invalid params carrying the unknown uri as data
+// since SEP-2164; "unknown tool" and "unknown prompt") and the older -32002
+// apart from any other invalid-params error, which is the agent's request
+// to fix rather than a missing resource.
+func isResourceNotFound(wire *jsonrpc.Error) bool {
+	if wire.Code == legacyResourceNotFound {
+		return true
+	}
+	if wire.Code != jsonrpc.CodeInvalidParams {
+		return false
+	}
+	if strings.HasPrefix(wire.Message, "unknown tool ") || strings.HasPrefix(wire.Message, "unknown prompt ") {
+		return true
+	}
+	if len(wire.Data) == 0 {
+		return false
+	}
+	var data struct {
+		URI *string `json:"uri"`
+	}
+	return json.Unmarshal(wire.Data, &data) == nil && data.URI != nil
 }
 
 // rpcCodeFor keeps the JSON-RPC code the SDK chose for its own errors (MCP

@@ -23,7 +23,7 @@ func TestMiddlewarePathsNeverContradictRetrySignals(t *testing.T) {
 			routes[m+" /bare500"] = func(w http.ResponseWriter, r *http.Request) { http.Error(w, "db down", 500) }
 			routes[m+" /bare503"] = func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "30")
-				http.Error(w, "maintenance", 503)
+				http.Error(w, "maintenance", http.StatusServiceUnavailable)
 			}
 			routes[m+" /slow"] = func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
 			routes[m+" /upload"] = func(w http.ResponseWriter, r *http.Request) {}

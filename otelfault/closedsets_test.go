@@ -70,17 +70,17 @@ func checkClosed(t *testing.T, g *rig, n int, code, action, cause, outcome strin
 		t.Fatalf("status %d", got.status)
 	}
 	a := attrs(g.span(t, n))
-	if v := a["error.type"].Emit(); v != code {
+	if v := a["error.type"].String(); v != code {
 		t.Errorf("error.type %q, want %q", v, code)
 	}
-	if v := a[otelfault.AttrAction].Emit(); v != action {
+	if v := a[otelfault.AttrAction].String(); v != action {
 		t.Errorf("faultline.action %q, want %q", v, action)
 	}
-	if v := a[otelfault.AttrCause].Emit(); v != cause {
+	if v := a[otelfault.AttrCause].String(); v != cause {
 		t.Errorf("faultline.cause %q, want %q", v, cause)
 	}
-	if v, ok := a[otelfault.AttrOutcome]; ok != wantOutcome || ok && v.Emit() != outcome {
-		t.Errorf("faultline.outcome %q (present %v), want %q", v.Emit(), ok, outcome)
+	if v, ok := a[otelfault.AttrOutcome]; ok != wantOutcome || ok && v.String() != outcome {
+		t.Errorf("faultline.outcome %q (present %v), want %q", v.String(), ok, outcome)
 	}
 	found := false
 	for _, dp := range sumPoints(t, g.faultlineMetrics(t)[otelfault.MetricProblems]) {

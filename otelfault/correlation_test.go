@@ -47,7 +47,7 @@ func TestRecordCorrelationIDPutsTheIDOnEverySpan(t *testing.T) {
 				t.Fatalf("response ID %q for sent %q", id, c.sent)
 			}
 			a := attrs(g.span(t, before+1))
-			if got := a[otelfault.AttrCorrelationID].Emit(); got != id {
+			if got := a[otelfault.AttrCorrelationID].String(); got != id {
 				t.Errorf("span correlation ID %q, response %q", got, id)
 			}
 		})

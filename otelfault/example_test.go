@@ -60,7 +60,7 @@ func Example() {
 	var lines []string
 	for _, kv := range span.Attributes() {
 		if kv.Key == "error.type" || strings.HasPrefix(string(kv.Key), "faultline.") {
-			lines = append(lines, fmt.Sprintf("  %s=%s", kv.Key, kv.Value.Emit()))
+			lines = append(lines, fmt.Sprintf("  %s=%s", kv.Key, kv.Value.String()))
 		}
 	}
 	slices.Sort(lines)

@@ -160,5 +160,5 @@ func sumPoints(t testing.TB, data metricdata.Aggregation) []metricdata.DataPoint
 
 func str(s attribute.Set, k attribute.Key) string {
 	v, _ := s.Value(k)
-	return v.Emit()
+	return v.String()
 }

@@ -33,13 +33,13 @@ func TestPanicAfterTheResponseStartedReachesTheSpan(t *testing.T) {
 	}
 	s := g.span(t, 1)
 	a := attrs(s)
-	if got := a["error.type"].Emit(); got != "internal" {
+	if got := a["error.type"].String(); got != "internal" {
 		t.Errorf("error.type = %q, want internal", got)
 	}
 	var found bool
 	for _, ev := range s.Events() {
 		for _, kv := range ev.Attributes {
-			if kv.Key == attribute.Key("exception.message") && strings.HasPrefix(kv.Value.Emit(), "panic: lost connection") {
+			if kv.Key == attribute.Key("exception.message") && strings.HasPrefix(kv.Value.String(), "panic: lost connection") {
 				found = true
 			}
 		}

@@ -61,7 +61,7 @@ func TestPanicIsAnErrorSpanWithASanitizedException(t *testing.T) {
 		"http.response.status_code": "500",
 	}
 	for k, v := range want {
-		if got := a[k].Emit(); got != v {
+		if got := a[k].String(); got != v {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
@@ -74,7 +74,7 @@ func TestPanicIsAnErrorSpanWithASanitizedException(t *testing.T) {
 	}
 	e := map[attribute.Key]string{}
 	for _, kv := range ev[0].Attributes {
-		e[kv.Key] = kv.Value.Emit()
+		e[kv.Key] = kv.Value.String()
 	}
 	msg := e["exception.message"]
 	if !strings.HasPrefix(msg, "panic: lost connection to postgres://") || strings.Contains(msg, secret) {
@@ -122,12 +122,12 @@ func TestValidationFailureLeavesStatusUnset(t *testing.T) {
 		otelfault.AttrCause:     "request",
 		otelfault.AttrRetryable: "false",
 	} {
-		if got := a[k].Emit(); got != v {
+		if got := a[k].String(); got != v {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
-	if id := res.header.Get("X-Request-Id"); id == "" || a[otelfault.AttrCorrelationID].Emit() != id {
-		t.Errorf("correlation id on span %q, response %q", a[otelfault.AttrCorrelationID].Emit(), id)
+	if id := res.header.Get("X-Request-Id"); id == "" || a[otelfault.AttrCorrelationID].String() != id {
+		t.Errorf("correlation id on span %q, response %q", a[otelfault.AttrCorrelationID].String(), id)
 	}
 	if _, ok := a[otelfault.AttrOutcome]; ok {
 		t.Errorf("outcome on a problem without one")
@@ -158,7 +158,7 @@ func TestTimeoutIsAnErrorSpanWithoutException(t *testing.T) {
 		otelfault.AttrCause:   "internal",
 		otelfault.AttrOutcome: "not_committed",
 	} {
-		if got := a[k].Emit(); got != v {
+		if got := a[k].String(); got != v {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
@@ -195,7 +195,7 @@ func TestSuccessRecordsNothingExtra(t *testing.T) {
 	}
 	for _, kv := range s.Attributes() {
 		if kv.Key == "error.type" || strings.HasPrefix(string(kv.Key), "faultline.") {
-			t.Errorf("success span has %s=%s", kv.Key, kv.Value.Emit())
+			t.Errorf("success span has %s=%s", kv.Key, kv.Value.String())
 		}
 	}
 	for name, data := range g.faultlineMetrics(t) {
@@ -210,13 +210,13 @@ func assertNoSecret(t *testing.T, g *rig) {
 	t.Helper()
 	for _, s := range g.spans.Ended() {
 		for _, kv := range s.Attributes() {
-			if strings.Contains(kv.Value.Emit(), secret) {
+			if strings.Contains(kv.Value.String(), secret) {
 				t.Errorf("span attribute %s leaks the secret", kv.Key)
 			}
 		}
 		for _, e := range s.Events() {
 			for _, kv := range e.Attributes {
-				if strings.Contains(kv.Value.Emit(), secret) {
+				if strings.Contains(kv.Value.String(), secret) {
 					t.Errorf("event %s attribute %s leaks the secret", e.Name, kv.Key)
 				}
 			}

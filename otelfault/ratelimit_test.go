@@ -73,7 +73,7 @@ func TestRateLimitRefusal(t *testing.T) {
 		otelfault.AttrCause:     "request",
 		otelfault.AttrRetryable: "true",
 	} {
-		if got := a[k].Emit(); got != v {
+		if got := a[k].String(); got != v {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}

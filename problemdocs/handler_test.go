@@ -96,7 +96,7 @@ func TestIndexLinksResolve(t *testing.T) {
 	if links != len(problem.DefaultRegistry().Kinds()) {
 		t.Fatalf("index links %d codes, registry has %d", links, len(problem.DefaultRegistry().Kinds()))
 	}
-	resp, body = get(t, srv.URL+"/problems/", "application/json")
+	_, body = get(t, srv.URL+"/problems/", "application/json")
 	var idx struct{ Codes []struct{ Code string } }
 	if err := json.Unmarshal([]byte(body), &idx); err != nil || len(idx.Codes) != links {
 		t.Fatalf("json index: %v %d", err, len(idx.Codes))
