@@ -112,29 +112,56 @@ func excerptOf(block string, file []string) bool {
 	return true
 }
 
-// Every Go block of the README is compiled: it is an excerpt of one Go file
-// that a module of the go.work builds (examples/quickstart holds the first
-// ones), its paragraphs in the file's order. A snippet edited in the README
-// alone, or an example changed without its snippet, fails here.
+// readmes lists the repository's README files (the root's and those of the
+// integration modules), relative to its root.
+func readmes(t *testing.T) []string {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.Name() == "README.md" {
+			rel, _ := filepath.Rel(root, path)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Every Go block of every README is compiled: it is an excerpt of one Go
+// file that a module of the go.work builds (examples/quickstart holds the
+// root README's first ones), its paragraphs in the file's order. A snippet
+// edited in a README alone, or an example changed without its snippet,
+// fails here.
 func TestReadmeGoBlocksAreCompiled(t *testing.T) {
-	blocks := fencedBlocks(read(t, "README.md"), "go")
-	if len(blocks) == 0 {
+	if len(fencedBlocks(read(t, "README.md"), "go")) == 0 {
 		t.Fatal("README.md has no Go block")
 	}
 	files := map[string][]string{}
 	for _, rel := range goFiles(t) {
 		files[rel] = strings.Split(read(t, rel), "\n")
 	}
-	for _, block := range blocks {
-		found := ""
-		for rel, lines := range files {
-			if excerptOf(block, lines) {
-				found = rel
-				break
+	for _, readme := range readmes(t) {
+		for _, block := range fencedBlocks(read(t, readme), "go") {
+			found := false
+			for _, lines := range files {
+				if excerptOf(block, lines) {
+					found = true
+					break
+				}
 			}
-		}
-		if found == "" {
-			t.Errorf("this README Go block is not an excerpt of any Go file of the repository (copy it from the example it shows, paragraph by paragraph):\n%s", block)
+			if !found {
+				t.Errorf("this Go block of %s is not an excerpt of any Go file of the repository (copy it from the example it shows, paragraph by paragraph):\n%s", readme, block)
+			}
 		}
 	}
 }
@@ -198,8 +225,15 @@ func TestReadmeLinksResolve(t *testing.T) {
 	for _, h := range regexp.MustCompile(`(?m)^#+ (.+)$`).FindAllStringSubmatch(readme, -1) {
 		anchors[slug(h[1])] = true
 	}
-	for _, m := range mdLink.FindAllStringSubmatch(readme, -1) {
+	prose := regexp.MustCompile("(?s)```.*?```|`[^`\n]*`").ReplaceAllString(readme, "")
+	for _, m := range mdLink.FindAllStringSubmatch(prose, -1) {
 		target := m[1]
+		if pkg, ok := strings.CutPrefix(target, "https://pkg.go.dev/github.com/faultline-go/faultline/"); ok {
+			if !hasGo(t, strings.TrimSuffix(pkg, "/")) {
+				t.Errorf("README links to the package doc of %s, which the repository does not hold", pkg)
+			}
+			continue
+		}
 		if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 			continue
 		}
@@ -214,6 +248,16 @@ func TestReadmeLinksResolve(t *testing.T) {
 			t.Errorf("README links to %s: %v", path, err)
 		}
 	}
+}
+
+// hasGo reports whether the repository directory rel holds Go source.
+func hasGo(t *testing.T, rel string) bool {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join("..", "..", filepath.FromSlash(rel), "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(m) > 0
 }
 
 // slug is the anchor GitHub gives a heading.
@@ -236,7 +280,8 @@ func TestExcerptOf(t *testing.T) {
 	file := strings.Split("package p\n\nfunc f() {\n\tx := 1\n\ty := x\n\t_ = y\n}\n\nfunc g() {}\n", "\n")
 	for block, want := range map[string]bool{
 		"x := 1\ny := x":            true,
-		"func f() {\n\n_ = y\n}":    true,
+		"func f() {\n\n\t_ = y\n}":  true,
+		"func f() {\n\n_ = y\n}":    false,
 		"package p\n\nfunc g() {}":  true,
 		"\tx := 1\n\ty := x":        true,
 		"x := 1\ny := 2":            false,
