@@ -11,5 +11,5 @@ import (
 func newServeMux(s *shelf) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /books/{id}", s.getBook)
-	return middleware.Stack()(mux)
+	return middleware.Stack()(mux) // serve this, not mux
 }
