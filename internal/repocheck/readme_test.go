@@ -216,36 +216,39 @@ func TestReadmeWordBudget(t *testing.T) {
 
 var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 
-// Every relative link of the README reaches a file or directory of the
-// repository, and every in-page anchor a heading: the catalogues moved to
-// the package docs are found from it.
+// Every relative link of every README reaches a file or directory of the
+// repository, every link to a package's documentation a package it holds,
+// and every in-page anchor a heading: the catalogues moved out of the
+// README are found from it.
 func TestReadmeLinksResolve(t *testing.T) {
-	readme := read(t, "README.md")
-	anchors := map[string]bool{}
-	for _, h := range regexp.MustCompile(`(?m)^#+ (.+)$`).FindAllStringSubmatch(readme, -1) {
-		anchors[slug(h[1])] = true
-	}
-	prose := regexp.MustCompile("(?s)```.*?```|`[^`\n]*`").ReplaceAllString(readme, "")
-	for _, m := range mdLink.FindAllStringSubmatch(prose, -1) {
-		target := m[1]
-		if pkg, ok := strings.CutPrefix(target, "https://pkg.go.dev/github.com/faultline-go/faultline/"); ok {
-			if !hasGo(t, strings.TrimSuffix(pkg, "/")) {
-				t.Errorf("README links to the package doc of %s, which the repository does not hold", pkg)
+	code := regexp.MustCompile("(?s)```.*?```|`[^`\n]*`")
+	for _, name := range readmes(t) {
+		readme := read(t, name)
+		anchors := map[string]bool{}
+		for _, h := range regexp.MustCompile(`(?m)^#+ (.+)$`).FindAllStringSubmatch(readme, -1) {
+			anchors[slug(h[1])] = true
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(code.ReplaceAllString(readme, ""), -1) {
+			target := m[1]
+			if pkg, ok := strings.CutPrefix(target, "https://pkg.go.dev/github.com/faultline-go/faultline/"); ok {
+				if !hasGo(t, strings.TrimSuffix(pkg, "/")) {
+					t.Errorf("%s links to the package doc of %s, which the repository does not hold", name, pkg)
+				}
+				continue
 			}
-			continue
-		}
-		if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
-			continue
-		}
-		path, anchor, _ := strings.Cut(target, "#")
-		if path == "" {
-			if !anchors[anchor] {
-				t.Errorf("README links to #%s, which no heading names", anchor)
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
 			}
-			continue
-		}
-		if _, err := os.Stat(filepath.Join("..", "..", filepath.FromSlash(path))); err != nil {
-			t.Errorf("README links to %s: %v", path, err)
+			path, anchor, _ := strings.Cut(target, "#")
+			if path == "" {
+				if !anchors[anchor] {
+					t.Errorf("%s links to #%s, which no heading names", name, anchor)
+				}
+				continue
+			}
+			if _, err := os.Stat(filepath.Join("..", "..", filepath.Dir(name), filepath.FromSlash(path))); err != nil {
+				t.Errorf("%s links to %s: %v", name, path, err)
+			}
 		}
 	}
 }
