@@ -37,4 +37,46 @@
 // does the caller's own deadline once the request went out. The verdict
 // is then Verify: find out whether the write took effect before doing
 // anything else.
+//
+// # In a command
+//
+//	hc := &http.Client{Transport: client.NewTransport(nil,
+//		client.WithIdempotencyKeys(), // a key per write, kept across its attempts
+//		client.WithPolicy(client.Policy{MaxAttempts: 4, MaxElapsed: 20 * time.Second}))}
+//	res, err := hc.Post(url, "application/json", body)
+//	if err == nil {
+//		defer res.Body.Close()
+//		err = client.ReadError(res) // nil below 400; errors.As gives the *problem.Problem
+//	}
+//	if err != nil {
+//		fmt.Fprintln(os.Stderr, client.Line(err)) // "code: message"
+//		os.Exit(client.ExitCode("POST", err))
+//	}
+//
+// ReadError reads at most [DefaultBodyLimit] bytes within
+// [DefaultReadTimeout]; a huge, malformed or stalled body is an error
+// ([ErrBodyTooLarge], [ErrMalformedBody], [ErrBodyRead]) that still carries
+// the status. Numbers are read in every JSON spelling (1000.0, 1e3), and a
+// wait too large for a time.Duration saturates, so the client stops rather
+// than retries at once. An action the client does not know stops.
+//
+// # Exit codes
+//
+// ExitCode is the exit code of a first attempt, under the Idempotency-Key
+// the caller set, if any (a key WithIdempotencyKeys drew is not there when
+// the command runs again); Decision.ExitCode is that of any attempt. The
+// rules behind each class are on [ExitOK]'s constants.
+//
+//	code  constant            meaning
+//	0     ExitOK              success
+//	1     ExitInternal        the server failed on its own, or the error is not one the client can classify
+//	2     ExitUsage           the request must change (fix_request)
+//	3     ExitAuth            credentials (reauthenticate, cause auth)
+//	4     ExitRefused         refused by policy or configuration
+//	5     ExitTemporary       temporary: running the command again is safe
+//	6     ExitUpstream        a dependency of the server failed: running again is safe
+//	7     ExitUnknownOutcome  a write may have taken effect: verify before running again
+//
+// Only 5 and 6 mean running the command again is safe, and a write that
+// Decide would not replay never gets them.
 package client

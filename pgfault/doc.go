@@ -54,4 +54,12 @@
 // pass through an Op are still mapped, conservatively: without knowing the
 // statement, a write is assumed. Track costs no allocation; the statement
 // is only read when it failed.
+//
+// # The catalogue
+//
+// This module's README.md holds the full tables: the code, status, outcome,
+// retry time and public detail of every SQLSTATE rule (rendered from the
+// rules, and kept so by TestREADMETable), the failures without a SQLSTATE,
+// and the evidence each outcome rests on, as the log record's db.evidence
+// names it.
 package pgfault

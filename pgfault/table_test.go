@@ -11,7 +11,7 @@ import (
 	"github.com/faultline-go/faultline/problem"
 )
 
-var update = flag.Bool("update", false, "rewrite the README's SQLSTATE table")
+var update = flag.Bool("update", false, "rewrite the SQLSTATE table in pgfault's README.md")
 
 const (
 	tableBegin = "<!-- pgfault:begin (generated from pgfault's rules; go test ./pgfault -update) -->\n"
@@ -51,30 +51,34 @@ func markdown() string {
 	return b.String()
 }
 
-// TestREADMETable fails when the README's table drifts from the rules;
+// TestREADMETable fails when the SQLSTATE table in this module's README.md
+// (the catalogue the repository's README links to) drifts from the rules;
 // -update rewrites it.
 func TestREADMETable(t *testing.T) {
-	const path = "../README.md"
+	const path = "README.md"
 	readme, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before, rest, ok := bytes.Cut(readme, []byte(tableBegin))
 	if !ok {
-		t.Fatalf("README.md lacks the marker %q", tableBegin)
+		t.Fatalf("pgfault/README.md lacks the marker %q", tableBegin)
 	}
 	current, after, ok := bytes.Cut(rest, []byte(tableEnd))
 	if !ok {
-		t.Fatalf("README.md lacks the marker %q", tableEnd)
+		t.Fatalf("pgfault/README.md lacks the marker %q", tableEnd)
 	}
 	want := markdown()
 	if string(current) == want {
 		return
 	}
 	if !*update {
-		t.Fatalf("README.md's pgfault table drifted from the rules; run go test ./pgfault -update\nwant:\n%s", want)
+		t.Fatalf("pgfault/README.md's SQLSTATE table drifted from the rules; run go test ./pgfault -update\nwant:\n%s", want)
 	}
-	out := append(append(append(append(before, tableBegin...), want...), tableEnd...), after...)
+	// A fresh slice: appending to before, a prefix of readme, would
+	// overwrite after while it is still to be copied.
+	out := make([]byte, 0, len(readme)-len(current)+len(want))
+	out = append(append(append(append(append(out, before...), tableBegin...), want...), tableEnd...), after...)
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -21,4 +21,25 @@
 // [Components] returns the same components for merging into a spec a
 // service already has; [JSONSchema] is the problem document as a JSON
 // Schema (2020-12) on its own.
+//
+// # Pages
+//
+// A page is served as JSON when Accept prefers it, and Accept refusing both
+// HTML and JSON gets a not_acceptable problem. Without a legacy window
+// nothing of it appears; after the window's end date the pages say the
+// legacy members are no longer sent, and the JSON carries legacy: {members,
+// until, active}.
+//
+// # OpenAPI
+//
+// The Problem schema lists errors[] with JSON Pointers; the problem+xml
+// media type uses the same schema with RFC 9457 Appendix B's XML names. The
+// responses are named by status (#/components/responses/Problem429), so an
+// operation refers to the one it can answer. For huma v2, marshal
+// api.OpenAPI(), merge [Components] into it and refer to the responses from
+// the operations; the repository's benchmarks/openapi_huma_test.go does so
+// and validates the result. The tests validate the output with kin-openapi,
+// check every body a server built with the kit sends, in each media type,
+// with openapi3filter.ValidateResponse, and render the pages in headless
+// Chromium.
 package problemdocs

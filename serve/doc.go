@@ -10,7 +10,40 @@
 // ends with an unavailable problem (503, with the outcome the method
 // allows and Retry-After when a retry is safe), logged like any other
 // problem. It returns nil once every request was answered, so a main that
-// exits with Run's error exits 0 after a clean shutdown.
+// exits with Run's error exits 0 after a clean shutdown:
+//
+//	wr := serve.WithWriter(problemWriter) // its logger gets net/http's error log and the shutdown records
+//	err := serve.Run(ctx, serve.NewServer(handler, wr), ln, wr, serve.WithShutdownBudget(10*time.Second))
+//
+// # What NewServer sets
+//
+// Each default closes what an http.Server leaves open, and each has an
+// option to change it:
+//
+//	setting            default  why
+//	ReadHeaderTimeout  5 s      a client trickling its headers (slowloris) holds a connection and a goroutine
+//	ReadTimeout        30 s     the same for a trickled body; above middleware.Timeout, so that answers first
+//	IdleTimeout        90 s     longer than the 60 s common at load balancers, so the proxy closes first
+//	MaxHeaderBytes     64 KiB   net/http's 1 MiB let 200 clients pin ~390 MB; with the cap each costs
+//	                            ~350 KiB of garbage and gets 431
+//	WriteTimeout       none     it also limits handler time and drops a late response with no status;
+//	                            middleware.Timeout bounds handler time with a problem instead
+//	ErrorLog           slog     the Writer's logger at Warn, source=net/http: TLS handshake errors,
+//	                            panics outside the kit's recover, accept errors
+//
+// # How Run drains
+//
+// When ctx ends (signal.NotifyContext in main), Run logs the number of
+// requests in flight, stops accepting and lets them finish within the
+// budget. Every request still running when the budget ends is answered with
+// unavailable (503, Connection: close): outcome not_committed for safe
+// methods and unknown for the others, which get Retry-After only with an
+// Idempotency-Key (without one the client must verify first). A request
+// arriving on a draining connection is not run and gets outcome not_started
+// with Retry-After. Each is one problem record in the log, and request
+// contexts are cancelled. A handler that had already started its response
+// cannot be turned into a problem: it is logged as not written and Run
+// returns [ErrResponsesCut].
 //
 // One edge stays outside any middleware: net/http answers some malformed
 // requests itself, in text/plain, before a handler runs: 400 for a bad

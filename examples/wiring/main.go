@@ -1,6 +1,8 @@
-// Command wiring is the README's "Wiring it in", whole: a chi service
-// with faultline added. Its test checks that the README shows exactly this
-// file, so the snippet always compiles.
+// Command wiring is a chi service with every layer of faultline added:
+// the writer configured once, Stack with a body limit and a deadline, a
+// rate limit, strict binding, a mapped domain error, an existing handler
+// left as it was, and serve's hardened server and drain. The README's
+// quick adoption (examples/quickstart) grows into this.
 package main
 
 import (

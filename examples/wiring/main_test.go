@@ -7,25 +7,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 )
-
-// The README's wiring snippet is this program, byte for byte.
-func TestReadmeShowsThisProgram(t *testing.T) {
-	src, err := os.ReadFile("main.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(readme, []byte("```go\n"+string(src)+"```\n")) {
-		t.Fatal("README's \"Wiring it in\" block differs from examples/wiring/main.go: copy the file into it")
-	}
-}
 
 func TestWiringAnswersProblems(t *testing.T) {
 	var logs bytes.Buffer
