@@ -213,11 +213,19 @@ func (h *harness) execTerminated(t *testing.T, marker, q string) error {
 }
 
 // scenario is one row of the table the issue asks for.
+// ran is what a scenario's failure left: the error and the row count that
+// proves what the failed write did (-1 when there is none). A struct rather
+// than two results, so the count is always read after the statement ran.
+type ran struct {
+	err  error
+	rows int
+}
+
 type scenario struct {
 	name string
 	// run produces the failure against the real server and may return a
 	// row count proving what a failed write did (-1 when there is none).
-	run       func(t *testing.T, h *harness) (err error, rows int)
+	run       func(t *testing.T, h *harness) ran
 	status    int
 	code      string
 	retryable bool
@@ -239,58 +247,58 @@ func TestScenarios(t *testing.T) {
 
 	scenarios := []scenario{
 		{name: "invalid type", status: 422, code: "validation_failed", outcome: "not_committed", sqlstate: "22P02", sent: "yes", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
-				return h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (1, 'x', $1::text::int)", "not-a-number"), -1
+			run: func(t *testing.T, h *harness) ran {
+				return ran{h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (1, 'x', $1::text::int)", "not-a-number"), -1}
 			}},
 		{name: "out of range", status: 422, code: "validation_failed", outcome: "not_committed", sqlstate: "22003", sent: "yes", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				err := h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (2, 'x', $1::bigint)", int64(9999999999))
-				return err, h.count(t, 2)
+				return ran{err, h.count(t, 2)}
 			}},
 		// pgx refuses a Go value the column's type cannot hold before
 		// anything is sent: the client's value is out of range, and the
 		// write certainly did not start.
 		{name: "out of range for the column, refused by the driver", status: 422, code: "validation_failed", outcome: "not_started", sent: "no", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
-				return h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (11, 'x', $1)", int64(9999999999)), h.count(t, 11)
+			run: func(t *testing.T, h *harness) ran {
+				return ran{h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (11, 'x', $1)", int64(9999999999)), h.count(t, 11)}
 			}},
 		{name: "out of range, untracked, refused by the driver", status: 422, code: "validation_failed", outcome: "not_started", sent: "no", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				_, err := h.pool.Exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (12, 'x', $1)", int64(9999999999))
-				return err, h.count(t, 12)
+				return ran{err, h.count(t, 12)}
 			}},
 		// A Go value pgx cannot encode at all is the service's bug, not the
 		// client's; still, nothing was sent.
 		{name: "argument the driver cannot encode", status: 500, code: "internal", retryable: true, outcome: "not_started", sent: "no", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
-				return h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (13, 'x', $1)", struct{ A chan int }{}), h.count(t, 13)
+			run: func(t *testing.T, h *harness) ran {
+				return ran{h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (13, 'x', $1)", struct{ A chan int }{}), h.count(t, 13)}
 			}},
 		{name: "value too long", status: 422, code: "validation_failed", outcome: "not_committed", sqlstate: "22001", sent: "yes", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
-				return h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (3, $1, 1)", "far-too-long-label"), h.count(t, 3)
+			run: func(t *testing.T, h *harness) ran {
+				return ran{h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (3, $1, 1)", "far-too-long-label"), h.count(t, 3)}
 			}},
 		{name: "check violation", status: 422, code: "validation_failed", outcome: "not_committed", sqlstate: "23514", sent: "yes", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
-				return h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (4, 'x', -1)"), h.count(t, 4)
+			run: func(t *testing.T, h *harness) ran {
+				return ran{h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (4, 'x', -1)"), h.count(t, 4)}
 			}},
 		{name: "unique violation", status: 409, code: "conflict", outcome: "not_committed", sqlstate: "23505", sent: "yes", wantRows: 1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				seed(t, 5)
-				return h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (5, 'dup', 1)"), h.count(t, 5)
+				return ran{h.exec(ctx, "INSERT INTO inventory_items (id, label, qty) VALUES (5, 'dup', 1)"), h.count(t, 5)}
 			}},
 		{name: "foreign key violation", status: 409, code: "conflict", outcome: "not_committed", sqlstate: "23503", sent: "yes", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
-				return h.exec(ctx, "INSERT INTO purchase_orders VALUES (1, 424242)"), -1
+			run: func(t *testing.T, h *harness) ran {
+				return ran{h.exec(ctx, "INSERT INTO purchase_orders VALUES (1, 424242)"), -1}
 			}},
 		{name: "no rows", status: 404, code: "not_found", sent: "yes", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				q := "SELECT label FROM inventory_items WHERE id = $1"
 				op := pgfault.Track(ctx, q)
 				var label string
-				return op.Err(h.pool.QueryRow(ctx, q, 777).Scan(&label)), -1
+				return ran{op.Err(h.pool.QueryRow(ctx, q, 777).Scan(&label)), -1}
 			}},
 		{name: "pool exhausted", status: 503, code: "unavailable", retryable: true, outcome: "not_started", sent: "no", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				var held []*pgxpool.Conn
 				for range h.pool.Config().MaxConns {
 					c, err := h.pool.Acquire(ctx)
@@ -306,20 +314,20 @@ func TestScenarios(t *testing.T) {
 				}()
 				short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 				defer cancel()
-				return h.exec(short, "INSERT INTO inventory_items VALUES (6, 'x', 1)"), h.count(t, 6)
+				return ran{h.exec(short, "INSERT INTO inventory_items VALUES (6, 'x', 1)"), h.count(t, 6)}
 			}},
 		{name: "too many connections (53300)", status: 503, code: "unavailable", retryable: true, outcome: "not_started", sqlstate: "53300", sent: "no", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				_, err := pgx.Connect(ctx, strings.Replace(h.srv.DSN(pgtest.App), "app@", "capped_role@", 1))
-				return err, -1
+				return ran{err, -1}
 			}},
 		{name: "server unreachable", status: 503, code: "unavailable", retryable: true, outcome: "not_started", sent: "no", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				_, err := pgx.Connect(ctx, "postgres://app@127.0.0.1:1/app?sslmode=disable&connect_timeout=2")
-				return err, -1
+				return ran{err, -1}
 			}},
 		{name: "statement_timeout on a write", status: 503, code: "timeout", retryable: true, outcome: "not_committed", sqlstate: "57014", sent: "yes", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				tx, err := h.pool.Begin(ctx)
 				if err != nil {
 					t.Fatal(err)
@@ -331,10 +339,10 @@ func TestScenarios(t *testing.T) {
 				q := "INSERT INTO inventory_items SELECT 7, 'slow', 1 FROM pg_sleep(2)"
 				op := pgfault.Track(ctx, q)
 				_, err = tx.Exec(ctx, q)
-				return op.Err(err), h.count(t, 7)
+				return ran{op.Err(err), h.count(t, 7)}
 			}},
 		{name: "statement_timeout after an inner COMMIT", status: 503, code: "timeout", retryable: false, outcome: "unknown", sqlstate: "57014", sent: "yes", wantRows: 1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				c, err := h.pool.Acquire(ctx)
 				if err != nil {
 					t.Fatal(err)
@@ -349,33 +357,33 @@ func TestScenarios(t *testing.T) {
 				q := "BEGIN; INSERT INTO inventory_items VALUES (16, 'x', 1); COMMIT; SELECT pg_sleep(2)"
 				op := pgfault.Track(ctx, q)
 				_, err = c.Exec(ctx, q)
-				return op.Err(err), h.count(t, 16)
+				return ran{op.Err(err), h.count(t, 16)}
 			}},
 		{name: "cancel before execution", status: 499, code: "client_closed_request", retryable: true, outcome: "not_started", sent: "no", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				cctx, cancel := context.WithCancel(ctx)
 				cancel()
-				return h.exec(cctx, "INSERT INTO inventory_items VALUES (8, 'x', 1)"), h.count(t, 8)
+				return ran{h.exec(cctx, "INSERT INTO inventory_items VALUES (8, 'x', 1)"), h.count(t, 8)}
 			}},
 		{name: "cancel during a read", status: 499, code: "client_closed_request", retryable: true, outcome: "not_committed", sent: "unknown", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				cctx, cancel := context.WithCancel(ctx)
 				time.AfterFunc(100*time.Millisecond, cancel)
-				return h.exec(cctx, "SELECT pg_sleep(2)"), -1
+				return ran{h.exec(cctx, "SELECT pg_sleep(2)"), -1}
 			}},
 		// The next two fail identically on the client's side, and one
 		// commits while the other does not: only "unknown" is true of both.
 		{name: "cancel during a write, before it commits", status: 499, code: "client_closed_request", retryable: false, outcome: "unknown", sent: "unknown", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				cctx, cancel := context.WithCancel(ctx)
 				time.AfterFunc(100*time.Millisecond, cancel)
 				// pgx closes the connection and asks the server to cancel
 				// the statement, which rolls it back.
 				err := h.exec(cctx, "INSERT INTO inventory_items SELECT $1, 'late', 1 FROM pg_sleep(2)", 9)
-				return err, h.count(t, 9)
+				return ran{err, h.count(t, 9)}
 			}},
 		{name: "cancel during a write, after it commits", status: 499, code: "client_closed_request", retryable: false, outcome: "unknown", sent: "unknown", wantRows: 1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				cctx, cancel := context.WithCancel(ctx)
 				defer cancel()
 				done := h.whenSleeping("cancel-me-after", func(uint32) error { cancel(); return nil })
@@ -386,16 +394,16 @@ func TestScenarios(t *testing.T) {
 				if derr := <-done; derr != nil {
 					t.Fatal(derr)
 				}
-				return err, h.count(t, 13)
+				return ran{err, h.count(t, 13)}
 			}},
 		{name: "deadline during a read", status: 503, code: "timeout", retryable: true, outcome: "not_committed", sent: "unknown", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 				defer cancel()
-				return h.exec(dctx, "SELECT pg_sleep(2)"), -1
+				return ran{h.exec(dctx, "SELECT pg_sleep(2)"), -1}
 			}},
 		{name: "cancel during result delivery", status: 499, code: "client_closed_request", retryable: true, outcome: "not_committed", sent: "unknown", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				cctx, cancel := context.WithCancel(ctx)
 				defer cancel()
 				// The server flushes its output every 8 KiB: wide rows
@@ -415,22 +423,22 @@ func TestScenarios(t *testing.T) {
 				if n == 0 {
 					t.Fatal("no row delivered before the cancel")
 				}
-				return op.Err(rows.Err()), -1
+				return ran{op.Err(rows.Err()), -1}
 			}},
 		{name: "serialization failure", status: 503, code: "unavailable", retryable: true, outcome: "not_committed", sqlstate: "40001", sent: "yes", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) { return serializationFailure(t, h), -1 }},
+			run: func(t *testing.T, h *harness) ran { return ran{serializationFailure(t, h), -1} }},
 		{name: "deadlock", status: 503, code: "unavailable", retryable: true, outcome: "not_committed", sqlstate: "40P01", sent: "yes", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) { return deadlock(t, h), -1 }},
+			run: func(t *testing.T, h *harness) ran { return ran{deadlock(t, h), -1} }},
 		{name: "privilege missing", status: 403, code: "policy_denied", outcome: "not_committed", sqlstate: "42501", sent: "yes", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
-				return h.exec(ctx, "SELECT id FROM payroll_secrets"), -1
+			run: func(t *testing.T, h *harness) ran {
+				return ran{h.exec(ctx, "SELECT id FROM payroll_secrets"), -1}
 			}},
 		{name: "feature not supported", status: 501, code: "not_implemented", outcome: "not_committed", sqlstate: "0A000", sent: "yes", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
-				return h.exec(ctx, "CREATE TABLE inventory_items_copy (qty int CHECK (qty IN (SELECT 1)))"), -1
+			run: func(t *testing.T, h *harness) ran {
+				return ran{h.exec(ctx, "CREATE TABLE inventory_items_copy (qty int CHECK (qty IN (SELECT 1)))"), -1}
 			}},
 		{name: "dropped view under a running service", status: 500, code: "internal", retryable: true, outcome: "not_committed", sqlstate: "42P01", sent: "yes", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				q := "SELECT label FROM item_labels_view WHERE id = $1"
 				if err := h.exec(ctx, q, 5); err != nil {
 					t.Fatalf("before the drop: %v", err)
@@ -438,10 +446,10 @@ func TestScenarios(t *testing.T) {
 				if _, err := h.admin.Exec(ctx, "DROP VIEW item_labels_view"); err != nil {
 					t.Fatal(err)
 				}
-				return h.exec(ctx, q, 5), -1
+				return ran{h.exec(ctx, q, 5), -1}
 			}},
 		{name: "renamed column under a running service", status: 500, code: "internal", retryable: true, outcome: "not_committed", sqlstate: "42703", sent: "yes", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				q := "SELECT label FROM inventory_items WHERE id = $1"
 				if err := h.exec(ctx, q, 5); err != nil {
 					t.Fatalf("before the rename: %v", err)
@@ -450,24 +458,24 @@ func TestScenarios(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer h.admin.Exec(ctx, "ALTER TABLE inventory_items RENAME COLUMN label_renamed TO label")
-				return h.exec(ctx, q, 5), -1
+				return ran{h.exec(ctx, q, 5), -1}
 			}},
 		{name: "terminated during a read", status: 502, code: "upstream_error", retryable: true, outcome: "not_committed", sqlstate: "57P01", sent: "yes", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
-				return h.execTerminated(t, "terminate-me-read", "SELECT pg_sleep(2) /* terminate-me-read */"), -1
+			run: func(t *testing.T, h *harness) ran {
+				return ran{h.execTerminated(t, "terminate-me-read", "SELECT pg_sleep(2) /* terminate-me-read */"), -1}
 			}},
 		{name: "terminated before the mutation commits", status: 502, code: "upstream_error", retryable: false, outcome: "unknown", sqlstate: "57P01", sent: "yes", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				err := h.execTerminated(t, "terminate-me-before", "BEGIN; INSERT INTO inventory_items VALUES (10, 'x', 1); SELECT pg_sleep(2) /* terminate-me-before */; COMMIT")
-				return err, h.count(t, 10)
+				return ran{err, h.count(t, 10)}
 			}},
 		{name: "terminated after the mutation commits", status: 502, code: "upstream_error", retryable: false, outcome: "unknown", sqlstate: "57P01", sent: "yes", wantRows: 1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				err := h.execTerminated(t, "terminate-me-after", "BEGIN; INSERT INTO inventory_items VALUES (11, 'x', 1); COMMIT; SELECT pg_sleep(2) /* terminate-me-after */")
-				return err, h.count(t, 11)
+				return ran{err, h.count(t, 11)}
 			}},
 		{name: "terminated while idle in a transaction, then COMMIT", status: 502, code: "upstream_error", retryable: false, outcome: "unknown", sqlstate: "57P01", sent: "yes", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				tx, err := h.pool.Begin(ctx)
 				if err != nil {
 					t.Fatal(err)
@@ -484,10 +492,10 @@ func TestScenarios(t *testing.T) {
 					t.Fatal(err)
 				}
 				op := pgfault.Track(ctx, "COMMIT")
-				return op.Err(tx.Commit(ctx)), h.count(t, 12)
+				return ran{op.Err(tx.Commit(ctx)), h.count(t, 12)}
 			}},
 		{name: "statement on a connection pgx knows is closed", status: 503, code: "unavailable", retryable: true, outcome: "not_started", sent: "no", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				conn, err := pgx.Connect(ctx, h.srv.DSN(pgtest.App))
 				if err != nil {
 					t.Fatal(err)
@@ -496,13 +504,13 @@ func TestScenarios(t *testing.T) {
 				q := "INSERT INTO inventory_items VALUES (14, 'x', 1)"
 				op := pgfault.TrackConn(ctx, conn, q)
 				_, err = conn.Exec(ctx, q)
-				return op.Err(err), h.count(t, 14)
+				return ran{op.Err(err), h.count(t, 14)}
 			}},
 		// The same error without TrackConn: pgconn answers "conn closed"
 		// too when it closed the connection under a statement it had sent,
 		// so only unknown is true of it.
 		{name: "write on a closed connection, not known closed before", status: 502, code: "upstream_error", retryable: false, outcome: "unknown", sent: "unknown", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				conn, err := pgx.Connect(ctx, h.srv.DSN(pgtest.App))
 				if err != nil {
 					t.Fatal(err)
@@ -511,10 +519,10 @@ func TestScenarios(t *testing.T) {
 				q := "UPDATE inventory_items SET qty = qty + 1 WHERE id = 14"
 				op := pgfault.Track(ctx, q)
 				_, err = conn.Exec(ctx, q)
-				return op.Err(err), h.count(t, 14)
+				return ran{op.Err(err), h.count(t, 14)}
 			}},
 		{name: "COMMIT after an ignored failure", status: 500, code: "internal", retryable: true, outcome: "not_committed", sent: "yes", wantRows: 0,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				tx, err := h.pool.Begin(ctx)
 				if err != nil {
 					t.Fatal(err)
@@ -525,17 +533,17 @@ func TestScenarios(t *testing.T) {
 				}
 				_, _ = tx.Exec(ctx, "INSERT INTO inventory_items VALUES (15, 'x', 1)")
 				op := pgfault.Track(ctx, "COMMIT")
-				return op.Err(tx.Commit(ctx)), h.count(t, 15)
+				return ran{op.Err(tx.Commit(ctx)), h.count(t, 15)}
 			}},
 		{name: "database does not exist", status: 500, code: "internal", retryable: true, outcome: "not_started", sqlstate: "3D000", sent: "no", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				_, err := pgx.Connect(ctx, strings.Replace(h.srv.DSN(pgtest.App), "/app?", "/no_such_db?", 1))
-				return err, -1
+				return ran{err, -1}
 			}},
 		{name: "connection string does not parse", status: 500, code: "internal", retryable: true, outcome: "not_started", sent: "no", wantRows: -1,
-			run: func(t *testing.T, h *harness) (error, int) {
+			run: func(t *testing.T, h *harness) ran {
 				_, err := pgxpool.ParseConfig("postgres://app:hunter2-secret@127.0.0.1:notaport/app")
-				return err, -1
+				return ran{err, -1}
 			}},
 	}
 
@@ -543,7 +551,8 @@ func TestScenarios(t *testing.T) {
 	fmt.Fprintf(&table, "\n| scenario | status | code | retryable | outcome | action | row check |\n|---|---|---|---|---|---|---|\n")
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
-			err, rows := sc.run(t, h)
+			got := sc.run(t, h)
+			err, rows := got.err, got.rows
 			if err == nil {
 				t.Fatal("the scenario did not fail")
 			}
