@@ -25,10 +25,12 @@ const (
 	fPath                         // a path under a well-known root, a drive or UNC path
 	fUserOption                   // "-u " or "--user" (curl's user:password), or an option naming a secret ("--token x")
 	fEscape                       // '\\', '%' or '&': an escape may hide a secret (unhideEscaped)
+	fContext                      // a digit or inner capital after a credential word (the context rule)
+	fCard                         // a chain of 13 to 19 digits (a card number)
 )
 
 const (
-	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption
+	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption | fContext | fCard
 	locatorFlags = fIP | fHost | fPath
 	publicFlags  = secretFlags | fStack | fSQL | locatorFlags
 	// logFlags are what the log tier reads: it keeps stack traces, SQL and
@@ -110,6 +112,13 @@ func newScanner(want flags) *scanner {
 			sc.anchorPunct[c] = true
 		}
 	}
+	if want&(fContext|fCard) != 0 {
+		for c := range 256 {
+			if contextTriggerByte[c] && t[c] == clsBoring {
+				t[c] = clsWord
+			}
+		}
+	}
 	if want&fSQL != 0 {
 		for c := range 256 {
 			if sqlPrefixes[c] != nil {
@@ -183,8 +192,13 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 	// Before the change only the checks that read ahead can differ, and
 	// more than nearChange bytes after it only those that read far back.
 	want := sc.want &^ f
+	// The context and card checks read a whole value or number, which may
+	// lie far from the change: when they found nothing before, the whole
+	// text is looked at again for them.
+	g := sc.scanRange(t, 0, len(t), want&readsWhole)
+	want &^= readsWhole
 	near := min(hi, end+nearChange)
-	g := sc.scanRange(t, lo, p, want&^readsBackOnly)
+	g |= sc.scanRange(t, lo, p, want&^readsBackOnly)
 	g |= sc.scanRange(t, p, near, want)
 	g |= sc.scanRange(t, near, hi, want&readsFarBack)
 	return withURL(f | g)
@@ -200,6 +214,7 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 const (
 	readsBackOnly = fAt | fCtrl | fNonASCII | fEscape
 	readsFarBack  = fAssign | fToken | fStack | fSQL
+	readsWhole    = fContext | fCard
 	nearChange    = 8
 )
 
@@ -208,6 +223,9 @@ const (
 func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	var f flags
 	byteClass := &sc.class
+	// The context and card checks read a run of bytes after their trigger;
+	// the triggers inside that run are answered by the same reading.
+	contextSkip, cardSkip := 0, 0
 	// Boring bytes are skipped four at a time; a group of four that holds
 	// something is then read byte by byte, without testing it again.
 	group := lo
@@ -242,6 +260,20 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 				if want&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {
 					f |= fToken
 				}
+			}
+			if want&fContext != 0 && f&fContext == 0 && i >= contextSkip && contextTrigger(s, i) {
+				ok, end := contextAt(s, i)
+				if ok {
+					f |= fContext
+				}
+				contextSkip = end
+			}
+			if want&fCard != 0 && f&fCard == 0 && i >= cardSkip && cardStart(s, i) {
+				ok, end := cardAt(s, i)
+				if ok {
+					f |= fCard
+				}
+				cardSkip = end
 			}
 		case clsPunct:
 			if punctFlags[s[i]]&want != 0 {

@@ -35,6 +35,12 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		// make such a pair of what follows it.
 		s = r.noteOpen(s, redactKeyValues(s))
 	}
+	if f&fContext != 0 {
+		s = r.note(s, redactContextValues(s))
+	}
+	if f&fCard != 0 {
+		s = r.note(s, redactCards(s))
+	}
 	return s
 }
 
