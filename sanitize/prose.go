@@ -48,7 +48,7 @@ var contextRules = []contextRule{
 		spaced: true,
 		ignoreAfter: []string{"idempotency", "primary", "foreign", "sort", "partition", "cache", "object", "unique",
 			"composite", "routing", "lookup", "shard", "hash", "map", "row", "dedup", "dedupe", "bucket", "index",
-			"registry", "translation", "message", "pagination", "page", "continuation", "cursor", "next"},
+			"registry", "translation", "public", "message", "pagination", "page", "continuation", "cursor", "next"},
 		shape: valueShape{min: 8, max: 1024, digitsOnly: 16},
 	},
 	{
@@ -138,12 +138,16 @@ func credentialBefore(s string, v int) *contextRule {
 	q := p
 	p = spacesBefore(s, p, lo, true)
 	spaced := p < q
+	// sep is ':' for a separator that holds a colon and no '=', '=' for
+	// one that holds '=', 'i' for a linking word.
 	sep := byte(0)
 	switch {
-	case p > lo && (s[p-1] == ':' || s[p-1] == '=' || s[p-1] == '>' && p-1 > lo && (s[p-2] == '=' || s[p-2] == '-')):
+	case p > lo && (s[p-1] == ':' || s[p-1] == '=' || s[p-1] == '>' && p-1 > lo && s[p-2] == '='):
 		sep = ':'
-		for n := 0; n < 3 && p > lo && strings.IndexByte(":=>-?+!", s[p-1]) >= 0; n++ {
-			p--
+		for n := 0; n < 3 && p > lo && strings.IndexByte(":=>?+!", s[p-1]) >= 0; n++ {
+			if p--; s[p] == '=' {
+				sep = '='
+			}
 		}
 		p = spacesBefore(s, p, lo, false)
 	case spaced && linkingWordBefore(s, p, lo) > 0:
@@ -158,7 +162,7 @@ func credentialBefore(s string, v int) *contextRule {
 	ke := p
 	kb := keyWordStart(s, ke, lo)
 	spend(v - kb)
-	if r := contextWordAt(s, kb, ke, sep != 0 || opened); r != nil {
+	if r := contextWordAt(s, kb, ke, sep, opened); r != nil {
 		return r
 	}
 	// A filler word between the name and its colon: "Invalid API key
@@ -166,7 +170,7 @@ func credentialBefore(s string, v int) *contextRule {
 	if sep == ':' && kb > lo+1 && s[kb-1] == ' ' && ke-kb <= 12 && isLowerWord(s[kb:ke]) {
 		ke = kb - 1
 		kb = keyWordStart(s, ke, lo)
-		return contextWordAt(s, kb, ke, true)
+		return contextWordAt(s, kb, ke, sep, true)
 	}
 	return nil
 }
@@ -262,9 +266,9 @@ func isLowerWord(w string) bool {
 // contextWordAt reports the rule whose word ends the name s[kb:ke]: the
 // whole name, or its last part after '_', '-', '.' or a lower-case letter
 // before a capital, or any ending of a name in capitals alone, each also
-// with a plural 's'. strong says a separator other than a space stood
-// between the name and its value.
-func contextWordAt(s string, kb, ke int, strong bool) *contextRule {
+// with a plural 's'. sep is the separator credentialBefore found, opened
+// whether a quote or a bracket opened the value.
+func contextWordAt(s string, kb, ke int, sep byte, opened bool) *contextRule {
 	for ke > kb && (s[ke-1] == '.' || s[ke-1] == '-' || s[ke-1] == '_') {
 		ke--
 	}
@@ -272,22 +276,28 @@ func contextWordAt(s string, kb, ke int, strong bool) *contextRule {
 		return nil
 	}
 	k := s[kb:ke]
-	if r := contextWordEnding(s, kb, k, strong); r != nil {
+	if r := contextWordEnding(s, kb, k, sep, opened); r != nil {
 		return r
 	}
 	if k[len(k)-1]|0x20 == 's' {
-		return contextWordEnding(s, kb, k[:len(k)-1], strong)
+		return contextWordEnding(s, kb, k[:len(k)-1], sep, opened)
 	}
 	return nil
 }
 
-func contextWordEnding(s string, kb int, k string, strong bool) *contextRule {
+func contextWordEnding(s string, kb int, k string, sep byte, opened bool) *contextRule {
 	for _, cw := range contextWordsByLast[k[len(k)-1]] {
-		if !hasSuffixFold(k, cw.word) || !strong && !cw.rule.spaced {
+		if !hasSuffixFold(k, cw.word) || sep == 0 && !opened && !cw.rule.spaced {
 			continue
 		}
 		n := len(k) - len(cw.word)
 		if n > 0 && !partBoundary(k, n) {
+			continue
+		}
+		// "key = ..." assigns the key of a map entry or a loop in code
+		// and configuration (<entry key="...">); "key: ..." and prose
+		// name a credential.
+		if n == 0 && sep == '=' && cw.word == "key" {
 			continue
 		}
 		if qualifiedAway(s, kb, k[:n], cw.rule) {
@@ -340,34 +350,65 @@ func qualifiedAway(s string, kb int, prefix string, r *contextRule) bool {
 }
 
 // holds reports whether v carries the evidence of entropy a credential
-// has: letters and digits mixed, capitals mixed into lower case several
-// times, or a long run of digits.
+// has: letters and digits mixed back and forth (an identifier such as
+// "v8_elimination" or "cmp2-qat-12" switches once) or at length, capitals
+// mixed into lower case several times, or a long run of digits; and no
+// placeholder run ("XXXXXX", "000000").
 func (sh *valueShape) holds(v string) bool {
 	if len(v) < sh.min || len(v) > sh.max {
 		return false
 	}
-	var digits, lower, upper, rises int
+	var digits, letters, upper, rises, switches int
+	same := 1 // the run of one byte repeated that ends at v[i]
 	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
+		c := v[i]
+		switch {
 		case isDigit(c):
 			digits++
-		case 'a' <= c && c <= 'z':
-			lower++
-		case 'A' <= c && c <= 'Z':
-			upper++
-			if i > 0 && 'a' <= v[i-1] && v[i-1] <= 'z' {
-				rises++
+		case isLetter(c):
+			letters++
+			if c <= 'Z' {
+				upper++
 			}
+		}
+		if i == 0 {
+			continue
+		}
+		p := v[i-1]
+		if 'A' <= c && c <= 'Z' && 'a' <= p && p <= 'z' {
+			rises++
+		}
+		if isDigit(p) && isLetter(c) || isLetter(p) && isDigit(c) {
+			switches++
+		}
+		if same = runOn(same, c == p); same >= maxPlaceholderRun {
+			return false
 		}
 	}
 	switch {
-	case digits > 0 && lower+upper > 0:
-		return true
+	case digits > 0 && letters > 0:
+		return switches >= 2 || rises >= 3 || len(v) >= minLongValue && digits >= 4 && letters >= 4
 	case digits == len(v):
 		return len(v) >= sh.digitsOnly
 	}
-	return rises >= 3 && 4*upper >= lower+upper
+	return rises >= 3 && 4*upper >= letters
 }
+
+func runOn(n int, on bool) int {
+	if on {
+		return n + 1
+	}
+	return 1
+}
+
+// maxPlaceholderRun is the length of a run of one byte repeated that marks
+// a placeholder ("XXXXXX", "000000"), not a credential.
+const maxPlaceholderRun = 6
+
+// minLongValue is the length from which a value of at least four digits
+// and four letters counts however seldom it switches between them
+// ("12345678-ABCD-...-1234567890AB").
+const minLongValue = 32
 
 // contextValueEnd trims the punctuation that ends a sentence or a clause
 // from the run of value bytes s[vs:e].
