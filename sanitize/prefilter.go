@@ -323,7 +323,7 @@ func scanPunct(s string, i int, want flags) flags {
 		if want&fPEM != 0 && strings.HasPrefix(s[i:], "-----BEGIN") {
 			f |= fPEM
 		}
-		if want&fUserOption != 0 && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0) {
+		if want&fUserOption != 0 && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0 || passwordFlagAt(s, i)) {
 			f |= fUserOption
 		}
 	case '.':
@@ -347,6 +347,9 @@ func scanPunct(s string, i int, want flags) flags {
 		}
 		if strings.HasPrefix(s[i:], "://") {
 			f |= fSchemeSep
+			if cutUserColon(s, i+3) > 0 {
+				f |= fURL
+			}
 		}
 		// "::" alone is an address too (ipAt takes it), whatever is around.
 		if want&fIP != 0 && i+1 < len(s) && (s[i+1] == ':' || i > 0 && (isHex(s[i-1]) || s[i-1] == ':') && isHex(s[i+1])) {
@@ -400,6 +403,9 @@ func scanPunct(s string, i int, want flags) flags {
 		if wordBefore(s, i, "panic") || wordBefore(s, i, "Traceback ") ||
 			strings.HasPrefix(s[i:], "(Native Method)") || strings.HasPrefix(s[i:], "(Unknown Source)") {
 			f |= fStack
+		}
+		if want&fSQL != 0 && mysqlErrorAt(s, i) {
+			f |= fSQL
 		}
 	case '%', '&':
 		f |= fEscape

@@ -28,6 +28,7 @@ func redactSecrets(s string, f flags, r *passRun) string {
 	}
 	if f&fUserOption != 0 {
 		s = r.note(s, userOptionRule.redact(s))
+		s = r.note(s, redactPasswordFlags(s))
 	}
 	if f&fAssign != 0 {
 		// Not closed: a spaced value ("password=hunter 2 user=app") is
@@ -245,6 +246,13 @@ func redactUserinfo(s string) string {
 		if end < len(s) && (s[end] == ' ' || s[end] == '\t') {
 			at = max(at, spacedUserinfoEnd(s, start, end, at))
 		}
+		if at < 0 {
+			if ps, pe := cutPassword(s, start, end); pe > ps {
+				e.replace(ps, pe, Redacted)
+				i = pe
+			}
+			continue
+		}
 		if at <= start {
 			continue
 		}
@@ -252,6 +260,45 @@ func redactUserinfo(s string) string {
 		i = at
 	}
 	return e.result()
+}
+
+// cutUserColon returns the index of the colon of "user:" in an authority
+// that starts at s[p], when it comes within the prefilter's reach and
+// before any '@', '/', '.', '[' or blank, or 0.
+func cutUserColon(s string, p int) int {
+	for k := p; k < len(s) && k-p < scanAhead-3; k++ {
+		switch c := s[k]; {
+		case c == ':':
+			if k == p {
+				return 0
+			}
+			return k
+		case c == '@' || c == '.' || c == '[' || endsAuthority[c] || endsWord[c]:
+			return 0
+		}
+	}
+	return 0
+}
+
+// cutPassword finds the password of a URL whose host part the text cut
+// away: "scheme://user:pass" at the end of the text or before a quote
+// (a message that quotes a DSN up to its first bytes: "\"postgres://svc:
+// Hunter2Pa..."). A password of digits alone is a port ("localhost:8080").
+func cutPassword(s string, start, end int) (int, int) {
+	colon := cutUserColon(s, start)
+	if colon == 0 {
+		return 0, 0
+	}
+	cut := end
+	if k := strings.IndexAny(s[colon:end], "\"'\\"); k >= 0 {
+		cut = colon + k
+	} else if end < len(s) {
+		return 0, 0
+	}
+	if pw := s[colon+1 : cut]; pw == "" || strings.Trim(pw, "0123456789") == "" {
+		return 0, 0
+	}
+	return colon + 1, cut
 }
 
 // spacedUserinfoEnd finds the '@' that ends a userinfo whose password holds
