@@ -80,6 +80,19 @@ var contextWordsByLast = func() (t [256][]contextWord) {
 	return t
 }()
 
+// mayEndContextWord holds the bytes a name that ends in a credential
+// word may end with: the words' last letters, a plural 's' and the
+// separators contextWordAt trims.
+var mayEndContextWord = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = len(contextWordsByLast[c]) > 0
+	}
+	for _, c := range []byte("sS._-") {
+		t[c] = true
+	}
+	return t
+}()
+
 // credentialValueByte holds the bytes of a credential's value in prose.
 // A value ends at a space, a quote, a bracket, '&', ',', ';' or a
 // backslash (an escaped quote ends a JSON-escaped value).
@@ -160,6 +173,9 @@ func credentialBefore(s string, v int) *contextRule {
 		p--
 	}
 	ke := p
+	if ke == lo || !mayEndContextWord[s[ke-1]] {
+		return nil
+	}
 	kb := keyWordStart(s, ke, lo)
 	spend(v - kb)
 	if r := contextWordAt(s, kb, ke, sep, opened); r != nil {
