@@ -132,9 +132,8 @@ func newScanner(want flags) *scanner {
 	return sc
 }
 
-// scan and rescan are the public tier's, which looks for every flag.
-func scan(s string) flags                      { return publicScanner.scan(s) }
-func rescan(s string, f flags, t string) flags { return publicScanner.rescan(s, f, t) }
+// scan is the public tier's, which looks for every flag.
+func scan(s string) flags { return publicScanner.scan(s) }
 
 func (sc *scanner) scan(s string) flags { return withURL(sc.scanRange(s, 0, len(s), sc.want)) }
 
@@ -246,21 +245,7 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 		switch byteClass[s[i]] {
 		case clsBoring:
 		case clsWord:
-			// Lower-case trigger letters are common inside words, so they
-			// count only where a word starts, and so do the token triggers
-			// anchored on a lower-case letter (anchorOf).
-			c := s[i]
-			if c < 'a' || c > 'z' || wordStart(s, i) {
-				// Capitals begin sentences; of the words that start with
-				// one, only a few are mixed-case triggers, the rest (SQL
-				// keywords) are all capitals.
-				if sc.wordFirst[c] && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
-					f |= scanWord(s, i, want)
-				}
-				if want&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {
-					f |= fToken
-				}
-			}
+			f |= sc.wordFlags(s, i, want)
 			if want&fContext != 0 && f&fContext == 0 && i >= contextSkip && contextTrigger(s, i) {
 				ok, end := contextAt(s, i)
 				if ok {
@@ -291,6 +276,29 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	return f
 }
 
+// wordFlags runs the checks of the trigger letter or digit at s[i]:
+// scheme and SQL words, and token triggers.
+func (sc *scanner) wordFlags(s string, i int, want flags) flags {
+	// Lower-case trigger letters are common inside words, so they count
+	// only where a word starts, and so do the token triggers anchored on a
+	// lower-case letter (anchorOf).
+	c := s[i]
+	if 'a' <= c && c <= 'z' && !wordStart(s, i) {
+		return 0
+	}
+	var f flags
+	// Capitals begin sentences; of the words that start with one, only a
+	// few are mixed-case triggers, the rest (SQL keywords) are all
+	// capitals.
+	if sc.wordFirst[c] && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
+		f |= scanWord(s, i, want)
+	}
+	if want&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {
+		f |= fToken
+	}
+	return f
+}
+
 func wordStart(s string, i int) bool { return i == 0 || !isAlnum(s[i-1]) }
 
 // quoteFlags are the flags of a quote after a space: a database message
@@ -316,102 +324,149 @@ func quoteFlags(s string, i int, want flags) flags {
 	return f
 }
 
+// scanPunct runs the checks of the punctuation byte at s[i].
 func scanPunct(s string, i int, want flags) flags {
+	if check := punctChecks[s[i]]; check != nil {
+		return check(s, i, want)
+	}
+	return 0
+}
+
+// punctChecks holds, for each punctuation byte of punctFlags, the checks
+// that raise its flags: one function per byte, each reading only what its
+// triggers need.
+var punctChecks = [256]func(s string, i int, want flags) flags{
+	'-': dashFlags, '.': dotFlags, ':': colonFlags, '"': quoteAfterSpaceFlags, '\'': quoteAfterSpaceFlags,
+	',': commaFlags, '=': assignFlags, '>': assignFlags, '@': atFlags, '/': slashFlags, '\\': backslashFlags,
+	'[': bracketFlags, '(': parenFlags, '%': escapeFlags, '&': escapeFlags,
+}
+
+func dashFlags(s string, i int, want flags) flags {
 	var f flags
-	switch s[i] {
-	case '-':
-		if want&fPEM != 0 && strings.HasPrefix(s[i:], "-----BEGIN") {
-			f |= fPEM
-		}
-		if want&fUserOption != 0 && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0 || passwordFlagAt(s, i)) {
-			f |= fUserOption
-		}
-	case '.':
-		if want&fIP != 0 && i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
-			f |= fIP
-		}
-		if want&fStack != 0 && i+1 < len(s) && sourceExtensions[s[i+1]] != nil && sourceLocationAt(s, i) {
-			f |= fStack
-		}
-		if want&fSQL != 0 && i > 0 && s[i-1] == 'r' && wordBefore(s, i, "driver") && strings.HasPrefix(s[i:], ".Value") {
-			f |= fSQL
-		}
-		if want&fHost != 0 && internalSuffixAt(s, i+1) > 0 {
-			f |= fHost
-		}
-	case ':':
-		if want&fAssign != 0 {
-			if _, _, ok := keyBefore(s, i); ok {
-				f |= fAssign
-			}
-		}
-		if strings.HasPrefix(s[i:], "://") {
-			f |= fSchemeSep
-			if cutUserColon(s, i+3) > 0 {
-				f |= fURL
-			}
-		}
-		// "::" alone is an address too (ipAt takes it), whatever is around.
-		if want&fIP != 0 && i+1 < len(s) && (s[i+1] == ':' || i > 0 && (isHex(s[i-1]) || s[i-1] == ':') && isHex(s[i+1])) {
-			f |= fIP
-		}
-		if want&fPath != 0 && i > 0 && drivePathAt(s, i-1) {
-			f |= fPath
-		}
-		if want&(fSQL|fStack) != 0 && i > 0 {
-			f |= colonAfterWord(s, i)
-		}
-	case '"', '\'':
-		if i > 1 && (s[i-1] == ' ' || s[i-1] == '\\' && s[i-2] == ' ') {
-			f |= quoteFlags(s, i, want)
-		}
-	case ',':
-		if want&fAssign != 0 {
-			if _, _, ok := keyBefore(s, i); ok {
-				f |= fAssign
-			}
-		}
-		if want&fStack != 0 && strings.HasPrefix(s[i:], ", in ") && pythonLineBefore(s, i) {
-			f |= fStack
-		}
-	case '=', '>':
-		if _, _, ok := keyBefore(s, i); ok {
-			f |= fAssign
-		}
-	case '@':
-		f |= fAt
-		if dsnProtocol(s[i+1:]) > 0 {
-			f |= fDSN
-		}
-	case '/':
-		if unixPathAt(s, i) {
-			f |= fPath
-		}
-	case '\\':
-		f |= fEscape
-		if want&fPath != 0 && uncPathAt(s, i) {
-			f |= fPath
-		}
-	case '[':
-		if want&fStack != 0 && (strings.HasPrefix(s[i:], "[signal ") || goroutineHeaderBefore(s, i)) {
-			f |= fStack
-		}
-		if want&fIP != 0 && i+1 < len(s) && (isHex(s[i+1]) || s[i+1] == ':') {
-			f |= fIP
-		}
-	case '(':
-		if wordBefore(s, i, "panic") || wordBefore(s, i, "Traceback ") ||
-			strings.HasPrefix(s[i:], "(Native Method)") || strings.HasPrefix(s[i:], "(Unknown Source)") {
-			f |= fStack
-		}
-		if want&fSQL != 0 && mysqlErrorAt(s, i) {
-			f |= fSQL
-		}
-	case '%', '&':
-		f |= fEscape
+	if want&fPEM != 0 && strings.HasPrefix(s[i:], "-----BEGIN") {
+		f |= fPEM
+	}
+	if want&fUserOption != 0 && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0 || passwordFlagAt(s, i)) {
+		f |= fUserOption
 	}
 	return f
 }
+
+func dotFlags(s string, i int, want flags) flags {
+	var f flags
+	if want&fIP != 0 && i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
+		f |= fIP
+	}
+	if want&fStack != 0 && i+1 < len(s) && sourceExtensions[s[i+1]] != nil && sourceLocationAt(s, i) {
+		f |= fStack
+	}
+	if want&fSQL != 0 && i > 0 && s[i-1] == 'r' && wordBefore(s, i, "driver") && strings.HasPrefix(s[i:], ".Value") {
+		f |= fSQL
+	}
+	if want&fHost != 0 && internalSuffixAt(s, i+1) > 0 {
+		f |= fHost
+	}
+	return f
+}
+
+func colonFlags(s string, i int, want flags) flags {
+	var f flags
+	if want&fAssign != 0 {
+		if _, _, ok := keyBefore(s, i); ok {
+			f |= fAssign
+		}
+	}
+	if strings.HasPrefix(s[i:], "://") {
+		f |= fSchemeSep
+		if cutUserColon(s, i+3) > 0 {
+			f |= fURL
+		}
+	}
+	// "::" alone is an address too (ipAt takes it), whatever is around.
+	if want&fIP != 0 && i+1 < len(s) && (s[i+1] == ':' || i > 0 && (isHex(s[i-1]) || s[i-1] == ':') && isHex(s[i+1])) {
+		f |= fIP
+	}
+	if want&fPath != 0 && i > 0 && drivePathAt(s, i-1) {
+		f |= fPath
+	}
+	if want&(fSQL|fStack) != 0 && i > 0 {
+		f |= colonAfterWord(s, i)
+	}
+	return f
+}
+
+func quoteAfterSpaceFlags(s string, i int, want flags) flags {
+	if i > 1 && (s[i-1] == ' ' || s[i-1] == '\\' && s[i-2] == ' ') {
+		return quoteFlags(s, i, want)
+	}
+	return 0
+}
+
+func commaFlags(s string, i int, want flags) flags {
+	var f flags
+	if want&fAssign != 0 {
+		if _, _, ok := keyBefore(s, i); ok {
+			f |= fAssign
+		}
+	}
+	if want&fStack != 0 && strings.HasPrefix(s[i:], ", in ") && pythonLineBefore(s, i) {
+		f |= fStack
+	}
+	return f
+}
+
+func assignFlags(s string, i int, _ flags) flags {
+	if _, _, ok := keyBefore(s, i); ok {
+		return fAssign
+	}
+	return 0
+}
+
+func atFlags(s string, i int, _ flags) flags {
+	if dsnProtocol(s[i+1:]) > 0 {
+		return fAt | fDSN
+	}
+	return fAt
+}
+
+func slashFlags(s string, i int, _ flags) flags {
+	if unixPathAt(s, i) {
+		return fPath
+	}
+	return 0
+}
+
+func backslashFlags(s string, i int, want flags) flags {
+	if want&fPath != 0 && uncPathAt(s, i) {
+		return fEscape | fPath
+	}
+	return fEscape
+}
+
+func bracketFlags(s string, i int, want flags) flags {
+	var f flags
+	if want&fStack != 0 && (strings.HasPrefix(s[i:], "[signal ") || goroutineHeaderBefore(s, i)) {
+		f |= fStack
+	}
+	if want&fIP != 0 && i+1 < len(s) && (isHex(s[i+1]) || s[i+1] == ':') {
+		f |= fIP
+	}
+	return f
+}
+
+func parenFlags(s string, i int, want flags) flags {
+	var f flags
+	if wordBefore(s, i, "panic") || wordBefore(s, i, "Traceback ") ||
+		strings.HasPrefix(s[i:], "(Native Method)") || strings.HasPrefix(s[i:], "(Unknown Source)") {
+		f |= fStack
+	}
+	if want&fSQL != 0 && mysqlErrorAt(s, i) {
+		f |= fSQL
+	}
+	return f
+}
+
+func escapeFlags(string, int, flags) flags { return fEscape }
 
 // sourceExtensions are the source files whose "name.ext:line" marks a
 // stack frame (Go, Java, Kotlin, Scala, JavaScript, TypeScript, Rust, Ruby,

@@ -225,20 +225,11 @@ func spacesBefore(s string, p, lo int, lines bool) int {
 	if !lines {
 		return p
 	}
-	switch {
-	case p > lo && s[p-1] == '\n':
-		p--
-		if p > lo && s[p-1] == '\r' {
-			p--
-		}
-	case p-1 > lo && s[p-2] == '\\' && (s[p-1] == 'n' || s[p-1] == 'r'):
-		p -= 2
-		if p-1 > lo && s[p-2] == '\\' && s[p-1] == 'r' {
-			p -= 2
-		}
-	default:
+	n := lineBreakBefore(s, p, lo)
+	if n == 0 {
 		return p
 	}
+	p -= n
 	for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
 		p--
 	}

@@ -181,20 +181,6 @@ func pemLabelEnd(s string, p int) int {
 	return e + len("-----")
 }
 
-// runAtLeast returns the end of the run of bytes accepted by ok starting at
-// p, or 0 when it is shorter than n.
-func runAtLeast(s string, p, n int, ok func(byte) bool) int {
-	e := p
-	for e < len(s) && ok(s[e]) {
-		e++
-	}
-	spend(e - p)
-	if e-p < n {
-		return 0
-	}
-	return e
-}
-
 // redactUserinfo replaces the userinfo of every URL. The authority runs to
 // the first '/', '?', '#' or space, and the userinfo to its last '@', so a
 // malformed DSN with '@' inside the password is still covered. A password
@@ -650,8 +636,4 @@ func lineEnd(s string, i int) int {
 	return i
 }
 
-func isAlnum(c byte) bool     { return isDigit(c) || isLetter(c) }
-func isBase64URL(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
-func isWebhookByte(c byte) bool {
-	return isAlnum(c) || c == '_' || c == '/' || c == '-'
-}
+func isAlnum(c byte) bool { return isDigit(c) || isLetter(c) }
