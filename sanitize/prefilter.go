@@ -72,6 +72,9 @@ type scanner struct {
 	anchorPunct [256]bool
 	// wordFirst marks the first letters of the words scanWord looks for.
 	wordFirst [256]bool
+	// wordCheck marks the letters and digits wordFlags looks at; the
+	// others of clsWord are only the context and card rules' triggers.
+	wordCheck [256]bool
 }
 
 var (
@@ -112,13 +115,6 @@ func newScanner(want flags) *scanner {
 			sc.anchorPunct[c] = true
 		}
 	}
-	if want&(fContext|fCard) != 0 {
-		for c := range 256 {
-			if contextTriggerByte[c] && t[c] == clsBoring {
-				t[c] = clsWord
-			}
-		}
-	}
 	if want&fSQL != 0 {
 		for c := range 256 {
 			if sqlPrefixes[c] != nil {
@@ -127,6 +123,12 @@ func newScanner(want flags) *scanner {
 					t[c] = clsWord
 				}
 			}
+		}
+	}
+	for c := range 256 {
+		sc.wordCheck[c] = t[c] == clsWord
+		if want&(fContext|fCard) != 0 && contextTriggerByte[c] && t[c] == clsBoring {
+			t[c] = clsWord
 		}
 	}
 	return sc
@@ -245,7 +247,9 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 		switch byteClass[s[i]] {
 		case clsBoring:
 		case clsWord:
-			f |= sc.wordFlags(s, i, want)
+			if sc.wordCheck[s[i]] {
+				f |= sc.wordFlags(s, i, want)
+			}
 			if want&fContext != 0 && f&fContext == 0 && i >= contextSkip && contextTrigger(s, i) {
 				ok, end := contextAt(s, i)
 				if ok {

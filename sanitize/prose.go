@@ -98,6 +98,16 @@ var mayEndContextWord = func() (t [256]bool) {
 // backslash (an escaped quote ends a JSON-escaped value).
 var credentialValueByte = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~+/=%:@!$*#^|?")
 
+// minContextValue is the shortest value of any row of contextRules: a
+// shorter run ("42", "v2") is not looked behind.
+var minContextValue = func() int {
+	n := contextRules[0].shape.min
+	for _, r := range contextRules {
+		n = min(n, r.shape.min)
+	}
+	return n
+}()
+
 // maxValueLead bounds how far into a value its first digit or inner
 // capital may lie: the value is read back only that far from it.
 const maxValueLead = 32
@@ -127,14 +137,14 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	lo := max(0, i-maxValueLead)
 	p := i
 	for ; p > lo && credentialValueByte[s[p-1]]; p-- {
-		if c := s[p-1]; c == ':' || c == '=' {
+		if c := s[p-1]; (c == ':' || c == '=') && runEnd-p >= minContextValue {
 			if r = credentialBefore(s, p); r != nil {
 				return p, runEnd, r
 			}
 		}
 	}
 	spend(runEnd - p)
-	if p > 0 && credentialValueByte[s[p-1]] {
+	if p > 0 && credentialValueByte[s[p-1]] || runEnd-p < minContextValue {
 		return 0, runEnd, nil
 	}
 	if r = credentialBefore(s, p); r != nil {
@@ -239,6 +249,9 @@ func spacesBefore(s string, p, lo int, lines bool) int {
 // linkingWordBefore returns the length of "is", "was" or "are" ending at
 // s[p] after a space, or 0.
 func linkingWordBefore(s string, p, lo int) int {
+	if p == lo || s[p-1]|0x20 != 's' && s[p-1]|0x20 != 'e' {
+		return 0
+	}
 	for _, w := range [...]string{"is", "was", "are"} {
 		if p-len(w)-1 >= lo && hasSuffixFold(s[:p], w) && s[p-len(w)-1] == ' ' {
 			return len(w)
