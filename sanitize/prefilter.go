@@ -50,6 +50,7 @@ const (
 	clsPunct
 	clsCtrl
 	clsHigh
+	clsTrigger // a digit or capital that only the context and card rules read
 )
 
 // punctFlags holds, for each punctuation byte, the flags scanPunct may
@@ -72,9 +73,6 @@ type scanner struct {
 	anchorPunct [256]bool
 	// wordFirst marks the first letters of the words scanWord looks for.
 	wordFirst [256]bool
-	// wordCheck marks the letters and digits wordFlags looks at; the
-	// others of clsWord are only the context and card rules' triggers.
-	wordCheck [256]bool
 }
 
 var (
@@ -126,9 +124,8 @@ func newScanner(want flags) *scanner {
 		}
 	}
 	for c := range 256 {
-		sc.wordCheck[c] = t[c] == clsWord
 		if want&(fContext|fCard) != 0 && contextTriggerByte[c] && t[c] == clsBoring {
-			t[c] = clsWord
+			t[c] = clsTrigger
 		}
 	}
 	return sc
@@ -224,9 +221,7 @@ const (
 func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	var f flags
 	byteClass := &sc.class
-	// The context and card checks read a run of bytes after their trigger;
-	// the triggers inside that run are answered by the same reading.
-	contextSkip, cardSkip := 0, 0
+	var skips valueSkips
 	// Boring bytes are skipped four at a time; a group of four that holds
 	// something is then read byte by byte, without testing it again.
 	group := lo
@@ -246,23 +241,24 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 		}
 		switch byteClass[s[i]] {
 		case clsBoring:
-		case clsWord:
-			if sc.wordCheck[s[i]] {
-				f |= sc.wordFlags(s, i, want)
-			}
-			if want&fContext != 0 && f&fContext == 0 && i >= contextSkip && contextTrigger(s, i) {
-				ok, end := contextAt(s, i)
-				if ok {
-					f |= fContext
+		case clsWord, clsTrigger:
+			c := s[i]
+			// Lower-case trigger letters are common inside words, so they
+			// count only where a word starts, and so do the token triggers
+			// anchored on a lower-case letter (anchorOf).
+			if byteClass[c] == clsWord && (c < 'a' || c > 'z' || wordStart(s, i)) {
+				// Capitals begin sentences; of the words that start with
+				// one, only a few are mixed-case triggers, the rest (SQL
+				// keywords) are all capitals.
+				if sc.wordFirst[c] && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
+					f |= scanWord(s, i, want)
 				}
-				contextSkip = end
-			}
-			if want&fCard != 0 && f&fCard == 0 && i >= cardSkip && cardStart(s, i) {
-				ok, end := cardAt(s, i)
-				if ok {
-					f |= fCard
+				if want&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {
+					f |= fToken
 				}
-				cardSkip = end
+			}
+			if want&(fContext|fCard)&^f != 0 && contextTriggerByte[c] {
+				f |= valueFlags(s, i, want&^f, &skips)
 			}
 		case clsPunct:
 			if punctFlags[s[i]]&want != 0 {
@@ -280,25 +276,28 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	return f
 }
 
-// wordFlags runs the checks of the trigger letter or digit at s[i]:
-// scheme and SQL words, and token triggers.
-func (sc *scanner) wordFlags(s string, i int, want flags) flags {
-	// Lower-case trigger letters are common inside words, so they count
-	// only where a word starts, and so do the token triggers anchored on a
-	// lower-case letter (anchorOf).
-	c := s[i]
-	if 'a' <= c && c <= 'z' && !wordStart(s, i) {
-		return 0
-	}
+// valueSkips hold where the context and card checks may look next: each
+// reads a run of bytes after its trigger, and the triggers inside that run
+// are answered by the same reading.
+type valueSkips struct{ context, card int }
+
+// valueFlags runs the context and card checks, of those in want, at the
+// digit or capital s[i].
+func valueFlags(s string, i int, want flags, skip *valueSkips) flags {
 	var f flags
-	// Capitals begin sentences; of the words that start with one, only a
-	// few are mixed-case triggers, the rest (SQL keywords) are all
-	// capitals.
-	if sc.wordFirst[c] && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
-		f |= scanWord(s, i, want)
+	if want&fContext != 0 && i >= skip.context && contextTrigger(s, i) {
+		ok, end := contextAt(s, i)
+		if ok {
+			f |= fContext
+		}
+		skip.context = end
 	}
-	if want&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {
-		f |= fToken
+	if want&fCard != 0 && i >= skip.card && cardStart(s, i) {
+		ok, end := cardAt(s, i)
+		if ok {
+			f |= fCard
+		}
+		skip.card = end
 	}
 	return f
 }
@@ -328,21 +327,51 @@ func quoteFlags(s string, i int, want flags) flags {
 	return f
 }
 
-// scanPunct runs the checks of the punctuation byte at s[i].
+// scanPunct runs the checks of the punctuation byte at s[i]: one function
+// per byte, each reading only what its triggers need.
 func scanPunct(s string, i int, want flags) flags {
-	if check := punctChecks[s[i]]; check != nil {
-		return check(s, i, want)
+	switch s[i] {
+	case '-':
+		return dashFlags(s, i, want)
+	case '.':
+		// The commonest punctuation of prose, so checked here and not in
+		// a call of its own.
+		var f flags
+		if want&fIP != 0 && i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
+			f |= fIP
+		}
+		if want&fStack != 0 && i+1 < len(s) && sourceExtensions[s[i+1]] != nil && sourceLocationAt(s, i) {
+			f |= fStack
+		}
+		if want&fSQL != 0 && i > 0 && s[i-1] == 'r' && wordBefore(s, i, "driver") && strings.HasPrefix(s[i:], ".Value") {
+			f |= fSQL
+		}
+		if want&fHost != 0 && internalSuffixAt(s, i+1) > 0 {
+			f |= fHost
+		}
+		return f
+	case ':':
+		return colonFlags(s, i, want)
+	case '"', '\'':
+		return quoteAfterSpaceFlags(s, i, want)
+	case ',':
+		return commaFlags(s, i, want)
+	case '=', '>':
+		return assignFlags(s, i)
+	case '@':
+		return atFlags(s, i)
+	case '/':
+		return slashFlags(s, i)
+	case '\\':
+		return backslashFlags(s, i, want)
+	case '[':
+		return bracketFlags(s, i, want)
+	case '(':
+		return parenFlags(s, i, want)
+	case '%', '&':
+		return fEscape
 	}
 	return 0
-}
-
-// punctChecks holds, for each punctuation byte of punctFlags, the checks
-// that raise its flags: one function per byte, each reading only what its
-// triggers need.
-var punctChecks = [256]func(s string, i int, want flags) flags{
-	'-': dashFlags, '.': dotFlags, ':': colonFlags, '"': quoteAfterSpaceFlags, '\'': quoteAfterSpaceFlags,
-	',': commaFlags, '=': assignFlags, '>': assignFlags, '@': atFlags, '/': slashFlags, '\\': backslashFlags,
-	'[': bracketFlags, '(': parenFlags, '%': escapeFlags, '&': escapeFlags,
 }
 
 func dashFlags(s string, i int, want flags) flags {
@@ -352,23 +381,6 @@ func dashFlags(s string, i int, want flags) flags {
 	}
 	if want&fUserOption != 0 && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0 || passwordFlagAt(s, i)) {
 		f |= fUserOption
-	}
-	return f
-}
-
-func dotFlags(s string, i int, want flags) flags {
-	var f flags
-	if want&fIP != 0 && i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
-		f |= fIP
-	}
-	if want&fStack != 0 && i+1 < len(s) && sourceExtensions[s[i+1]] != nil && sourceLocationAt(s, i) {
-		f |= fStack
-	}
-	if want&fSQL != 0 && i > 0 && s[i-1] == 'r' && wordBefore(s, i, "driver") && strings.HasPrefix(s[i:], ".Value") {
-		f |= fSQL
-	}
-	if want&fHost != 0 && internalSuffixAt(s, i+1) > 0 {
-		f |= fHost
 	}
 	return f
 }
@@ -419,21 +431,21 @@ func commaFlags(s string, i int, want flags) flags {
 	return f
 }
 
-func assignFlags(s string, i int, _ flags) flags {
+func assignFlags(s string, i int) flags {
 	if _, _, ok := keyBefore(s, i); ok {
 		return fAssign
 	}
 	return 0
 }
 
-func atFlags(s string, i int, _ flags) flags {
+func atFlags(s string, i int) flags {
 	if dsnProtocol(s[i+1:]) > 0 {
 		return fAt | fDSN
 	}
 	return fAt
 }
 
-func slashFlags(s string, i int, _ flags) flags {
+func slashFlags(s string, i int) flags {
 	if unixPathAt(s, i) {
 		return fPath
 	}
@@ -469,8 +481,6 @@ func parenFlags(s string, i int, want flags) flags {
 	}
 	return f
 }
-
-func escapeFlags(string, int, flags) flags { return fEscape }
 
 // sourceExtensions are the source files whose "name.ext:line" marks a
 // stack frame (Go, Java, Kotlin, Scala, JavaScript, TypeScript, Rust, Ruby,
