@@ -190,11 +190,19 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 	// Before the change only the checks that read ahead can differ, and
 	// more than nearChange bytes after it only those that read far back.
 	want := sc.want &^ f
-	// The context and card checks read a whole value or number, which may
-	// lie far from the change: when they found nothing before, the whole
-	// text is looked at again for them.
-	g := sc.scanRange(t, 0, len(t), want&readsWhole)
-	want &^= readsWhole
+	// The context and card checks are made once per run of a value's or
+	// a number's bytes, at its first trigger, and read a bounded region
+	// around its start: only the runs that start near the change can
+	// differ, and a window that begins before any of them sees their first
+	// trigger as the full scan does.
+	var g flags
+	if want&fContext != 0 {
+		g |= sc.scanRange(t, max(0, p-2*maxValueLead), min(len(t), end+contextReach+maxValueLead), fContext)
+	}
+	if want&fCard != 0 {
+		g |= sc.scanRange(t, max(0, p-2*(maxCardChain+1)), min(len(t), end+1), fCard)
+	}
+	want &^= fContext | fCard
 	near := min(hi, end+nearChange)
 	g |= sc.scanRange(t, lo, p, want&^readsBackOnly)
 	g |= sc.scanRange(t, p, near, want)
@@ -212,7 +220,6 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 const (
 	readsBackOnly = fAt | fCtrl | fNonASCII | fEscape
 	readsFarBack  = fAssign | fToken | fStack | fSQL
-	readsWhole    = fContext | fCard
 	nearChange    = 8
 )
 
@@ -227,17 +234,17 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	group := lo
 	for i := lo; i < hi; i++ {
 		if i >= group {
-			for i+4 <= hi {
-				b := s[i : i+4]
-				if byteClass[b[0]]|byteClass[b[1]]|byteClass[b[2]]|byteClass[b[3]] != clsBoring {
-					break
-				}
-				i += 4
-			}
-			if i == hi {
+			if i = sc.skipBoring(s, i, hi); i == hi {
 				break
 			}
 			group = i + 4
+		}
+		// Only the flags not found yet are looked for: on text that holds
+		// many triggers (a hostile repetition, random bytes) the scan soon
+		// has little left to check, and stops when it has nothing.
+		w := want &^ f
+		if w == 0 {
+			return f
 		}
 		switch byteClass[s[i]] {
 		case clsBoring:
@@ -250,21 +257,21 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 				// Capitals begin sentences; of the words that start with
 				// one, only a few are mixed-case triggers, the rest (SQL
 				// keywords) are all capitals.
-				if sc.wordFirst[c] && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
-					f |= scanWord(s, i, want)
+				if sc.wordFirst[c] && w&(fScheme|fSQL) != 0 && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
+					f |= scanWord(s, i, w)
 				}
-				if want&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {
+				if w&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {
 					f |= fToken
 				}
 			}
-			if want&(fContext|fCard)&^f != 0 && contextTriggerByte[c] {
-				f |= valueFlags(s, i, want&^f, &skips)
+			if w&(fContext|fCard) != 0 && contextTriggerByte[c] {
+				f |= valueFlags(s, i, w, &skips)
 			}
 		case clsPunct:
-			if punctFlags[s[i]]&want != 0 {
-				f |= scanPunct(s, i, want)
+			if punctFlags[s[i]]&w != 0 {
+				f |= scanPunct(s, i, w)
 			}
-			if want&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i) {
+			if w&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i) {
 				f |= fToken
 			}
 		case clsCtrl:
@@ -274,6 +281,18 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 		}
 	}
 	return f
+}
+
+// skipBoring returns the first index at or after i, in steps of four, of
+// a group of four bytes below hi that is not all boring.
+func (sc *scanner) skipBoring(s string, i, hi int) int {
+	for ; i+4 <= hi; i += 4 {
+		b := s[i : i+4]
+		if sc.class[b[0]]|sc.class[b[1]]|sc.class[b[2]]|sc.class[b[3]] != clsBoring {
+			return i
+		}
+	}
+	return i
 }
 
 // valueSkips hold where the context and card checks may look next: each
