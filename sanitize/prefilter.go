@@ -196,11 +196,8 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 	// differ, and a window that begins before any of them sees their first
 	// trigger as the full scan does.
 	var g flags
-	if want&fContext != 0 {
-		g |= sc.scanRange(t, max(0, p-2*maxValueLead), min(len(t), end+contextReach+maxValueLead), fContext)
-	}
-	if want&fCard != 0 {
-		g |= sc.scanRange(t, max(0, p-2*(maxCardChain+1)), min(len(t), end+1), fCard)
+	if w := want & (fContext | fCard); w != 0 {
+		g = valueScan(t, max(0, p-2*max(maxValueLead, maxCardChain+1)), min(len(t), end+contextReach+maxValueLead), w)
 	}
 	want &^= fContext | fCard
 	near := min(hi, end+nearChange)
@@ -299,6 +296,23 @@ func (sc *scanner) skipBoring(s string, i, hi int) int {
 // reads a run of bytes after its trigger, and the triggers inside that run
 // are answered by the same reading.
 type valueSkips struct{ context, card int }
+
+// valueScan is scanRange for want holding only fContext and fCard: it
+// reads just their triggers, so rescan's windows for them cost a byte
+// lookup each.
+func valueScan(s string, lo, hi int, want flags) flags {
+	var skips valueSkips
+	var f flags
+	for i := lo; i < hi; i++ {
+		if !contextTriggerByte[s[i]] {
+			continue
+		}
+		if f |= valueFlags(s, i, want&^f, &skips); want&^f == 0 {
+			break
+		}
+	}
+	return f
+}
 
 // valueFlags runs the context and card checks, of those in want, at the
 // digit or capital s[i].

@@ -172,6 +172,14 @@ func credentialBefore(s string, v int) *contextRule {
 				sep = '='
 			}
 		}
+		// A key the key-value rule knows ("password=", "api_key:") is
+		// its to redact, with the syntax of its value: the context rule
+		// would only read the value again.
+		if c := s[p]; c == ':' || c == '=' {
+			if _, _, ok := keyBefore(s, p); ok {
+				return nil
+			}
+		}
 		p = spacesBefore(s, p, lo, false)
 	case spaced && linkingWordBefore(s, p, lo) > 0:
 		sep = 'i'
