@@ -18,7 +18,7 @@ const (
 	fSchemeSep                    // "://"
 	fAt                           // '@'
 	fURL                          // fSchemeSep and fAt: possible userinfo
-	fDSN                          // @tcp( and friends
+	fDSN                          // @tcp( and friends, or user:password@ without a scheme
 	fSQL                          // a driver message that quotes row values
 	fIP                           // digit.digit or a colon in hex context
 	fHost                         // .internal, .local, ...
@@ -216,7 +216,7 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 // Every other check reads at most four bytes back (":///" before a path).
 const (
 	readsBackOnly = fAt | fCtrl | fNonASCII | fEscape
-	readsFarBack  = fAssign | fToken | fStack | fSQL
+	readsFarBack  = fAssign | fToken | fStack | fSQL | fDSN
 	nearChange    = 8
 )
 
@@ -472,7 +472,7 @@ func assignFlags(s string, i int) flags {
 }
 
 func atFlags(s string, i int) flags {
-	if dsnProtocol(s[i+1:]) > 0 {
+	if _, pe := bareUserinfoPassword(s, i); dsnProtocol(s[i+1:]) > 0 || pe > 0 {
 		return fAt | fDSN
 	}
 	return fAt

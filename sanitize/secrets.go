@@ -361,11 +361,18 @@ var endsWord = byteSet(" \t\n\r\f\v\"'<>`")
 var endsAuthority = byteSet(" \t\n\r\f\v/?#")
 
 // redactDSNUserinfo replaces the user and password of a MySQL DSN
-// ("user:pw@tcp(host)/db").
+// ("user:pw@tcp(host)/db"), and the password of a userinfo written
+// without a scheme.
 func redactDSNUserinfo(s string) string {
 	e := edit{s: s}
 	for i := 0; i < len(s); i++ {
-		if s[i] != '@' || dsnProtocol(s[i+1:]) == 0 {
+		if s[i] != '@' {
+			continue
+		}
+		if dsnProtocol(s[i+1:]) == 0 {
+			if ps, pe := bareUserinfoPassword(s, i); pe > ps && ps >= e.last {
+				e.replace(ps, pe, Redacted)
+			}
 			continue
 		}
 		start := i
@@ -379,6 +386,34 @@ func redactDSNUserinfo(s string) string {
 		e.replace(start, i, Redacted)
 	}
 	return e.result()
+}
+
+// bareUserinfoPassword finds the password of "user:password@host" written
+// without a scheme (a registry, a git remote, a proxy setting): the word
+// before the '@' at s[at] holds one ':', what follows it is shaped like a
+// credential and a host follows the '@'. It returns the password's bounds,
+// reading no further back than the prefilter's reach.
+func bareUserinfoPassword(s string, at int) (int, int) {
+	if at+1 >= len(s) || !isAlnum(s[at+1]) {
+		return 0, 0
+	}
+	lo := max(0, at-(scanBehind-1))
+	colon, w := -1, at
+	for ; w > lo && !endsWord[s[w-1]] && strings.IndexByte("/@(=", s[w-1]) < 0; w-- {
+		if s[w-1] == ':' {
+			if colon >= 0 {
+				return 0, 0
+			}
+			colon = w - 1
+		}
+	}
+	if colon <= w || w > 0 && !endsWord[s[w-1]] {
+		return 0, 0
+	}
+	if !contextRules[0].shape.holds(s[colon+1 : at]) {
+		return 0, 0
+	}
+	return colon + 1, at
 }
 
 // dsnProtocol reports the length of a MySQL DSN protocol and its opening
