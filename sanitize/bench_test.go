@@ -167,3 +167,38 @@ func TestBenchInputs(t *testing.T) {
 		t.Fatalf("log tier: %q", got)
 	}
 }
+
+// BenchmarkLogHostile64K runs the log tier over 64 KiB that no rule was
+// written for: random bytes (controls, invalid UTF-8, every punctuation
+// byte) and random printable ASCII.
+func BenchmarkLogHostile64K(b *testing.B) {
+	for _, in := range []struct {
+		name string
+		s    string
+	}{{"random_bytes", randomText(64<<10, false)}, {"random_ascii", randomText(64<<10, true)}} {
+		b.Run(in.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in.s)))
+			b.ReportAllocs()
+			for b.Loop() {
+				sink = Log(in.s)
+			}
+		})
+	}
+}
+
+// randomText returns n bytes from a fixed seed, printable ASCII only when
+// ascii is set.
+func randomText(n int, ascii bool) string {
+	b := make([]byte, n)
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		b[i] = byte(x)
+		if ascii {
+			b[i] = ' ' + byte(x%95)
+		}
+	}
+	return string(b)
+}

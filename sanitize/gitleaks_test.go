@@ -109,6 +109,31 @@ var gitleaksSentences = []string{
 	"request to billing failed (%s); giving up after 3 attempts",
 }
 
+// gitleaksContexts are the sentences and formats real services log and
+// return with a credential inside: error wrappers, JSON and XML bodies,
+// Go's %q, quotes and brackets, a colon, an '=', the end of a sentence, a
+// query string, a header, a shell command and configuration lines. Each
+// names the credential with a different word and separator, so the
+// context rule is measured, not one phrase.
+var gitleaksContexts = []struct{ name, format string }{
+	{"wrapper-colon", "upstream said: invalid API key: %s"},
+	{"prose-token", "auth: invalid token %s for tenant 42"},
+	{"json-body", `{"error":{"message":"Invalid API key provided: %s","type":"invalid_request_error"}}`},
+	{"xml-body", "<Error><Code>InvalidToken</Code><Message>The access token %s is not valid.</Message></Error>"},
+	{"go-quoted", `license check failed: unknown key "%s"`},
+	{"parenthesized", "could not sign request (secret %s): signature mismatch"},
+	{"single-quoted", "login rejected: password '%s' does not match"},
+	{"after-colon", "client secret: %s"},
+	{"after-equals", "retrying with credential=%s after 401"},
+	{"sentence-end", "The passphrase was %s."},
+	{"query-string", "GET https://api.example.com/v1/charges?limit=10&access_token=%s returned 401"},
+	{"header-bearer", "sent Authorization: Bearer %s to the gateway"},
+	{"shell-password", "backup.sh: /usr/local/bin/deploy --password %s --host db: exit status 1"},
+	{"yaml-config", "config:\n  service:\n    apiKey: %s\n  region: eu-west-1"},
+	{"env-line", "export PAYMENTS_SECRET_KEY=%s"},
+	{"json-escaped", `{"detail":"bad request: {\"auth_token\":\"%s\"}"}`},
+}
+
 // leaks reports whether out still holds the secret, or any 12-byte window
 // of it that is not wholly inside the rule's public framing. Windows are
 // taken between control characters, which the log tier escapes.
@@ -239,6 +264,56 @@ func TestGitleaksCorpus(t *testing.T) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			t.Logf("%s (%d): %q", k, len(failures[k]), failures[k][0])
+		}
+	}
+}
+
+// TestGitleaksContexts puts every true-positive sample into each of
+// gitleaksContexts and reports, per context and tier, how many held: each
+// context must hold at least 97% of the samples, and every sample of a
+// vendor-prefixed rule in every context.
+func TestGitleaksContexts(t *testing.T) {
+	cases := loadGitleaksCases(t)
+	prefixed := map[string]bool{}
+	for _, r := range prefixedRules {
+		prefixed[r] = true
+	}
+	for _, tier := range []struct {
+		name string
+		f    func(string) string
+	}{{"Public", Public}, {"Log", Log}} {
+		for _, ctx := range gitleaksContexts {
+			held, total := 0, 0
+			var firstLeak string
+			prefixedLeaks := map[string]string{}
+			for _, c := range cases {
+				if c.Kind != "tp" {
+					continue
+				}
+				embed := c.Embed
+				if embed == "" {
+					embed = c.Secret
+				}
+				total++
+				out := tier.f(strings.Replace(ctx.format, "%s", embed, 1))
+				if !leaks(out, c) {
+					held++
+					continue
+				}
+				if firstLeak == "" {
+					firstLeak = c.Rule + ": " + out
+				}
+				if prefixed[c.Rule] {
+					prefixedLeaks[c.Rule] = out
+				}
+			}
+			t.Logf("%s %-15s held %d/%d (%.1f%%)", tier.name, ctx.name, held, total, 100*float64(held)/float64(total))
+			if held*100 < total*97 {
+				t.Errorf("%s %s: %d of %d held, want at least 97%%; first leak: %q", tier.name, ctx.name, held, total, firstLeak)
+			}
+			for r, out := range prefixedLeaks {
+				t.Errorf("%s %s: prefixed rule %s leaks: %q", tier.name, ctx.name, r, out)
+			}
 		}
 	}
 }

@@ -95,16 +95,7 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	if q == 0 {
 		return 0, false, false
 	}
-	j := q
 	switch s[q] {
-	case '=':
-		for n := 0; n < 3 && j > 0 && isAssignOp(s[j-1]); n++ {
-			j--
-		}
-	case ',':
-		if s[q-1] != '"' && s[q-1] != '\'' {
-			return 0, false, false
-		}
 	case '"', '\'':
 		return quotedAfterKeyword(s, q)
 	case '>':
@@ -112,25 +103,10 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 			start, ok = namedElementBefore(s, q)
 			return start, false, ok
 		}
-		if !isWordByte(s[q-1]) {
-			return 0, false, false
-		}
 	}
-	if j == 0 || !mayEndKey[s[j-1]] {
+	j, ok := keyEndBefore(s, q)
+	if !ok {
 		return 0, false, false
-	}
-	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
-		j--
-	}
-	// An array element named by its key: $config['secret'] = ...
-	if j > 1 && s[j-1] == ']' && (s[j-2] == '\'' || s[j-2] == '"') {
-		j--
-	}
-	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
-		j--
-	}
-	if j > 0 && s[j-1] == '\\' {
-		j--
 	}
 	// A plural of a secret's name ("api_keys", "tokens") names secrets
 	// when its value is a list or an object of them; before a number or a
@@ -145,29 +121,87 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	if j == 0 {
 		return 0, false, false
 	}
-	k := s[:j]
-	start, line, ok = secretKeyEnding(k)
-	if !ok && plural && k[j-1]|0x20 == 's' {
-		start, line, ok = secretKeyEnding(k[:j-1])
+	if v, found := keyElementValue(s, q); s[q] == '>' && found && !secretKeyTag(s, j) {
+		// A property list's value element (<string> after </key>) is a
+		// tag of its own, which the checks below would read as the key.
+		return v, false, true
 	}
-	if !ok && k[j-1]|0x20 == 'e' && s[q] != ',' && s[q] != '>' && hasSuffixFold(k, "value") {
-		start, ok = j-len("value"), namedValueBefore(s, j-len("value"), q)
-	}
-	if !ok && s[q] == '>' {
-		if v, found := keyElementValue(s, q); found {
-			// The closing check below reads the element as a tag of its own.
-			return v, false, true
-		}
-	}
-	// "key" alone names too many things, but not as a URL's query
-	// parameter: "?key=..." is how many APIs take their key.
-	if !ok && s[q] == '=' && j == q && j >= 4 && hasSuffixFold(k, "key") && (k[j-4] == '?' || k[j-4] == '&') {
-		start, ok = j-3, true
-	}
+	start, line, ok = keyNameEnding(s, q, j, plural)
 	if !ok || inPath(s, start, q) && !assignsInPath(s, q) || s[q] == '>' && !xmlTagBefore(s, start, q) {
 		return 0, false, false
 	}
 	return start, line, true
+}
+
+// keyEndBefore finds where the name of a key ends before the separator at
+// s[q]: before the rest of an operator ("=>", ":=", "::=", "?=", ".=",
+// "+="), spaces, a closing quote (escaped inside a JSON string) and the
+// bracket of an array element ($config['secret'] = ...).
+func keyEndBefore(s string, q int) (int, bool) {
+	j := q
+	switch s[q] {
+	case '=':
+		for n := 0; n < 3 && j > 0 && isAssignOp(s[j-1]); n++ {
+			j--
+		}
+	case ',':
+		if s[q-1] != '"' && s[q-1] != '\'' {
+			return 0, false
+		}
+	case '>':
+		if !isWordByte(s[q-1]) {
+			return 0, false
+		}
+	}
+	if j == 0 || !mayEndKey[s[j-1]] {
+		return 0, false
+	}
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	if j > 1 && s[j-1] == ']' && (s[j-2] == '\'' || s[j-2] == '"') {
+		j--
+	}
+	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
+		j--
+	}
+	if j > 0 && s[j-1] == '\\' {
+		j--
+	}
+	return j, true
+}
+
+// secretKeyTag reports whether the name that ends at s[j] names a secret
+// by its ending, in which case an element of that name is the key itself.
+func secretKeyTag(s string, j int) bool {
+	_, _, ok := secretKeyEnding(s[:j])
+	return ok
+}
+
+// keyNameEnding reports whether the name that ends at s[j], before the
+// separator at s[q], names a secret: by its ending, in the plural, as the
+// "value" of a name-value pair, or as "key" in a URL's query.
+func keyNameEnding(s string, q, j int, plural bool) (start int, line, ok bool) {
+	k := s[:j]
+	if start, line, ok = secretKeyEnding(k); ok {
+		return start, line, true
+	}
+	if plural && k[j-1]|0x20 == 's' {
+		if start, line, ok = secretKeyEnding(k[:j-1]); ok {
+			return start, line, true
+		}
+	}
+	if k[j-1]|0x20 == 'e' && s[q] != ',' && s[q] != '>' && hasSuffixFold(k, "value") {
+		if namedValueBefore(s, j-len("value"), q) {
+			return j - len("value"), false, true
+		}
+	}
+	// "key" alone names too many things, but not as a URL's query
+	// parameter: "?key=..." is how many APIs take their key.
+	if s[q] == '=' && j == q && j >= 4 && hasSuffixFold(k, "key") && (k[j-4] == '?' || k[j-4] == '&') {
+		return j - 3, false, true
+	}
+	return 0, false, false
 }
 
 // secretKeyEnding reports whether k ends with the name of a secret key
@@ -195,70 +229,6 @@ func secretKeyEnding(k string) (start int, line, ok bool) {
 	return 0, false, false
 }
 
-// namedValueBefore reports whether the member "value" starting at s[v],
-// whose separator is s[q], holds the value of a secret named just before
-// it: a name-value pair, as Kubernetes lists environment variables in YAML
-// ("- name: DB_PASSWORD" then "value: ..." on the next line), .NET and
-// Spring configure in XML (<add key="ApiToken" value="..."/>, <property
-// name="password" value="..."/>) and logfmt writes (name=DB_PASSWORD
-// value=...). Between the name and "value" stand at most a closing quote,
-// spaces and one line break. The name is not read back to its start: like
-// every key rule it is known by its ending, and the bytes read stay within
-// the prefilter's reach of the separator.
-func namedValueBefore(s string, v, q int) bool {
-	if v > 0 && isKeyNameByte(s[v-1]) {
-		return false // "default_value", "values"
-	}
-	lo := max(q-scanBehind, 0)
-	p := v
-	if p > lo && (s[p-1] == '"' || s[p-1] == '\'') {
-		p--
-	}
-	if p > lo && s[p-1] == '\\' {
-		p-- // an escaped quote
-	}
-	gap := p
-	for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
-		p--
-	}
-	switch {
-	case p > lo && s[p-1] == '\n':
-		p--
-		if p > lo && s[p-1] == '\r' {
-			p--
-		}
-	case p-1 > lo && s[p-2] == '\\' && (s[p-1] == 'n' || s[p-1] == 'r'):
-		p -= 2
-		if p-1 > lo && s[p-2] == '\\' && s[p-1] == 'r' {
-			p -= 2
-		}
-	case p == gap:
-		return false // "DB_PASSWORDvalue"
-	}
-	for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
-		p--
-	}
-	if p > lo && s[p-1] == ',' && p < gap {
-		// YAML's flow style: {name: API_TOKEN, value: ...}
-		p--
-	}
-	if p > lo && (s[p-1] == '"' || s[p-1] == '\'') {
-		p--
-		if p > lo && s[p-1] == '\\' {
-			p--
-		}
-	}
-	if p <= lo || !isKeyNameByte(s[p-1]) {
-		return false
-	}
-	w := p
-	for w > lo && isKeyNameByte(s[w-1]) {
-		w--
-	}
-	_, _, ok := secretKeyEnding(s[w:p])
-	return ok
-}
-
 // proseKeywords name a secret in a sentence, the value quoted after them:
 // fmt.Errorf("invalid password %q", pw) is the bug that puts one in an
 // error.
@@ -282,82 +252,6 @@ func quotedAfterKeyword(s string, q int) (int, bool, bool) {
 		}
 	}
 	return 0, false, false
-}
-
-// keyElementValue reports whether the tag closed at s[q] opens the value
-// element of a key element that names a secret, as property lists and
-// some XML settings pair them (<key>Password</key><string>...</string>,
-// <key>api_token</key> then <value>...</value> on the next line), and
-// returns where the value element's name starts. It reads no further back
-// than the prefilter's reach.
-func keyElementValue(s string, q int) (int, bool) {
-	lo := max(q-scanBehind, 0)
-	t := q
-	for t > lo && isLetter(s[t-1]) {
-		t--
-	}
-	tag := s[t:q]
-	if t == lo || s[t-1] != '<' || !strings.EqualFold(tag, "value") && !strings.EqualFold(tag, "string") {
-		return 0, false
-	}
-	p := t - 1
-	for p > lo && isSpace(s[p-1]) {
-		p--
-	}
-	if p-len("</key>") < lo || !hasSuffixFold(s[:p], "</key>") {
-		return 0, false
-	}
-	p -= len("</key>")
-	w := p
-	for w > lo && isKeyNameByte(s[w-1]) {
-		w--
-	}
-	if w == lo || s[w-1] != '>' {
-		return 0, false
-	}
-	if _, _, ok := secretKeyEnding(s[w:p]); !ok {
-		return 0, false
-	}
-	return t, true
-}
-
-// namedElementBefore reports whether the tag closed at s[q] names a secret
-// in its last attribute, name or key (<property name="db.password">, as
-// Hibernate and Spring configure): the element's text is then the secret's
-// value. It returns where the secret's name ends its keyword. Like
-// namedValueBefore it reads no further back than the prefilter's reach.
-func namedElementBefore(s string, q int) (int, bool) {
-	lo := max(q-scanBehind, 0)
-	quote := s[q-1]
-	open := q - 2
-	for open >= lo && s[open] != quote && isKeyNameByte(s[open]) {
-		open--
-	}
-	if open < lo || s[open] != quote {
-		return 0, false
-	}
-	start, _, ok := secretKeyEnding(s[open+1 : q-1])
-	if !ok {
-		return 0, false
-	}
-	a := open
-	if a > lo && s[a-1] == '=' {
-		a--
-	} else {
-		return 0, false
-	}
-	switch {
-	case a-4 >= lo && hasSuffixFold(s[:a], "name"):
-		a -= 4
-	case a-3 >= lo && hasSuffixFold(s[:a], "key"):
-		a -= 3
-	default:
-		return 0, false
-	}
-	if a == 0 || s[a-1] != ' ' && s[a-1] != '\t' {
-		return 0, false
-	}
-	return open + 1 + start, true
 }
 
 func isAssignOp(c byte) bool { return c == ':' || c == '?' || c == '.' || c == '+' || c == '!' }
@@ -410,247 +304,6 @@ func assignsInPath(s string, q int) bool {
 }
 
 func isKeyNameByte(c byte) bool { return isWordByte(c) || c == '-' || c == '.' }
-
-// xmlTagBefore reports whether the key starting at s[start] names an XML
-// element ("<password>") closed at s[q]. Like inPath, it reads no further
-// back from the separator than the prefilter's reach.
-func xmlTagBefore(s string, start, q int) bool {
-	w := start
-	// s[w-1] is read after the loop: within scanBehind.
-	for w > 0 && q-w < scanBehind-1 && isKeyNameByte(s[w-1]) {
-		w--
-	}
-	return w > 0 && s[w-1] == '<'
-}
-
-// valueAt returns the bounds of the value after the separator at s[q], or
-// an empty span when there is none.
-func valueAt(s string, q int, line bool) (int, int) {
-	if s[q] == '"' || s[q] == '\'' {
-		// A quoted value after a keyword in prose: the separator is its
-		// opening quote, escaped inside a JSON string.
-		p := q
-		if s[q] == '"' && q > 0 && s[q-1] == '\\' {
-			p--
-		}
-		return p, valueEnd(s, p, false)
-	}
-	p := valueStart(s, q)
-	if s[q] == '>' && p < len(s) && s[p] != '"' && s[p] != '\'' && s[p] != '<' {
-		// An element's text is its value, spaces and all
-		// (<password>my secret phrase</password>), to the tag that closes
-		// it or the end of the line.
-		e := p
-		for e < len(s) && s[e] != '<' && s[e] != '\n' && s[e] != '\r' {
-			e++
-		}
-		spend(e - p)
-		for e > p && (s[e-1] == ' ' || s[e-1] == '\t') {
-			e--
-		}
-		return p, e
-	}
-	if s[q] == ',' {
-		if p >= len(s) || s[p] != '"' && s[p] != '\'' {
-			return p, p
-		}
-		// A name-value pair ({"name":"DB_PASSWORD","value":"..."}, as
-		// Kubernetes and ECS list environment variables): the quoted
-		// token after the comma names the member whose value is the
-		// secret, and is no secret itself.
-		e := valueEnd(s, p, false)
-		c := e
-		for c < len(s) && (s[c] == ' ' || s[c] == '\t') {
-			c++
-		}
-		if e > p+1 && s[e-1] == s[p] && c < len(s) && s[c] == ':' {
-			spend(c - e)
-			p = valueStart(s, c)
-		}
-	}
-	if !line && s[q] == ':' && p < len(s) && s[p] == '!' {
-		// A YAML tag before the value (password: !!str ...) is not it. A
-		// tag is a short word: the read stops at maxTagLen, so a text of
-		// "key:!" pairs without a space costs no more than its length.
-		t := p + 1
-		for t < len(s) && t-p < maxTagLen && isTagByte(s[t]) {
-			t++
-		}
-		tagEnd := t
-		for t < len(s) && t-tagEnd < 2 && (s[t] == ' ' || s[t] == '\t') {
-			t++
-		}
-		spend(t - p)
-		// After the tag stands the value, unless it is the key of a pair
-		// of its own ("token: ! Cookie: sid=..."), which its rule takes.
-		if t > tagEnd && t < len(s) && !isSpace(s[t]) && !valueIsKey(s, t) {
-			p = t
-		}
-	}
-	if !line && p < len(s) && (s[p] == '{' || s[p] == '[') {
-		return p, structureEnd(s, p)
-	}
-	return p, valueEnd(s, p, line)
-}
-
-// structureAfter reports a list or an object as the value after the
-// separator at s[q], reading no more than three bytes past it.
-func structureAfter(s string, q int) bool {
-	p := q + 1
-	for n := 0; n < 2 && p < len(s) && s[p] == ' '; n++ {
-		p++
-	}
-	return p < len(s) && (s[p] == '[' || s[p] == '{')
-}
-
-// maxTagLen bounds a YAML tag ("!!str", "!secret", "!<tag:yaml.org,2002:str>"
-// is longer and is left as it is).
-const maxTagLen = 24
-
-func isTagByte(c byte) bool {
-	return isWordByte(c) || c == '!' || c == '/' || c == ':' || c == '.' || c == '-'
-}
-
-// maxStructure bounds how far structureEnd reads for the closing bracket.
-const maxStructure = 256
-
-// structureEnd returns the end of the object or array that opens at s[p]
-// ({"value": "..."}, [..., ...], YAML's {value: ...}): a secret key's value
-// that is a structure is redacted whole, since the secret is somewhere
-// inside it. Quoted strings are skipped, escapes respected. A structure
-// that does not close within maxStructure bytes ends at the first line
-// break after its opening, or at the bound.
-func structureEnd(s string, p int) int {
-	limit := min(len(s), p+maxStructure)
-	depth, e := 0, p
-	defer func() { spend(e - p) }()
-	for e < limit {
-		switch s[e] {
-		case '\\':
-			e += 2
-			continue
-		case '"', '\'':
-			quote := s[e]
-			e++
-			for e < limit && s[e] != quote {
-				if s[e] == '\\' {
-					e++
-				}
-				e++
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				e++
-				return e
-			}
-		}
-		e++
-	}
-	e = min(e, limit)
-	if n := strings.IndexAny(s[p:e], "\r\n"); n >= 0 {
-		return p + n
-	}
-	return e
-}
-
-// valueStart skips the rest of the separator ("=>", ":=", "::=") and the
-// spaces after it; after an XML tag, the value may start on the next line.
-func valueStart(s string, q int) int {
-	p := q + 1
-	for n := 0; n < 3 && p < len(s) && (s[p] == ':' || s[p] == '=' || s[p] == '>'); n++ {
-		p++
-	}
-	if s[q] == '>' {
-		for p < len(s) && isSpace(s[p]) {
-			p++
-		}
-		spend(p - q)
-		return p
-	}
-	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
-		p++
-	}
-	spend(p - q)
-	return p
-}
-
-// valueEnd parses one value starting at s[p]: an escaped JSON string, a
-// JSON string, a single-quoted string (the last two possibly unterminated),
-// else a bare word, or for header keys the rest of the line. A backslash
-// escapes the next byte inside either quote, so "it\'s" is one value.
-func valueEnd(s string, p int, line bool) int {
-	if p >= len(s) {
-		return p
-	}
-	switch s[p] {
-	case '\\':
-		if p+1 < len(s) && s[p+1] == '"' {
-			if e := escapedStringEnd(s, p+2); e > 0 {
-				return e
-			}
-		}
-	case '"', '\'':
-		quote := s[p]
-		e := p + 1
-		defer func() { spend(e - p) }()
-		for e < len(s) {
-			c := s[e]
-			if c == quote {
-				return e + 1
-			}
-			if c == '\r' || c == '\n' {
-				return e
-			}
-			if c == '\\' && e+1 < len(s) && s[e+1] != '\n' {
-				e += 2
-				continue
-			}
-			e++
-		}
-		return min(e, len(s))
-	}
-	if line {
-		return foldedLineEnd(s, p)
-	}
-	e := p
-	defer func() { spend(e - p) }()
-	for e < len(s) {
-		c := s[e]
-		if c == '\\' {
-			if e+1 < len(s) && !isSpace(s[e+1]) && strings.IndexByte("nrtu", s[e+1]) < 0 {
-				e += 2
-				continue
-			}
-			break
-		}
-		if endsBareValue[c] {
-			break
-		}
-		e++
-	}
-	return e
-}
-
-// escapedStringEnd finds the closing \" of a string inside a JSON string.
-func escapedStringEnd(s string, e int) int {
-	for e < len(s) {
-		switch s[e] {
-		case '"':
-			return 0
-		case '\\':
-			if e+1 < len(s) && s[e+1] == '"' {
-				return e + 2
-			}
-			e += 2
-			continue
-		}
-		e++
-	}
-	return 0
-}
 
 // redactKeyValues replaces the values of secret keys. A separator may be
 // followed by spaces ("password: x"), so a value can be the next key
@@ -726,246 +379,6 @@ func redactKeyValues(s string) string {
 	return e.result()
 }
 
-// lineBreakAt returns the length of the line break at s[p], real or
-// escaped as JSON and the log tier write it ("\r\n", `\n`), or 0.
-func lineBreakAt(s string, p int) int {
-	switch {
-	case p >= len(s):
-		return 0
-	case s[p] == '\n':
-		return 1
-	case s[p] == '\r':
-		if p+1 < len(s) && s[p+1] == '\n' {
-			return 2
-		}
-		return 1
-	case s[p] == '\\' && p+1 < len(s) && (s[p+1] == 'n' || s[p+1] == 'r'):
-		if s[p+1] == 'r' && strings.HasPrefix(s[p+2:], `\n`) {
-			return 4
-		}
-		return 2
-	}
-	return 0
-}
-
-// nextLineValue finds the value of a key whose line ends at its separator
-// ("password:" then the value on the next line, as YAML indents it and
-// pretty-printed JSON may break it). The next line counts as the value only
-// when it holds exactly one value: a quoted string or a single bare word,
-// which may be followed by a comma, spaces and the end of the line or of an
-// enclosing string. A line of several words is prose about the key
-// ("password reset failed:" / "user not found"), not its value, and stays.
-// A header folded onto a line that starts with a space or a tab (obsolete
-// in HTTP/1.1 but still parsed) continues the header: its whole line goes.
-// p is the start of the next line; the reads stop at its end.
-func nextLineValue(s string, p int, line bool) (int, int, bool) {
-	from := p
-	for p < len(s) {
-		if s[p] == ' ' || s[p] == '\t' {
-			p++
-		} else if s[p] == '\\' && p+1 < len(s) && s[p+1] == 't' {
-			p += 2
-		} else {
-			break
-		}
-	}
-	spend(p - from)
-	if p >= len(s) || lineBreakAt(s, p) > 0 {
-		return 0, 0, false
-	}
-	if line && p > from {
-		return p, foldedLineEnd(s, p), true
-	}
-	if valueIsKey(s, p) {
-		return 0, 0, false
-	}
-	e := valueEnd(s, p, false)
-	if e <= p || emptyPair(s[p:e]) || holdsKey(s, p, e) {
-		return 0, 0, false
-	}
-	r := e
-	if r < len(s) && s[r] == ',' {
-		r++
-	}
-	for r < len(s) && (s[r] == ' ' || s[r] == '\t') {
-		r++
-	}
-	spend(r - e)
-	if r < len(s) && lineBreakAt(s, r) == 0 && !closesValue[s[r]] {
-		return 0, 0, false
-	}
-	return p, e, true
-}
-
-// holdsKey reports whether the word s[p:e] holds a secret key's separator
-// ("0Authorization:x"): the word is then a pair of its own, whose value
-// its key's rule takes, and not the value of the line before. Were it
-// taken, redacting its value first ("0Authorization:[redacted]") would
-// change what the line before is found to hold.
-func holdsKey(s string, p, e int) bool {
-	for i := p; i < e; i++ {
-		if c := s[i]; c == ':' || c == '=' {
-			if _, _, ok := keyBefore(s, i); ok {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// emptyPair reports whether w is a key with an empty value ("DB_PASSWORD=",
-// "url:"), as in a list of unset variables: the key of the next line, not
-// the value of the last. Base64 padding also ends in '=', but base64 has no
-// '_', '.' or '-' before it, and a name of secret or configuration keys
-// usually has.
-func emptyPair(w string) bool {
-	last := w[len(w)-1]
-	if len(w) < 2 || last != '=' && last != ':' {
-		return false
-	}
-	w = w[:len(w)-1]
-	named := false
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if !isKeyNameByte(c) {
-			return false
-		}
-		named = named || c == '_' || c == '.' || c == '-'
-	}
-	return named || last == ':'
-}
-
-// closesValue holds the bytes that may end a line's only value besides a
-// line break: the end of an enclosing string, object, list or element.
-var closesValue = byteSet("\"'}])<")
-
-// blockIndicator returns the length of the YAML indicator of a block
-// scalar at s[p] ("|", ">-", "|+"), whose value starts on the next line,
-// or 0.
-func blockIndicator(s string, p int) int {
-	if s[p] != '|' && s[p] != '>' {
-		return 0
-	}
-	if p+1 < len(s) && (s[p+1] == '-' || s[p+1] == '+') {
-		return 2
-	}
-	return 1
-}
-
-// blockScalarLine returns the bounds of the first line of a YAML block
-// scalar whose indicator ends at s[p]: the indented line after the break.
-// A block scalar holds any text, so the whole line goes; its later lines
-// are not read (a multi-line secret there is a private key, which its own
-// rule finds).
-func blockScalarLine(s string, p int) (int, int, bool) {
-	from := p
-	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
-		p++
-	}
-	spend(p - from)
-	n := lineBreakAt(s, p)
-	if n == 0 {
-		return 0, 0, false
-	}
-	v := p + n
-	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
-		v++
-	}
-	if s[v-1] != ' ' && s[v-1] != '\t' || v >= len(s) || lineBreakAt(s, v) > 0 {
-		return 0, 0, false
-	}
-	return v, lineEnd(s, v), true
-}
-
-// dsnValueEnd extends a bare value that a space cut short inside a
-// key-value connection string: "host=db password=hunter 2 user=app" is
-// ambiguous, but in a run of key=value pairs a word without '=' belongs to
-// the value before it. The value is extended over at most two such words,
-// and only when a key=value pair stands both before its key and after the
-// words, so prose after a value ("token=x for user=bob") keeps its words.
-// The reads stay within maxDSNGap bytes of the value.
-func dsnValueEnd(s string, ks, vs, ve int) int {
-	if ve >= len(s) || s[ve] != ' ' || vs >= len(s) || s[vs] == '"' || s[vs] == '\'' || s[vs] == '\\' || ks < 2 {
-		return ve
-	}
-	if s[ks-1] == ';' {
-		return semicolonValueEnd(s, ve)
-	}
-	if s[ks-1] != ' ' || !pairBefore(s, ks-1) {
-		return ve
-	}
-	// p is at the space before the next word.
-	for p, words := ve, 0; words <= 2; words++ {
-		w := p + 1
-		e, key := w, true
-		// A word with a colon names a key of its own ("Cookie:",
-		// "Authorization:"): taking it into the value would hide its value
-		// from the rule that redacts it.
-		for e < len(s) && e-ve < maxDSNGap && !isSpace(s[e]) && s[e] != '=' && s[e] != ':' && !endsValueWord[s[e]] {
-			key = key && isKeyNameByte(s[e])
-			e++
-		}
-		spend(e - w)
-		switch {
-		case e == w || e >= len(s) || e-ve >= maxDSNGap:
-			return ve
-		case s[e] == '=' && key:
-			if words == 0 {
-				return ve
-			}
-			return p
-		case s[e] != ' ' || words == 2:
-			return ve
-		}
-		p = e
-	}
-	return ve
-}
-
-// endsValueWord ends a word of a key-value connection string.
-var endsValueWord = byteSet("\"'&;,<>)}")
-
-const maxDSNGap = 48
-
-// semicolonValueEnd extends a bare value cut short by a space in an
-// ADO.NET or ODBC connection string ("User ID=sa;Password=My Pass;..."),
-// where pairs are split by ';' and a value may hold spaces: it runs to the
-// next ';' or the end of the line, when that comes within maxDSNGap bytes
-// and before any '=', quote or word ending in a colon.
-func semicolonValueEnd(s string, ve int) int {
-	p := ve
-	defer func() { spend(p - ve) }()
-	for ; p < len(s) && p-ve < maxDSNGap; p++ {
-		switch c := s[p]; {
-		case c == ';' || c == '\r' || c == '\n' || c == '\\' && lineBreakAt(s, p) > 0:
-			return p
-		case c == '=' || c == '"' || c == '\'':
-			return ve
-		case c == ':' && (p+1 == len(s) || isSpace(s[p+1])):
-			// "Cookie: ..." names a key of its own.
-			return ve
-		}
-	}
-	if p == len(s) {
-		return p
-	}
-	return ve
-}
-
-// pairBefore reports whether the word that ends at s[end] (exclusive) is
-// a key=value pair.
-func pairBefore(s string, end int) bool {
-	for i := end - 1; i >= 0 && end-i < maxDSNGap; i-- {
-		switch c := s[i]; {
-		case c == '=':
-			return i > 0 && isKeyNameByte(s[i-1]) && i+1 < end
-		case isSpace(c), c == '"', c == '\'':
-			return false
-		}
-	}
-	return false
-}
-
 // validationWords start the messages of validators ("password: field
 // required", "token: must not be empty"): after "key:" such a word is the
 // start of prose, not a secret.
@@ -1028,30 +441,6 @@ func valueIsKey(s string, vs int) bool {
 	nv := valueStart(s, p)
 	return nv < len(s) && !endsBareValue[s[nv]] || nv < len(s) && (s[nv] == '"' || s[nv] == '\'')
 }
-
-// valueCore returns the part of the value s[vs:ve] that is replaced: its
-// quotes stay so that the surrounding JSON or query stays readable.
-func valueCore(s string, vs, ve int) (int, int) {
-	v := s[vs:ve]
-	switch {
-	case strings.HasPrefix(v, `\"`):
-		if len(v) >= 4 && strings.HasSuffix(v, `\"`) {
-			return vs + 2, ve - 2
-		}
-		return vs + 2, ve
-	case v[0] == '"' || v[0] == '\'':
-		if len(v) >= 2 && v[len(v)-1] == v[0] {
-			return vs + 1, ve - 1
-		}
-		return vs + 1, ve
-	}
-	return vs, ve
-}
-
-var (
-	endsBareValue = byteSet(" \t\n\r\f\v&,;\"'<>)}")
-	mayLeadKey    = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-\"'\\")
-)
 
 func byteSet(chars string) (t [256]bool) {
 	for i := 0; i < len(chars); i++ {

@@ -1,9 +1,8 @@
 package sanitize
 
-import (
-	"strconv"
-	"unicode/utf8"
-)
+import "unicode/utf8"
+
+const lowerHex = "0123456789abcdef"
 
 // Log returns s fit for a log line: credentials, tokens, cookies and
 // connection-string passwords are replaced with Redacted, while SQL, IP
@@ -125,11 +124,9 @@ func escapeFrom(s string, i int) string {
 				esc, digits = `\U`, 8
 			}
 			b = append(b, esc...)
-			h := strconv.FormatInt(int64(r), 16)
-			for n := len(h); n < digits; n++ {
-				b = append(b, '0')
+			for k := digits - 1; k >= 0; k-- {
+				b = append(b, lowerHex[r>>(4*k)&0xf])
 			}
-			b = append(b, h...)
 		default:
 			b = utf8.AppendRune(b, r)
 		}

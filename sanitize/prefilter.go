@@ -18,17 +18,19 @@ const (
 	fSchemeSep                    // "://"
 	fAt                           // '@'
 	fURL                          // fSchemeSep and fAt: possible userinfo
-	fDSN                          // @tcp( and friends
+	fDSN                          // @tcp( and friends, or user:password@ without a scheme
 	fSQL                          // a driver message that quotes row values
 	fIP                           // digit.digit or a colon in hex context
 	fHost                         // .internal, .local, ...
 	fPath                         // a path under a well-known root, a drive or UNC path
 	fUserOption                   // "-u " or "--user" (curl's user:password), or an option naming a secret ("--token x")
 	fEscape                       // '\\', '%' or '&': an escape may hide a secret (unhideEscaped)
+	fContext                      // a digit or inner capital after a credential word (the context rule)
+	fCard                         // a chain of 13 to 19 digits (a card number)
 )
 
 const (
-	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption
+	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption | fContext | fCard
 	locatorFlags = fIP | fHost | fPath
 	publicFlags  = secretFlags | fStack | fSQL | locatorFlags
 	// logFlags are what the log tier reads: it keeps stack traces, SQL and
@@ -48,6 +50,7 @@ const (
 	clsPunct
 	clsCtrl
 	clsHigh
+	clsTrigger // a digit or capital that only the context and card rules read
 )
 
 // punctFlags holds, for each punctuation byte, the flags scanPunct may
@@ -120,12 +123,16 @@ func newScanner(want flags) *scanner {
 			}
 		}
 	}
+	for c := range 256 {
+		if want&(fContext|fCard) != 0 && contextTriggerByte[c] && t[c] == clsBoring {
+			t[c] = clsTrigger
+		}
+	}
 	return sc
 }
 
-// scan and rescan are the public tier's, which looks for every flag.
-func scan(s string) flags                      { return publicScanner.scan(s) }
-func rescan(s string, f flags, t string) flags { return publicScanner.rescan(s, f, t) }
+// scan is the public tier's, which looks for every flag.
+func scan(s string) flags { return publicScanner.scan(s) }
 
 func (sc *scanner) scan(s string) flags { return withURL(sc.scanRange(s, 0, len(s), sc.want)) }
 
@@ -183,8 +190,18 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 	// Before the change only the checks that read ahead can differ, and
 	// more than nearChange bytes after it only those that read far back.
 	want := sc.want &^ f
+	// The context and card checks are made once per run of a value's or
+	// a number's bytes, at its first trigger, and read a bounded region
+	// around its start: only the runs that start near the change can
+	// differ, and a window that begins before any of them sees their first
+	// trigger as the full scan does.
+	var g flags
+	if w := want & (fContext | fCard); w != 0 {
+		g = valueScan(t, max(0, p-2*max(maxValueLead, maxCardChain+1)), min(len(t), end+contextReach+maxValueLead), w)
+	}
+	want &^= fContext | fCard
 	near := min(hi, end+nearChange)
-	g := sc.scanRange(t, lo, p, want&^readsBackOnly)
+	g |= sc.scanRange(t, lo, p, want&^readsBackOnly)
 	g |= sc.scanRange(t, p, near, want)
 	g |= sc.scanRange(t, near, hi, want&readsFarBack)
 	return withURL(f | g)
@@ -199,7 +216,7 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 // Every other check reads at most four bytes back (":///" before a path).
 const (
 	readsBackOnly = fAt | fCtrl | fNonASCII | fEscape
-	readsFarBack  = fAssign | fToken | fStack | fSQL
+	readsFarBack  = fAssign | fToken | fStack | fSQL | fDSN
 	nearChange    = 8
 )
 
@@ -208,46 +225,50 @@ const (
 func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	var f flags
 	byteClass := &sc.class
+	var skips valueSkips
 	// Boring bytes are skipped four at a time; a group of four that holds
 	// something is then read byte by byte, without testing it again.
 	group := lo
 	for i := lo; i < hi; i++ {
 		if i >= group {
-			for i+4 <= hi {
-				b := s[i : i+4]
-				if byteClass[b[0]]|byteClass[b[1]]|byteClass[b[2]]|byteClass[b[3]] != clsBoring {
-					break
-				}
-				i += 4
-			}
-			if i == hi {
+			if i = sc.skipBoring(s, i, hi); i == hi {
 				break
 			}
 			group = i + 4
 		}
+		// Only the flags not found yet are looked for: on text that holds
+		// many triggers (a hostile repetition, random bytes) the scan soon
+		// has little left to check, and stops when it has nothing.
+		w := want &^ f
+		if w == 0 {
+			return f
+		}
 		switch byteClass[s[i]] {
 		case clsBoring:
-		case clsWord:
+		case clsWord, clsTrigger:
+			c := s[i]
 			// Lower-case trigger letters are common inside words, so they
 			// count only where a word starts, and so do the token triggers
 			// anchored on a lower-case letter (anchorOf).
-			c := s[i]
-			if c < 'a' || c > 'z' || wordStart(s, i) {
+			if byteClass[c] == clsWord && (c < 'a' || c > 'z' || wordStart(s, i)) {
 				// Capitals begin sentences; of the words that start with
 				// one, only a few are mixed-case triggers, the rest (SQL
 				// keywords) are all capitals.
-				if sc.wordFirst[c] && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
-					f |= scanWord(s, i, want)
+				if sc.wordFirst[c] && w&(fScheme|fSQL) != 0 && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
+					f |= scanWord(s, i, w)
 				}
-				if want&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {
+				if w&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {
 					f |= fToken
 				}
 			}
-		case clsPunct:
-			if punctFlags[s[i]]&want != 0 {
-				f |= scanPunct(s, i, want)
+			if w&(fContext|fCard) != 0 && contextTriggerByte[c] {
+				f |= valueFlags(s, i, w, &skips)
 			}
-			if want&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i) {
+		case clsPunct:
+			if punctFlags[s[i]]&w != 0 {
+				f |= scanPunct(s, i, w)
+			}
+			if w&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i) {
 				f |= fToken
 			}
 		case clsCtrl:
@@ -255,6 +276,61 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 		case clsHigh:
 			f |= fNonASCII
 		}
+	}
+	return f
+}
+
+// skipBoring returns the first index at or after i, in steps of four, of
+// a group of four bytes below hi that is not all boring.
+func (sc *scanner) skipBoring(s string, i, hi int) int {
+	for ; i+4 <= hi; i += 4 {
+		b := s[i : i+4]
+		if sc.class[b[0]]|sc.class[b[1]]|sc.class[b[2]]|sc.class[b[3]] != clsBoring {
+			return i
+		}
+	}
+	return i
+}
+
+// valueSkips hold where the context and card checks may look next: each
+// reads a run of bytes after its trigger, and the triggers inside that run
+// are answered by the same reading.
+type valueSkips struct{ context, card int }
+
+// valueScan is scanRange for want holding only fContext and fCard: it
+// reads just their triggers, so rescan's windows for them cost a byte
+// lookup each.
+func valueScan(s string, lo, hi int, want flags) flags {
+	var skips valueSkips
+	var f flags
+	for i := lo; i < hi; i++ {
+		if !contextTriggerByte[s[i]] {
+			continue
+		}
+		if f |= valueFlags(s, i, want&^f, &skips); want&^f == 0 {
+			break
+		}
+	}
+	return f
+}
+
+// valueFlags runs the context and card checks, of those in want, at the
+// digit or capital s[i].
+func valueFlags(s string, i int, want flags, skip *valueSkips) flags {
+	var f flags
+	if want&fContext != 0 && i >= skip.context && contextTrigger(s, i) {
+		ok, end := contextAt(s, i)
+		if ok {
+			f |= fContext
+		}
+		skip.context = end
+	}
+	if want&fCard != 0 && i >= skip.card && cardStart(s, i) {
+		ok, end := cardAt(s, i)
+		if ok {
+			f |= fCard
+		}
+		skip.card = end
 	}
 	return f
 }
@@ -284,17 +360,16 @@ func quoteFlags(s string, i int, want flags) flags {
 	return f
 }
 
+// scanPunct runs the checks of the punctuation byte at s[i]: one function
+// per byte, each reading only what its triggers need.
 func scanPunct(s string, i int, want flags) flags {
-	var f flags
 	switch s[i] {
 	case '-':
-		if want&fPEM != 0 && strings.HasPrefix(s[i:], "-----BEGIN") {
-			f |= fPEM
-		}
-		if want&fUserOption != 0 && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0) {
-			f |= fUserOption
-		}
+		return dashFlags(s, i, want)
 	case '.':
+		// The commonest punctuation of prose, so checked here and not in
+		// a call of its own.
+		var f flags
 		if want&fIP != 0 && i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
 			f |= fIP
 		}
@@ -307,70 +382,135 @@ func scanPunct(s string, i int, want flags) flags {
 		if want&fHost != 0 && internalSuffixAt(s, i+1) > 0 {
 			f |= fHost
 		}
+		return f
 	case ':':
-		if want&fAssign != 0 {
-			if _, _, ok := keyBefore(s, i); ok {
-				f |= fAssign
-			}
-		}
-		if strings.HasPrefix(s[i:], "://") {
-			f |= fSchemeSep
-		}
-		// "::" alone is an address too (ipAt takes it), whatever is around.
-		if want&fIP != 0 && i+1 < len(s) && (s[i+1] == ':' || i > 0 && (isHex(s[i-1]) || s[i-1] == ':') && isHex(s[i+1])) {
-			f |= fIP
-		}
-		if want&fPath != 0 && i > 0 && drivePathAt(s, i-1) {
-			f |= fPath
-		}
-		if want&(fSQL|fStack) != 0 && i > 0 {
-			f |= colonAfterWord(s, i)
-		}
+		return colonFlags(s, i, want)
 	case '"', '\'':
-		if i > 1 && (s[i-1] == ' ' || s[i-1] == '\\' && s[i-2] == ' ') {
-			f |= quoteFlags(s, i, want)
-		}
+		return quoteAfterSpaceFlags(s, i, want)
 	case ',':
-		if want&fAssign != 0 {
-			if _, _, ok := keyBefore(s, i); ok {
-				f |= fAssign
-			}
-		}
-		if want&fStack != 0 && strings.HasPrefix(s[i:], ", in ") && pythonLineBefore(s, i) {
-			f |= fStack
-		}
+		return commaFlags(s, i, want)
 	case '=', '>':
+		return assignFlags(s, i)
+	case '@':
+		return atFlags(s, i)
+	case '/':
+		return slashFlags(s, i)
+	case '\\':
+		return backslashFlags(s, i, want)
+	case '[':
+		return bracketFlags(s, i, want)
+	case '(':
+		return parenFlags(s, i, want)
+	case '%', '&':
+		return fEscape
+	}
+	return 0
+}
+
+func dashFlags(s string, i int, want flags) flags {
+	var f flags
+	if want&fPEM != 0 && strings.HasPrefix(s[i:], "-----BEGIN") {
+		f |= fPEM
+	}
+	if want&fUserOption != 0 && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0 || passwordFlagAt(s, i)) {
+		f |= fUserOption
+	}
+	return f
+}
+
+func colonFlags(s string, i int, want flags) flags {
+	var f flags
+	if want&fAssign != 0 {
 		if _, _, ok := keyBefore(s, i); ok {
 			f |= fAssign
 		}
-	case '@':
-		f |= fAt
-		if dsnProtocol(s[i+1:]) > 0 {
-			f |= fDSN
+	}
+	if strings.HasPrefix(s[i:], "://") {
+		f |= fSchemeSep
+		if cutUserColon(s, i+3) > 0 {
+			f |= fURL
 		}
-	case '/':
-		if unixPathAt(s, i) {
-			f |= fPath
+	}
+	// "::" alone is an address too (ipAt takes it), whatever is around.
+	if want&fIP != 0 && i+1 < len(s) && (s[i+1] == ':' || i > 0 && (isHex(s[i-1]) || s[i-1] == ':') && isHex(s[i+1])) {
+		f |= fIP
+	}
+	if want&fPath != 0 && i > 0 && drivePathAt(s, i-1) {
+		f |= fPath
+	}
+	if want&(fSQL|fStack) != 0 && i > 0 {
+		f |= colonAfterWord(s, i)
+	}
+	return f
+}
+
+func quoteAfterSpaceFlags(s string, i int, want flags) flags {
+	if i > 1 && (s[i-1] == ' ' || s[i-1] == '\\' && s[i-2] == ' ') {
+		return quoteFlags(s, i, want)
+	}
+	return 0
+}
+
+func commaFlags(s string, i int, want flags) flags {
+	var f flags
+	if want&fAssign != 0 {
+		if _, _, ok := keyBefore(s, i); ok {
+			f |= fAssign
 		}
-	case '\\':
-		f |= fEscape
-		if want&fPath != 0 && uncPathAt(s, i) {
-			f |= fPath
-		}
-	case '[':
-		if want&fStack != 0 && (strings.HasPrefix(s[i:], "[signal ") || goroutineHeaderBefore(s, i)) {
-			f |= fStack
-		}
-		if want&fIP != 0 && i+1 < len(s) && (isHex(s[i+1]) || s[i+1] == ':') {
-			f |= fIP
-		}
-	case '(':
-		if wordBefore(s, i, "panic") || wordBefore(s, i, "Traceback ") ||
-			strings.HasPrefix(s[i:], "(Native Method)") || strings.HasPrefix(s[i:], "(Unknown Source)") {
-			f |= fStack
-		}
-	case '%', '&':
-		f |= fEscape
+	}
+	if want&fStack != 0 && strings.HasPrefix(s[i:], ", in ") && pythonLineBefore(s, i) {
+		f |= fStack
+	}
+	return f
+}
+
+func assignFlags(s string, i int) flags {
+	if _, _, ok := keyBefore(s, i); ok {
+		return fAssign
+	}
+	return 0
+}
+
+func atFlags(s string, i int) flags {
+	if _, pe := bareUserinfoPassword(s, i); dsnProtocol(s[i+1:]) > 0 || pe > 0 {
+		return fAt | fDSN
+	}
+	return fAt
+}
+
+func slashFlags(s string, i int) flags {
+	if unixPathAt(s, i) {
+		return fPath
+	}
+	return 0
+}
+
+func backslashFlags(s string, i int, want flags) flags {
+	if want&fPath != 0 && uncPathAt(s, i) {
+		return fEscape | fPath
+	}
+	return fEscape
+}
+
+func bracketFlags(s string, i int, want flags) flags {
+	var f flags
+	if want&fStack != 0 && (strings.HasPrefix(s[i:], "[signal ") || goroutineHeaderBefore(s, i)) {
+		f |= fStack
+	}
+	if want&fIP != 0 && i+1 < len(s) && (isHex(s[i+1]) || s[i+1] == ':') {
+		f |= fIP
+	}
+	return f
+}
+
+func parenFlags(s string, i int, want flags) flags {
+	var f flags
+	if wordBefore(s, i, "panic") || wordBefore(s, i, "Traceback ") ||
+		strings.HasPrefix(s[i:], "(Native Method)") || strings.HasPrefix(s[i:], "(Unknown Source)") {
+		f |= fStack
+	}
+	if want&fSQL != 0 && mysqlErrorAt(s, i) {
+		f |= fSQL
 	}
 	return f
 }

@@ -93,6 +93,23 @@ func databaseMessage(s string) bool {
 	if i := strings.Index(s, "UPDATE "); i >= 0 && strings.Contains(s[i:], " SET ") {
 		return true
 	}
+	// SQLite quotes a piece of the statement: near "SELEC": syntax error.
+	if i := strings.Index(s, `near "`); i >= 0 && strings.Contains(s[i:], `": syntax error`) {
+		return true
+	}
+	// MySQL numbers its errors: "Error 1146 (42S02): Table 'shop.x' doesn't
+	// exist". A refused login ("Access denied for user ...") names no
+	// schema and tells the client what went wrong, so it stays.
+	for i := 0; ; {
+		k := strings.IndexByte(s[i:], '(')
+		if k < 0 {
+			break
+		}
+		if mysqlErrorAt(s, i+k) && !strings.HasPrefix(s[i+k+7:], ": Access denied") {
+			return true
+		}
+		i += k + 1
+	}
 	// MySQL quotes the statement from the error on: "near '...' at line 1".
 	if end := strings.LastIndex(s, "' at line "); end >= 0 {
 		for i := 0; ; {
@@ -107,4 +124,31 @@ func databaseMessage(s string) bool {
 		}
 	}
 	return false
+}
+
+// mysqlErrorAt reports whether the '(' at s[i] opens the SQLSTATE of a
+// MySQL or MariaDB numbered error: "Error 1146 (42S02): ...", as the Go
+// driver and the command-line client ("ERROR 1054 (42S22) at line 1: ...")
+// write it.
+func mysqlErrorAt(s string, i int) bool {
+	d := i - 1
+	if d < 1 || s[d] != ' ' {
+		return false
+	}
+	n := d
+	for n > 0 && d-n < 5 && isDigit(s[n-1]) {
+		n--
+	}
+	if d-n < 4 || n < 6 || s[n-1] != ' ' || !hasSuffixFold(s[:n-1], "error") || !wordStart(s, n-6) {
+		return false
+	}
+	if i+7 > len(s) || s[i+6] != ')' {
+		return false
+	}
+	for _, c := range []byte(s[i+1 : i+6]) {
+		if !isDigit(c) && !('A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }

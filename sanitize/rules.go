@@ -34,9 +34,6 @@ type tokenFormat struct {
 	// beforeMin, with before, is the shortest run the trigger may follow
 	// (the 32 hexadecimal digits of a Mailchimp key before "-us").
 	beforeMin int
-	// keepTrigger leaves the trigger in place and removes only the body:
-	// the trigger is a word of prose ("invalid key <secret>").
-	keepTrigger bool
 	// end, when set, replaces body: it returns the end of the token whose
 	// trigger ends at p, or 0 (JWTs and webhook paths have structure).
 	end func(s string, p int, rc *runs) int
@@ -50,10 +47,6 @@ const (
 )
 
 var tokenFormats = []tokenFormat{
-	// A credential named by the word before it, as upstream errors put it
-	// ("invalid key 0ykuv8dc3fxq54gb89mcd292230vd3fs"): only a word that
-	// mixes letters and digits, at least 12 bytes long, counts.
-	{name: "named-key", triggers: []string{"key ", "Key ", "KEY "}, body: "A-Za-z0-9_./+=~%-", min: 12, mixed: true, keepTrigger: true},
 	{name: "aws-access-key-id", triggers: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"}, body: "A-Z0-9", min: 16},
 	{name: "aws-bedrock-api-key", triggers: []string{"ABSKQmVkcm9ja0FQSUtleS", "bedrock-api-key-"}, body: b64, min: 20},
 	{name: "1password-secret-key", triggers: []string{"A3-"}, body: "A-Z0-9-", min: 30},
@@ -547,9 +540,6 @@ func tokenAt(s string, i int, rc *runs) (int, int) {
 		}
 		if e := t.bodyEnd(s, p+len(t.text), rc); e > end {
 			start, end = ts, e
-			if t.rule.keepTrigger {
-				start = p + len(t.text)
-			}
 		}
 		return false
 	})

@@ -28,12 +28,19 @@ func redactSecrets(s string, f flags, r *passRun) string {
 	}
 	if f&fUserOption != 0 {
 		s = r.note(s, userOptionRule.redact(s))
+		s = r.note(s, redactPasswordFlags(s))
 	}
 	if f&fAssign != 0 {
 		// Not closed: a spaced value ("password=hunter 2 user=app") is
 		// extended over the words before the next pair, and a redaction can
 		// make such a pair of what follows it.
 		s = r.noteOpen(s, redactKeyValues(s))
+	}
+	if f&fContext != 0 {
+		s = r.note(s, redactContextValues(s))
+	}
+	if f&fCard != 0 {
+		s = r.note(s, redactCards(s))
 	}
 	return s
 }
@@ -174,20 +181,6 @@ func pemLabelEnd(s string, p int) int {
 	return e + len("-----")
 }
 
-// runAtLeast returns the end of the run of bytes accepted by ok starting at
-// p, or 0 when it is shorter than n.
-func runAtLeast(s string, p, n int, ok func(byte) bool) int {
-	e := p
-	for e < len(s) && ok(s[e]) {
-		e++
-	}
-	spend(e - p)
-	if e-p < n {
-		return 0
-	}
-	return e
-}
-
 // redactUserinfo replaces the userinfo of every URL. The authority runs to
 // the first '/', '?', '#' or space, and the userinfo to its last '@', so a
 // malformed DSN with '@' inside the password is still covered. A password
@@ -239,6 +232,13 @@ func redactUserinfo(s string) string {
 		if end < len(s) && (s[end] == ' ' || s[end] == '\t') {
 			at = max(at, spacedUserinfoEnd(s, start, end, at))
 		}
+		if at < 0 {
+			if ps, pe := cutPassword(s, start, end); pe > ps {
+				e.replace(ps, pe, Redacted)
+				i = pe
+			}
+			continue
+		}
 		if at <= start {
 			continue
 		}
@@ -246,6 +246,45 @@ func redactUserinfo(s string) string {
 		i = at
 	}
 	return e.result()
+}
+
+// cutUserColon returns the index of the colon of "user:" in an authority
+// that starts at s[p], when it comes within the prefilter's reach and
+// before any '@', '/', '.', '[' or blank, or 0.
+func cutUserColon(s string, p int) int {
+	for k := p; k < len(s) && k-p < scanAhead-3; k++ {
+		switch c := s[k]; {
+		case c == ':':
+			if k == p {
+				return 0
+			}
+			return k
+		case c == '@' || c == '.' || c == '[' || endsAuthority[c] || endsWord[c]:
+			return 0
+		}
+	}
+	return 0
+}
+
+// cutPassword finds the password of a URL whose host part the text cut
+// away: "scheme://user:pass" at the end of the text or before a quote
+// (a message that quotes a DSN up to its first bytes: "\"postgres://svc:
+// Hunter2Pa..."). A password of digits alone is a port ("localhost:8080").
+func cutPassword(s string, start, end int) (int, int) {
+	colon := cutUserColon(s, start)
+	if colon == 0 {
+		return 0, 0
+	}
+	cut := end
+	if k := strings.IndexAny(s[colon:end], "\"'\\"); k >= 0 {
+		cut = colon + k
+	} else if end < len(s) {
+		return 0, 0
+	}
+	if pw := s[colon+1 : cut]; pw == "" || strings.Trim(pw, "0123456789") == "" {
+		return 0, 0
+	}
+	return colon + 1, cut
 }
 
 // spacedUserinfoEnd finds the '@' that ends a userinfo whose password holds
@@ -322,11 +361,18 @@ var endsWord = byteSet(" \t\n\r\f\v\"'<>`")
 var endsAuthority = byteSet(" \t\n\r\f\v/?#")
 
 // redactDSNUserinfo replaces the user and password of a MySQL DSN
-// ("user:pw@tcp(host)/db").
+// ("user:pw@tcp(host)/db"), and the password of a userinfo written
+// without a scheme.
 func redactDSNUserinfo(s string) string {
 	e := edit{s: s}
 	for i := 0; i < len(s); i++ {
-		if s[i] != '@' || dsnProtocol(s[i+1:]) == 0 {
+		if s[i] != '@' {
+			continue
+		}
+		if dsnProtocol(s[i+1:]) == 0 {
+			if ps, pe := bareUserinfoPassword(s, i); pe > ps && ps >= e.last {
+				e.replace(ps, pe, Redacted)
+			}
 			continue
 		}
 		start := i
@@ -340,6 +386,34 @@ func redactDSNUserinfo(s string) string {
 		e.replace(start, i, Redacted)
 	}
 	return e.result()
+}
+
+// bareUserinfoPassword finds the password of "user:password@host" written
+// without a scheme (a registry, a git remote, a proxy setting): the word
+// before the '@' at s[at] holds one ':', what follows it is shaped like a
+// credential and a host follows the '@'. It returns the password's bounds,
+// reading no further back than the prefilter's reach.
+func bareUserinfoPassword(s string, at int) (int, int) {
+	if at+1 >= len(s) || !isAlnum(s[at+1]) {
+		return 0, 0
+	}
+	lo := max(0, at-(scanBehind-1))
+	colon, w := -1, at
+	for ; w > lo && !endsWord[s[w-1]] && strings.IndexByte("/@(=", s[w-1]) < 0; w-- {
+		if s[w-1] == ':' {
+			if colon >= 0 {
+				return 0, 0
+			}
+			colon = w - 1
+		}
+	}
+	if colon <= w || w > 0 && !endsWord[s[w-1]] {
+		return 0, 0
+	}
+	if !contextRules[0].shape.holds(s[colon+1 : at]) {
+		return 0, 0
+	}
+	return colon + 1, at
 }
 
 // dsnProtocol reports the length of a MySQL DSN protocol and its opening
@@ -597,8 +671,4 @@ func lineEnd(s string, i int) int {
 	return i
 }
 
-func isAlnum(c byte) bool     { return isDigit(c) || isLetter(c) }
-func isBase64URL(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
-func isWebhookByte(c byte) bool {
-	return isAlnum(c) || c == '_' || c == '/' || c == '-'
-}
+func isAlnum(c byte) bool { return isDigit(c) || isLetter(c) }

@@ -1,0 +1,96 @@
+package sanitize
+
+// Card numbers: PCI DSS forbids storing or logging a primary account
+// number, so both tiers redact one wherever it appears, keeping its last
+// four digits. A number counts when it has 13 to 19 digits, written
+// together or in groups joined by single spaces or dashes, starts with
+// 2 to 6 (the issuers' ranges; epoch milliseconds start with 1) and passes
+// the Luhn check.
+
+const (
+	minCardDigits = 13
+	maxCardDigits = 19
+	// maxCardChain bounds the bytes of one number with its separators.
+	maxCardChain = 2 * maxCardDigits
+)
+
+// cardChain reads the chain of digits that starts a word at s[i], with
+// single spaces or dashes between groups, and returns its end and the
+// number of digits, or 0 digits when it is part of a longer word or holds
+// more digits than a card.
+func cardChain(s string, i int) (end, digits int) {
+	e := i
+	for e < len(s) && e-i < maxCardChain {
+		switch c := s[e]; {
+		case isDigit(c):
+			digits++
+		case (c == ' ' || c == '-') && e+1 < len(s) && isDigit(s[e+1]) && isDigit(s[e-1]):
+		default:
+			return cardEnd(s, e, digits)
+		}
+		e++
+	}
+	spend(e - i)
+	return cardEnd(s, e, digits)
+}
+
+func cardEnd(s string, e, digits int) (int, int) {
+	if e < len(s) && (isAlnum(s[e]) || s[e] == '_') || digits > maxCardDigits {
+		return e, 0
+	}
+	return e, digits
+}
+
+// cardStart reports whether s[i] may start a card number.
+func cardStart(s string, i int) bool {
+	return '2' <= s[i] && s[i] <= '6' && (i == 0 || !isAlnum(s[i-1]) && s[i-1] != '.' && s[i-1] != '_')
+}
+
+// luhn reports whether the digits of s (other bytes skipped) pass the
+// Luhn check.
+func luhn(s string) bool {
+	sum, double := 0, false
+	for i := len(s) - 1; i >= 0; i-- {
+		if !isDigit(s[i]) {
+			continue
+		}
+		d := int(s[i] - '0')
+		if double {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+// cardAt is the prefilter's check at s[i], as redactCards reads it; it
+// returns the end of what it read.
+func cardAt(s string, i int) (bool, int) {
+	end, digits := cardChain(s, i)
+	return digits >= minCardDigits, end
+}
+
+// redactCards replaces every card number but its last four digits.
+func redactCards(s string) string {
+	e := edit{s: s}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) || !cardStart(s, i) {
+			continue
+		}
+		end, digits := cardChain(s, i)
+		if digits >= minCardDigits && luhn(s[i:end]) {
+			keep, n := end, 0
+			for n < 4 {
+				if keep--; isDigit(s[keep]) {
+					n++
+				}
+			}
+			e.replace(i, keep, Redacted)
+		}
+		i = end - 1
+	}
+	return e.result()
+}

@@ -1,0 +1,106 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+)
+
+// A credential named in prose or in a key is redacted whatever separator
+// and quotes stand between the name and the value.
+func TestContextRuleRedacts(t *testing.T) {
+	const v = "Zx9q2Lm4Kpw7Rt"
+	for _, f := range []string{
+		"upstream said: invalid API key: %s", "Invalid API key provided: %s", "api key %s", "key: %s",
+		"auth: invalid token %s for tenant 42", `license check failed: unknown key "%s"`, "unknown key '%s'",
+		"bad secret (%s)", "the password is %s.", "PASSWORD was %s", "clientSecret => %s", "x.api-key ::= %s",
+		"db_pass: %s", "SONAR.LOGIN ::= \"%s\"", "creds = %s", "Tokens: [%s]", `{\"accessToken\":\"%s\"}`,
+		"refresh token\n  %s", "signature=%s;", "private key “%s”", "credential <%s>", "passphrase `%s`",
+		"Access-Key: %s", "my-auth-token %s rejected", "secret_key:=%s",
+	} {
+		in := strings.Replace(f, "%s", v, 1)
+		for _, tier := range []func(string) string{Public, Log} {
+			if out := tier(in); strings.Contains(out, v) || strings.Contains(out, v[2:12]) {
+				t.Errorf("%q -> %q keeps the value", in, out)
+			}
+		}
+	}
+}
+
+// Words after a credential's name that are prose, placeholders or
+// identifiers stay; so do the identifiers the contract hands out.
+func TestContextRuleKeepsProse(t *testing.T) {
+	checkBenign(t, []string{
+		"the token expired", "password reset failed", "key not found", "invalid key length",
+		"token expired at 2026-01-02T10:00:00Z for user 42", "secret rotation is due in 3 days",
+		"the signature is invalid", "api key: required", "auth failed after 3 attempts",
+		"primary key 12345678901 violates nothing", "public key 9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit",
+		"key = entry_v2_name", "the token is XXXXXXXXXXXX1234", "keyVault: cmp2-qat-1208358310",
+		"idempotency key 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203 was already used",
+		"Idempotency-Key: 01JDQ3V8Y6ZK2M4N5P7R9S0T1W reused", "idempotency_key=0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"request id 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "correlation id 01JDQ3V8Y6ZK2M4N5P7R9S0T1W",
+		"operation id 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "approval id 01JDQ3V8Y6ZK2M4N5P7R9S0T1W pending",
+		"trace id 4bf92f3577b34da6a3ce929d0e0e4736",
+	})
+}
+
+func TestCommandLinePasswords(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"mysql glued", "restore: /usr/bin/mysql -uroot -pS3cr3tPw9 -h db shop < dump.sql: exit status 1", []string{"S3cr3tPw9"}},
+		{"mysqldump glued", "exec: mysqldump -u admin -phunter2x --single-transaction shop", []string{"hunter2x"}},
+		{"mariadb quoted", "mariadb -h db -p'pa ss' app", []string{"pa ss"}},
+		{"password option", "mariadb --user=app --password=Zx9q2Lm4 shop", []string{"Zx9q2Lm4"}},
+		{"password option spaced", "pg_dump --password Zx9q2Lm4 shop", []string{"Zx9q2Lm4"}},
+		{"curl user", "curl -u deploy:Zx9q2Lm4Kp https://x", []string{"Zx9q2Lm4Kp"}},
+		{"pgpassword", "PGPASSWORD=Zx9q2Lm4 psql -h db", []string{"Zx9q2Lm4"}},
+		{"sshpass", "sshpass -p Zx9q2Lm4Kp ssh root@host", []string{"Zx9q2Lm4Kp"}},
+		{"sshpass quoted", "sshpass -p 'hunter two' ssh host", []string{"hunter two"}},
+	})
+	checkBenign(t, []string{
+		"mkdir -p data failed", "mysql -p shop prompts for it", "gcc -pedantic main.c",
+		"mysql -u root shop\ndocker run -p8080:80 app",
+	})
+}
+
+func TestEncodedAndCutCredentials(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"docker auth", `{"auths":{"registry.example.com":{"auth":"ZGVwbG95Omh1bnRlcjJodW50ZXIy"}}}`, []string{"ZGVwbG95Omh1bnRlcjJodW50ZXIy"}},
+		{"percent-encoded token", "GET /cb?token=abc123%2Fdef456%2Bghi789%3D&x=1", []string{"def456", "ghi789"}},
+		{"percent-encoded prose", "invalid token abc123%2Fdef456%2Bghi789 given", []string{"def456", "ghi789"}},
+		{"basic in any header", "X-Upstream-Auth: Basic ZGVwbG95Omh1bnRlcjI=", []string{"ZGVwbG95Omh1bnRlcjI"}},
+		{"dsn cut before quote", `json: cannot unmarshal "\"postgres://svc:Hunter2Pa..."`, []string{"Hunter2Pa"}},
+		{"dsn cut at end", "dial redis://default:s3cretPass", []string{"s3cretPass"}},
+		{"dsn cut single quote", "url 'mysql://root:Sup3rSecret' invalid", []string{"Sup3rSecret"}},
+	})
+	checkBenign(t, []string{"https://example.com:8443", "see http://localhost:8080", "GET http://api:9000"})
+}
+
+func TestCardNumbers(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"spaced visa", "charge failed for card 4111 1111 1111 1111 (declined)", []string{"4111 1111 1111"}},
+		{"dashed", "card=5555-5555-5555-4444", []string{"5555-5555-5555"}},
+		{"amex", "pan 378282246310005.", []string{"3782822463"}},
+		{"json", `{"number":"6011111111111117"}`, []string{"601111111111"}},
+	})
+	for _, tier := range []func(string) string{Public, Log} {
+		if out := tier("card 4111 1111 1111 1111"); !strings.HasSuffix(out, "1111") {
+			t.Errorf("card lost its last four digits: %q", out)
+		}
+	}
+	checkBenign(t, []string{"order 4111111111111112 shipped", "ts=1733050000123 done", "id 12345678901234567890123"})
+}
+
+func TestDatabaseMessagesGeneric(t *testing.T) {
+	for _, s := range []string{
+		"Error 1146 (42S02): Table 'shop.order_items_archive' doesn't exist",
+		"load: Error 1054 (42S22): Unknown column 'ssn_plain' in 'field list'",
+		"ERROR 1064 (42000) at line 1: You have an error",
+		`query: near "SELEC": syntax error`,
+	} {
+		if got := Public(s); got != GenericDetail {
+			t.Errorf("Public(%q) = %q", s, got)
+		}
+		if got := Log(s); got != s {
+			t.Errorf("Log(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

@@ -1,0 +1,275 @@
+package sanitize
+
+import "strings"
+
+// The value of a secret key: where it starts after its separator, and
+// where it ends, by its syntax (a quoted string, an escaped JSON string, a
+// bare word, a structure, an element's text, a header's line).
+
+// valueAt returns the bounds of the value after the separator at s[q], or
+// an empty span when there is none.
+func valueAt(s string, q int, line bool) (int, int) {
+	if s[q] == '"' || s[q] == '\'' {
+		// A quoted value after a keyword in prose: the separator is its
+		// opening quote, escaped inside a JSON string.
+		p := q
+		if s[q] == '"' && q > 0 && s[q-1] == '\\' {
+			p--
+		}
+		return p, valueEnd(s, p, false)
+	}
+	p := valueStart(s, q)
+	switch {
+	case s[q] == '>' && p < len(s) && s[p] != '"' && s[p] != '\'' && s[p] != '<':
+		return p, elementTextEnd(s, p)
+	case s[q] == ',':
+		if p >= len(s) || s[p] != '"' && s[p] != '\'' {
+			return p, p
+		}
+		p = pairValueStart(s, p)
+	case !line && s[q] == ':' && p < len(s) && s[p] == '!':
+		p = afterYAMLTag(s, p)
+	}
+	if !line && p < len(s) && (s[p] == '{' || s[p] == '[') {
+		return p, structureEnd(s, p)
+	}
+	return p, valueEnd(s, p, line)
+}
+
+// elementTextEnd returns the end of an element's text starting at s[p],
+// which is its value, spaces and all (<password>my secret
+// phrase</password>): the tag that closes it or the end of the line.
+func elementTextEnd(s string, p int) int {
+	e := p
+	for e < len(s) && s[e] != '<' && s[e] != '\n' && s[e] != '\r' {
+		e++
+	}
+	spend(e - p)
+	for e > p && (s[e-1] == ' ' || s[e-1] == '\t') {
+		e--
+	}
+	return e
+}
+
+// pairValueStart reads a name-value pair ({"name":"DB_PASSWORD","value":
+// "..."}, as Kubernetes and ECS list environment variables) whose quoted
+// member name starts at s[p], after the comma: that token names the member
+// whose value is the secret, and is no secret itself. It returns where the
+// value starts, or p when no member follows.
+func pairValueStart(s string, p int) int {
+	e := valueEnd(s, p, false)
+	c := e
+	for c < len(s) && (s[c] == ' ' || s[c] == '\t') {
+		c++
+	}
+	if e > p+1 && s[e-1] == s[p] && c < len(s) && s[c] == ':' {
+		spend(c - e)
+		return valueStart(s, c)
+	}
+	return p
+}
+
+// afterYAMLTag steps over a YAML tag before a value (password: !!str
+// ...), which is not the value. A tag is a short word: the read stops at
+// maxTagLen, so a text of "key:!" pairs without a space costs no more than
+// its length. After the tag stands the value, unless it is the key of a
+// pair of its own ("token: ! Cookie: sid=..."), which its rule takes; then
+// the tag is returned as the value.
+func afterYAMLTag(s string, p int) int {
+	t := p + 1
+	for t < len(s) && t-p < maxTagLen && isTagByte(s[t]) {
+		t++
+	}
+	tagEnd := t
+	for t < len(s) && t-tagEnd < 2 && (s[t] == ' ' || s[t] == '\t') {
+		t++
+	}
+	spend(t - p)
+	if t > tagEnd && t < len(s) && !isSpace(s[t]) && !valueIsKey(s, t) {
+		return t
+	}
+	return p
+}
+
+// structureAfter reports a list or an object as the value after the
+// separator at s[q], reading no more than three bytes past it.
+func structureAfter(s string, q int) bool {
+	p := q + 1
+	for n := 0; n < 2 && p < len(s) && s[p] == ' '; n++ {
+		p++
+	}
+	return p < len(s) && (s[p] == '[' || s[p] == '{')
+}
+
+// maxTagLen bounds a YAML tag ("!!str", "!secret", "!<tag:yaml.org,2002:str>"
+// is longer and is left as it is).
+const maxTagLen = 24
+
+func isTagByte(c byte) bool {
+	return isWordByte(c) || c == '!' || c == '/' || c == ':' || c == '.' || c == '-'
+}
+
+// maxStructure bounds how far structureEnd reads for the closing bracket.
+const maxStructure = 256
+
+// structureEnd returns the end of the object or array that opens at s[p]
+// ({"value": "..."}, [..., ...], YAML's {value: ...}): a secret key's value
+// that is a structure is redacted whole, since the secret is somewhere
+// inside it. Quoted strings are skipped, escapes respected. A structure
+// that does not close within maxStructure bytes ends at the first line
+// break after its opening, or at the bound.
+func structureEnd(s string, p int) int {
+	limit := min(len(s), p+maxStructure)
+	depth, e := 0, p
+	defer func() { spend(e - p) }()
+	for e < limit {
+		switch s[e] {
+		case '\\':
+			e += 2
+			continue
+		case '"', '\'':
+			quote := s[e]
+			e++
+			for e < limit && s[e] != quote {
+				if s[e] == '\\' {
+					e++
+				}
+				e++
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				e++
+				return e
+			}
+		}
+		e++
+	}
+	e = min(e, limit)
+	if n := strings.IndexAny(s[p:e], "\r\n"); n >= 0 {
+		return p + n
+	}
+	return e
+}
+
+// valueStart skips the rest of the separator ("=>", ":=", "::=") and the
+// spaces after it; after an XML tag, the value may start on the next line.
+func valueStart(s string, q int) int {
+	p := q + 1
+	for n := 0; n < 3 && p < len(s) && (s[p] == ':' || s[p] == '=' || s[p] == '>'); n++ {
+		p++
+	}
+	if s[q] == '>' {
+		for p < len(s) && isSpace(s[p]) {
+			p++
+		}
+		spend(p - q)
+		return p
+	}
+	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
+		p++
+	}
+	spend(p - q)
+	return p
+}
+
+// valueEnd parses one value starting at s[p]: an escaped JSON string, a
+// JSON string, a single-quoted string (the last two possibly unterminated),
+// else a bare word, or for header keys the rest of the line. A backslash
+// escapes the next byte inside either quote, so "it\'s" is one value.
+func valueEnd(s string, p int, line bool) int {
+	if p >= len(s) {
+		return p
+	}
+	switch s[p] {
+	case '\\':
+		if p+1 < len(s) && s[p+1] == '"' {
+			if e := escapedStringEnd(s, p+2); e > 0 {
+				return e
+			}
+		}
+	case '"', '\'':
+		quote := s[p]
+		e := p + 1
+		defer func() { spend(e - p) }()
+		for e < len(s) {
+			c := s[e]
+			if c == quote {
+				return e + 1
+			}
+			if c == '\r' || c == '\n' {
+				return e
+			}
+			if c == '\\' && e+1 < len(s) && s[e+1] != '\n' {
+				e += 2
+				continue
+			}
+			e++
+		}
+		return min(e, len(s))
+	}
+	if line {
+		return foldedLineEnd(s, p)
+	}
+	e := p
+	defer func() { spend(e - p) }()
+	for e < len(s) {
+		c := s[e]
+		if c == '\\' {
+			if e+1 < len(s) && !isSpace(s[e+1]) && strings.IndexByte("nrtu", s[e+1]) < 0 {
+				e += 2
+				continue
+			}
+			break
+		}
+		if endsBareValue[c] {
+			break
+		}
+		e++
+	}
+	return e
+}
+
+// escapedStringEnd finds the closing \" of a string inside a JSON string.
+func escapedStringEnd(s string, e int) int {
+	for e < len(s) {
+		switch s[e] {
+		case '"':
+			return 0
+		case '\\':
+			if e+1 < len(s) && s[e+1] == '"' {
+				return e + 2
+			}
+			e += 2
+			continue
+		}
+		e++
+	}
+	return 0
+}
+
+// valueCore returns the part of the value s[vs:ve] that is replaced: its
+// quotes stay so that the surrounding JSON or query stays readable.
+func valueCore(s string, vs, ve int) (int, int) {
+	v := s[vs:ve]
+	switch {
+	case strings.HasPrefix(v, `\"`):
+		if len(v) >= 4 && strings.HasSuffix(v, `\"`) {
+			return vs + 2, ve - 2
+		}
+		return vs + 2, ve
+	case v[0] == '"' || v[0] == '\'':
+		if len(v) >= 2 && v[len(v)-1] == v[0] {
+			return vs + 1, ve - 1
+		}
+		return vs + 1, ve
+	}
+	return vs, ve
+}
+
+var (
+	endsBareValue = byteSet(" \t\n\r\f\v&,;\"'<>)}")
+	mayLeadKey    = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-\"'\\")
+)

@@ -1,0 +1,481 @@
+package sanitize
+
+import "strings"
+
+// The context rule finds a credential by the word that names it, whatever
+// words surround the two: a credential word ("token", "API key",
+// "client_secret", "accessToken"), then any separator people write (':',
+// '=', ":=", "::=", "=>", a space, "is", quotes of every kind, brackets,
+// an escaped quote inside JSON, one line break), then a value shaped like a
+// credential. Ordinary words after the name ("the token expired", "key not
+// found") are not shaped so and stay.
+//
+// It is found from the value backwards: a credential holds a digit or a
+// capital inside a word, which prose rarely does, so most bytes cost one
+// table lookup and only those few look back for a name.
+
+// A contextRule is one row of the context rule: the words that name a
+// credential and the shape of the value they announce. Adding a word is
+// one entry of words; a word matches as a whole word, as the last part of a
+// compound name ("db_password", "X-Api-Key", "accessToken", "APIKEY") and
+// in the plural.
+type contextRule struct {
+	name  string
+	words []string // lower case
+	// spaced lets a bare space separate the word from its value ("invalid
+	// token <value>"); without it the rule needs ':', '=', "is" or a quote.
+	spaced bool
+	// ignoreAfter are qualifiers that make the word name something else
+	// ("primary key", "idempotency key": the contract's own identifiers).
+	ignoreAfter []string
+	shape       valueShape
+}
+
+// A valueShape bounds a credential's value: its length in bytes, and the
+// evidence of entropy it must carry (see valueShape.holds).
+type valueShape struct {
+	min, max int
+	// digitsOnly is the shortest value of digits alone that counts.
+	digitsOnly int
+}
+
+var contextRules = []contextRule{
+	{
+		name: "credential",
+		words: []string{"key", "token", "secret", "password", "passwd", "pwd", "passphrase", "credential", "creds", "cred",
+			"auth", "signature", "apikey", "accesskey", "secretkey", "privatekey", "authtoken", "accesstoken",
+			"refreshtoken", "clientsecret", "oauth"},
+		spaced: true,
+		ignoreAfter: []string{"idempotency", "primary", "foreign", "sort", "partition", "cache", "object", "unique",
+			"composite", "routing", "lookup", "shard", "hash", "map", "row", "dedup", "dedupe", "bucket", "index",
+			"registry", "translation", "public", "message", "pagination", "page", "continuation", "cursor", "next"},
+		shape: valueShape{min: 8, max: 1024, digitsOnly: 16},
+	},
+	{
+		// Words that name a credential only as a key of their own
+		// ("SONAR.LOGIN ::= ...", "db_pass: ..."): in prose they are verbs.
+		name:        "credential-key",
+		words:       []string{"login", "pass"},
+		ignoreAfter: []string{"idempotency"},
+		shape:       valueShape{min: 8, max: 1024, digitsOnly: 16},
+	},
+}
+
+type contextWord struct {
+	word string
+	rule *contextRule
+}
+
+// contextWordsByLast groups the words of contextRules by their last byte,
+// in either case, as keysByLast does for the key-value rule.
+var contextWordsByLast = func() (t [256][]contextWord) {
+	for i := range contextRules {
+		r := &contextRules[i]
+		for _, w := range r.words {
+			c := w[len(w)-1]
+			t[c] = append(t[c], contextWord{w, r})
+			t[c-'a'+'A'] = append(t[c-'a'+'A'], contextWord{w, r})
+		}
+	}
+	return t
+}()
+
+// mayEndContextWord holds the bytes a name that ends in a credential
+// word may end with: the words' last letters, a plural 's' and the
+// separators contextWordAt trims.
+var mayEndContextWord = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = len(contextWordsByLast[c]) > 0
+	}
+	for _, c := range []byte("sS._-") {
+		t[c] = true
+	}
+	return t
+}()
+
+// credentialValueByte holds the bytes of a credential's value in prose.
+// A value ends at a space, a quote, a bracket, '&', ',', ';' or a
+// backslash (an escaped quote ends a JSON-escaped value).
+var credentialValueByte = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~+/=%:@!$*#^|?")
+
+// minContextValue is the shortest value of any row of contextRules: a
+// shorter run ("42", "v2") is not looked behind.
+var minContextValue = func() int {
+	n := contextRules[0].shape.min
+	for _, r := range contextRules {
+		n = min(n, r.shape.min)
+	}
+	return n
+}()
+
+// maxValueLead bounds how far into a value its first digit or inner
+// capital may lie: the value is read back only that far from it.
+const maxValueLead = 32
+
+// contextReach bounds how far before its value the name of a credential
+// is read: separators, quotes, one line break, a filler word and the name.
+const contextReach = 112
+
+// contextTrigger reports whether s[i] is a byte the context rule looks
+// back from: a digit, or a capital after a lower-case letter.
+func contextTrigger(s string, i int) bool {
+	c := s[i]
+	return isDigit(c) || 'A' <= c && c <= 'Z' && i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z'
+}
+
+// contextValueAt looks back from the trigger at s[i] for the start of a
+// value that a credential word announces, and returns it with the rule
+// and the end of the run of value bytes around s[i]. A run that starts
+// more than maxValueLead bytes before i is no value. Starts are tried from
+// the nearest: the run's own start and each ':' or '=' inside it
+// ("user:pass", "token=abc" glued to a word).
+func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
+	runEnd = i
+	for runEnd < len(s) && credentialValueByte[s[runEnd]] {
+		runEnd++
+	}
+	lo := max(0, i-maxValueLead)
+	p := i
+	for ; p > lo && credentialValueByte[s[p-1]]; p-- {
+		if c := s[p-1]; (c == ':' || c == '=') && runEnd-p >= minContextValue {
+			if r = credentialBefore(s, p); r != nil {
+				return p, runEnd, r
+			}
+		}
+	}
+	spend(runEnd - p)
+	if p > 0 && credentialValueByte[s[p-1]] || runEnd-p < minContextValue {
+		return 0, runEnd, nil
+	}
+	if r = credentialBefore(s, p); r != nil {
+		return p, runEnd, r
+	}
+	return 0, runEnd, nil
+}
+
+// credentialBefore reports the rule whose word names the value starting at
+// s[v], reading back no more than contextReach bytes.
+func credentialBefore(s string, v int) *contextRule {
+	lo := max(0, v-contextReach)
+	p, opened := openersBefore(s, v, lo)
+	q := p
+	p = spacesBefore(s, p, lo, true)
+	spaced := p < q
+	// sep is ':' for a separator that holds a colon and no '=', '=' for
+	// one that holds '=', 'i' for a linking word.
+	sep := byte(0)
+	switch {
+	case p > lo && (s[p-1] == ':' || s[p-1] == '=' || s[p-1] == '>' && p-1 > lo && s[p-2] == '='):
+		sep = ':'
+		for n := 0; n < 3 && p > lo && strings.IndexByte(":=>?+!", s[p-1]) >= 0; n++ {
+			if p--; s[p] == '=' {
+				sep = '='
+			}
+		}
+		// A key the key-value rule knows ("password=", "api_key:") is
+		// its to redact, with the syntax of its value: the context rule
+		// would only read the value again.
+		if c := s[p]; c == ':' || c == '=' {
+			if _, _, ok := keyBefore(s, p); ok {
+				return nil
+			}
+		}
+		p = spacesBefore(s, p, lo, false)
+	case spaced && linkingWordBefore(s, p, lo) > 0:
+		sep = 'i'
+		p = spacesBefore(s, p-linkingWordBefore(s, p, lo), lo, false)
+	case !spaced && !opened:
+		return nil
+	}
+	for n := 0; n < 3 && p > lo && strings.IndexByte("\"'`\\])", s[p-1]) >= 0; n++ {
+		p--
+	}
+	ke := p
+	if ke == lo || !mayEndContextWord[s[ke-1]] {
+		return nil
+	}
+	kb := keyWordStart(s, ke, lo)
+	spend(v - kb)
+	if r := contextWordAt(s, kb, ke, sep, opened); r != nil {
+		return r
+	}
+	// A filler word between the name and its colon: "Invalid API key
+	// provided: ...", "token received: ...".
+	if sep == ':' && kb > lo+1 && s[kb-1] == ' ' && ke-kb <= 12 && isLowerWord(s[kb:ke]) {
+		ke = kb - 1
+		kb = keyWordStart(s, ke, lo)
+		return contextWordAt(s, kb, ke, sep, true)
+	}
+	return nil
+}
+
+// openersBefore steps back over up to two bytes that open a value (quotes,
+// brackets, an escaped quote, a typographic quote), and reports whether
+// there was one.
+func openersBefore(s string, p, lo int) (int, bool) {
+	opened := false
+	for range 2 {
+		switch {
+		case p > lo && strings.IndexByte("\"'`([{<", s[p-1]) >= 0:
+			p--
+			if p > lo && s[p-1] == '\\' {
+				p--
+			}
+		case p-3 >= lo && (s[p-3:p] == "\u201c" || s[p-3:p] == "\u2018"):
+			p -= 3
+		case p-2 >= lo && s[p-2:p] == "\u00ab":
+			p -= 2
+		default:
+			return p, opened
+		}
+		opened = true
+	}
+	return p, opened
+}
+
+// spacesBefore steps back over spaces and tabs and, when lines is set,
+// one line break (real, or escaped as JSON writes it) with the spaces
+// before it.
+func spacesBefore(s string, p, lo int, lines bool) int {
+	for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
+		p--
+	}
+	if !lines {
+		return p
+	}
+	n := lineBreakBefore(s, p, lo)
+	if n == 0 {
+		return p
+	}
+	p -= n
+	for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
+		p--
+	}
+	return p
+}
+
+// linkingWordBefore returns the length of "is", "was" or "are" ending at
+// s[p] after a space, or 0.
+func linkingWordBefore(s string, p, lo int) int {
+	if p == lo || s[p-1]|0x20 != 's' && s[p-1]|0x20 != 'e' {
+		return 0
+	}
+	for _, w := range [...]string{"is", "was", "are"} {
+		if p-len(w)-1 >= lo && hasSuffixFold(s[:p], w) && s[p-len(w)-1] == ' ' {
+			return len(w)
+		}
+	}
+	return 0
+}
+
+// keyWordStart returns the start of the name that ends at s[ke].
+func keyWordStart(s string, ke, lo int) int {
+	kb := ke
+	for kb > lo && ke-kb < maxKeyWord && isKeyNameByte(s[kb-1]) {
+		kb--
+	}
+	return kb
+}
+
+const maxKeyWord = 48
+
+func isLowerWord(w string) bool {
+	if w == "" {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// contextWordAt reports the rule whose word ends the name s[kb:ke]: the
+// whole name, or its last part after '_', '-', '.' or a lower-case letter
+// before a capital, or any ending of a name in capitals alone, each also
+// with a plural 's'. sep is the separator credentialBefore found, opened
+// whether a quote or a bracket opened the value.
+func contextWordAt(s string, kb, ke int, sep byte, opened bool) *contextRule {
+	for ke > kb && (s[ke-1] == '.' || s[ke-1] == '-' || s[ke-1] == '_') {
+		ke--
+	}
+	if ke-kb < 2 {
+		return nil
+	}
+	k := s[kb:ke]
+	if r := contextWordEnding(s, kb, k, sep, opened); r != nil {
+		return r
+	}
+	if k[len(k)-1]|0x20 == 's' {
+		return contextWordEnding(s, kb, k[:len(k)-1], sep, opened)
+	}
+	return nil
+}
+
+func contextWordEnding(s string, kb int, k string, sep byte, opened bool) *contextRule {
+	for _, cw := range contextWordsByLast[k[len(k)-1]] {
+		if !hasSuffixFold(k, cw.word) || sep == 0 && !opened && !cw.rule.spaced {
+			continue
+		}
+		n := len(k) - len(cw.word)
+		if n > 0 && !partBoundary(k, n) {
+			continue
+		}
+		// "key = ..." assigns the key of a map entry or a loop in code
+		// and configuration (<entry key="...">); "key: ..." and prose
+		// name a credential.
+		if n == 0 && sep == '=' && cw.word == "key" {
+			continue
+		}
+		if qualifiedAway(s, kb, k[:n], cw.rule) {
+			return nil
+		}
+		return cw.rule
+	}
+	return nil
+}
+
+// partBoundary reports whether k[n:] is a part of the compound name k of
+// its own: after a separator, a capital after a lower-case letter or a
+// digit, or anywhere in a name written in capitals.
+func partBoundary(k string, n int) bool {
+	switch c := k[n-1]; {
+	case c == '_' || c == '-' || c == '.':
+		return true
+	case 'A' <= k[n] && k[n] <= 'Z' && ('a' <= c && c <= 'z' || isDigit(c)):
+		return true
+	}
+	for i := 0; i < len(k); i++ {
+		if 'a' <= k[i] && k[i] <= 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// qualifiedAway reports whether the qualifier before the word (the part
+// of the name before it, or else the word before the name) is one of the
+// rule's ignoreAfter.
+func qualifiedAway(s string, kb int, prefix string, r *contextRule) bool {
+	q := strings.TrimRight(prefix, "_-.")
+	if q == "" && kb > 1 && s[kb-1] == ' ' {
+		e := kb - 1
+		b := e
+		for b > 0 && e-b < 16 && isLetter(s[b-1]) {
+			b--
+		}
+		q = s[b:e]
+	} else if k := strings.LastIndexAny(q, "_-. "); k >= 0 {
+		q = q[k+1:]
+	}
+	for _, w := range r.ignoreAfter {
+		if len(q) == len(w) && hasPrefixFold(q, w) || hasSuffixFold(q, w) && len(q) > len(w) && 'A' <= q[len(q)-len(w)] && q[len(q)-len(w)] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// holds reports whether v carries the evidence of entropy a credential
+// has: letters and digits mixed back and forth (an identifier such as
+// "v8_elimination" or "cmp2-qat-12" switches once) or at length, capitals
+// mixed into lower case several times, or a long run of digits; and no
+// placeholder run ("XXXXXX", "000000").
+func (sh *valueShape) holds(v string) bool {
+	if len(v) < sh.min || len(v) > sh.max {
+		return false
+	}
+	var digits, letters, upper, rises, switches int
+	same := 1 // the run of one byte repeated that ends at v[i]
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case isDigit(c):
+			digits++
+		case isLetter(c):
+			letters++
+			if c <= 'Z' {
+				upper++
+			}
+		}
+		if i == 0 {
+			continue
+		}
+		p := v[i-1]
+		if 'A' <= c && c <= 'Z' && 'a' <= p && p <= 'z' {
+			rises++
+		}
+		if isDigit(p) && isLetter(c) || isLetter(p) && isDigit(c) {
+			switches++
+		}
+		if same = runOn(same, c == p); same >= maxPlaceholderRun {
+			return false
+		}
+	}
+	switch {
+	case digits > 0 && letters > 0:
+		return switches >= 2 || rises >= 3 || len(v) >= minLongValue && digits >= 4 && letters >= 4
+	case digits == len(v):
+		return len(v) >= sh.digitsOnly
+	}
+	return rises >= 3 && 4*upper >= letters
+}
+
+func runOn(n int, on bool) int {
+	if on {
+		return n + 1
+	}
+	return 1
+}
+
+// maxPlaceholderRun is the length of a run of one byte repeated that marks
+// a placeholder ("XXXXXX", "000000"), not a credential.
+const maxPlaceholderRun = 6
+
+// minLongValue is the length from which a value of at least four digits
+// and four letters counts however seldom it switches between them
+// ("12345678-ABCD-...-1234567890AB").
+const minLongValue = 32
+
+// contextValueEnd trims the punctuation that ends a sentence or a clause
+// from the run of value bytes s[vs:e].
+func contextValueEnd(s string, vs, e int) int {
+	for e > vs && strings.IndexByte(".:!?-", s[e-1]) >= 0 {
+		e--
+	}
+	return e
+}
+
+// redactContextValues replaces every value a credential word announces.
+func redactContextValues(s string) string {
+	e := edit{s: s}
+	skip := 0
+	for i := 0; i < len(s); i++ {
+		if !contextTriggerByte[s[i]] || i < skip || !contextTrigger(s, i) {
+			continue
+		}
+		vs, runEnd, r := contextValueAt(s, i)
+		skip = runEnd
+		if r == nil || vs < e.last {
+			continue
+		}
+		ve := contextValueEnd(s, vs, runEnd)
+		if !r.shape.holds(s[vs:ve]) {
+			continue
+		}
+		e.replace(vs, ve, Redacted)
+		i = runEnd - 1
+	}
+	return e.result()
+}
+
+var contextTriggerByte = byteSet("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+// contextAt is the prefilter's check: whether the trigger at s[i] may
+// start what redactContextValues redacts. It returns the end of the run
+// of value bytes it read, before which no other trigger need be checked.
+func contextAt(s string, i int) (bool, int) {
+	_, runEnd, r := contextValueAt(s, i)
+	return r != nil, runEnd
+}
