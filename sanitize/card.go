@@ -16,26 +16,49 @@ const (
 
 // cardChain reads the chain of digits that starts a word at s[i], with
 // single spaces or dashes between groups, and returns its end and the
-// number of digits, or 0 digits when it is part of a longer word or holds
-// more digits than a card.
+// number of digits, or 0 digits when it is not written as a card is: part
+// of a longer word or dashed token (a UUID's 8-4-4-4-12), more digits than
+// a card, or groups unlike a card's (printed cards group by four first,
+// then three to six: 4-4-4-4, 4-6-5, 4-4-4-4-3).
 func cardChain(s string, i int) (end, digits int) {
 	e := i
+	group, groups, shaped := 0, 0, true
 	for e < len(s) && e-i < maxCardChain {
 		switch c := s[e]; {
 		case isDigit(c):
 			digits++
+			group++
 		case (c == ' ' || c == '-') && e+1 < len(s) && isDigit(s[e+1]) && isDigit(s[e-1]):
+			shaped = shaped && cardGroup(groups, group)
+			groups++
+			group = 0
 		default:
-			return cardEnd(s, e, digits)
+			return cardEnd(s, e, digits, shaped && (groups == 0 || cardGroup(groups, group)))
 		}
 		e++
 	}
 	spend(e - i)
-	return cardEnd(s, e, digits)
+	return cardEnd(s, e, digits, shaped && (groups == 0 || cardGroup(groups, group)))
 }
 
-func cardEnd(s string, e, digits int) (int, int) {
-	if e < len(s) && (isAlnum(s[e]) || s[e] == '_') || digits > maxCardDigits {
+// cardGroup reports whether the n-th group (from 0) of a separated number
+// may have this many digits.
+func cardGroup(n, digits int) bool {
+	if n == 0 {
+		return digits == 4
+	}
+	return 3 <= digits && digits <= 6
+}
+
+func cardEnd(s string, e, digits int, shaped bool) (int, int) {
+	if !shaped || digits > maxCardDigits {
+		return e, 0
+	}
+	if e < len(s) && (isAlnum(s[e]) || s[e] == '_') {
+		return e, 0
+	}
+	if e+1 < len(s) && s[e] == '-' && isAlnum(s[e+1]) {
+		// The chain goes on as a dashed token: an identifier, not a card.
 		return e, 0
 	}
 	return e, digits

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -80,6 +81,8 @@ func TestCardNumbers(t *testing.T) {
 		{"dashed", "card=5555-5555-5555-4444", []string{"5555-5555-5555"}},
 		{"amex", "pan 378282246310005.", []string{"3782822463"}},
 		{"json", `{"number":"6011111111111117"}`, []string{"601111111111"}},
+		{"amex grouped", "amex 3782 822463 10005 refused", []string{"822463"}},
+		{"nineteen digits", "pan: 6011-0009-9013-9424-124", []string{"0009-9013-9424"}},
 	})
 	for _, tier := range []func(string) string{Public, Log} {
 		if out := tier("card 4111 1111 1111 1111"); !strings.HasSuffix(out, "1111") {
@@ -87,6 +90,21 @@ func TestCardNumbers(t *testing.T) {
 		}
 	}
 	checkBenign(t, []string{"order 4111111111111112 shipped", "ts=1733050000123 done", "id 12345678901234567890123"})
+}
+
+// A UUID's or any dashed identifier's leading digits can pass the Luhn
+// check by chance (one in ten): they are not a card, as the 8-4-4-4-12
+// grouping and the token going on after them say.
+func TestCardRuleSparesIdentifiers(t *testing.T) {
+	var benign []string
+	for seed := uint64(1); len(benign) < 200; seed++ {
+		// Digit-only UUID prefixes, so every one is a Luhn candidate.
+		x := seed * 0x9e3779b97f4a7c15
+		d := fmt.Sprintf("%020d", x)
+		u := fmt.Sprintf("%s-%s-%s-%s-%s", d[:8], d[8:12], d[12:16], "fa20", "4a4a92636252")
+		benign = append(benign, u, "idempotency key "+u+" was already used", "trace "+d[:4]+"-"+d[4:8]+"-"+d[8:12]+"-"+d[12:16]+"-ab12")
+	}
+	checkBenign(t, append(benign, "45041473-3522-8047-fa20-4a4a92636252", "call +49 4111 1111 1111 1111x"))
 }
 
 func TestDatabaseMessagesGeneric(t *testing.T) {
