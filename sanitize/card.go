@@ -19,7 +19,7 @@ const (
 // number of digits, or 0 digits when it is not written as a card is: part
 // of a longer word or dashed token (a UUID's 8-4-4-4-12), more digits than
 // a card, or groups unlike a card's (printed cards group by four first,
-// then three to six: 4-4-4-4, 4-6-5, 4-4-4-4-3).
+// then two to six: 4-4-4-4, 4-6-5, 4-4-4-4-2, 4-4-4-4-3).
 func cardChain(s string, i int) (end, digits int) {
 	e := i
 	group, groups, shaped := 0, 0, true
@@ -47,7 +47,7 @@ func cardGroup(n, digits int) bool {
 	if n == 0 {
 		return digits == 4
 	}
-	return 3 <= digits && digits <= 6
+	return 2 <= digits && digits <= 6
 }
 
 func cardEnd(s string, e, digits int, shaped bool) (int, int) {

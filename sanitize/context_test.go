@@ -83,6 +83,7 @@ func TestCardNumbers(t *testing.T) {
 		{"json", `{"number":"6011111111111117"}`, []string{"601111111111"}},
 		{"amex grouped", "amex 3782 822463 10005 refused", []string{"822463"}},
 		{"nineteen digits", "pan: 6011-0009-9013-9424-124", []string{"0009-9013-9424"}},
+		{"maestro eighteen", `bad input "6304 0000 0000 0000 00"`, []string{"0000 0000 0000"}},
 	})
 	for _, tier := range []func(string) string{Public, Log} {
 		if out := tier("card 4111 1111 1111 1111"); !strings.HasSuffix(out, "1111") {
