@@ -100,10 +100,10 @@ func mistypedProblem(m *mistyped, body []byte, dst any, t reflect.Type, cfg *con
 	if !cfg.noValidate && indirect(t).Kind() == reflect.Struct {
 		_ = jsonv2.Unmarshal(body, dst, lenient)
 		if vp := validateValue(cfg.validator(), dst, body); vp != nil {
-			if vp.Code != problem.ValidationFailed.Name {
+			if vp.Code() != problem.ValidationFailed.Name {
 				return vp
 			}
-			for _, fe := range vp.Errors {
+			for _, fe := range vp.Errors() {
 				if !under(fe.Pointer, m.issues) && len(fes) < maxFieldErrors {
 					fes = append(fes, fe)
 				}

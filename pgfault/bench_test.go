@@ -65,7 +65,7 @@ func BenchmarkMapper(b *testing.B) {
 			defer reportCPU(b, cpuTime())
 			for b.Loop() {
 				p, ok := m(c.err)
-				if !ok || p.Code != c.code {
+				if !ok || p.Code() != c.code {
 					b.Fatal(p, ok)
 				}
 			}

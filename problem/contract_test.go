@@ -39,8 +39,8 @@ func TestDetailFieldCannotBypassShowDetail(t *testing.T) {
 	sink := &logSink{}
 	wr := NewWriter(WithLogger(newLogger(sink)))
 	assigned := New(Internal)
-	assigned.Detail = secret
-	byHand := &Problem{Code: "internal", Status: 500, Detail: secret}
+	assigned.detail = secret
+	byHand := &Problem{code: "internal", status: 500, detail: secret}
 	for name, p := range map[string]*Problem{"assigned": assigned, "by hand": byHand, "WithDetail": New(Internal).WithDetail(secret)} {
 		r := httptest.NewRequest("GET", "/x", nil)
 		for _, accept := range []string{"application/json", "application/xml", "text/plain"} {
@@ -119,7 +119,7 @@ func TestUnregisteredCodeBecomesInternal(t *testing.T) {
 	}
 	// Action and cause outside the closed sets never reach a client.
 	odd := New(Conflict)
-	odd.Action, odd.Cause = "", "whatever"
+	odd.action, odd.cause = "", "whatever"
 	_, m := writeFor(t, wr, httptest.NewRequest("GET", "/x", nil), odd)
 	if m["action"] != "fix_request" || m["cause"] != "request" {
 		t.Errorf("open action/cause: %v", m)
@@ -141,14 +141,14 @@ func TestRetrySignalsNeverContradict(t *testing.T) {
 				for _, o := range outcomes {
 					for _, retryable := range []bool{false, true} {
 						p := New(k).WithOutcome(o).WithRetryAfter(1500 * time.Millisecond)
-						p.Retryable = retryable
+						p.retryable = retryable
 						for _, q := range []*Problem{p, p.ForRequest(httptest.NewRequest(method, "/x", nil))} {
 							r := httptest.NewRequest(method, "/x", nil)
 							if key != "" {
 								r.Header.Set("Idempotency-Key", key)
 							}
 							rec, m := writeFor(t, wr, r, q)
-							where := fmt.Sprintf("%s %s key=%q outcome=%q retryable=%v", k.Name, method, key, q.Outcome, retryable)
+							where := fmt.Sprintf("%s %s key=%q outcome=%q retryable=%v", k.Name, method, key, q.outcome, retryable)
 							if m["action"] == "retry" && m["retryable"] != true {
 								t.Fatalf("%s: action retry with retryable false: %s", where, rec.Body)
 							}
@@ -209,14 +209,14 @@ func TestObserverSeesEveryProblemOnce(t *testing.T) {
 	if len(seen) != 3 {
 		t.Fatalf("observed %d problems, want 3, each once", len(seen))
 	}
-	if p := seen[2]; p.Code != "conflict" || p.CorrelationID != "req-observed-1" {
+	if p := seen[2]; p.code != "conflict" || p.correlationID != "req-observed-1" {
 		t.Errorf("observed %+v", p)
 	}
-	if p := seen[0]; p.Code != "timeout" || p.Status != 503 || p.Action != ActionVerify || p.Retryable ||
-		p.Outcome != OutcomeUnknown || p.CorrelationID != "req-observed-1" || p.Cause != CauseInternal {
+	if p := seen[0]; p.code != "timeout" || p.status != 503 || p.action != ActionVerify || p.retryable ||
+		p.outcome != OutcomeUnknown || p.correlationID != "req-observed-1" || p.cause != CauseInternal {
 		t.Errorf("observed %+v", p)
 	}
-	if p := seen[1]; p.Code != "internal" || p.Unwrap() == nil {
+	if p := seen[1]; p.code != "internal" || p.Unwrap() == nil {
 		t.Errorf("observed %+v", p)
 	}
 }

@@ -114,7 +114,7 @@ func (wr *Writer) fromError(err error, p *Problem) {
 	c.builtin(p)
 	if c.public != nil {
 		if d := c.public.PublicDetail(); d != "" {
-			p.Detail = d
+			p.detail = d
 		}
 	}
 	p.err = err

@@ -109,7 +109,7 @@ func ExampleMapAs() {
 		fmt.Errorf("load: %w", &notFoundError{id: "42"}),
 	} {
 		p := wr.FromError(err)
-		fmt.Println(p.Status, p.CLILine(), errors.Is(p, errOutOfStock))
+		fmt.Println(p.Status(), p.CLILine(), errors.Is(p, errOutOfStock))
 	}
 	// Output:
 	// 409 conflict: The item is out of stock. true
@@ -134,7 +134,7 @@ func ExampleProblem_WithDetail() {
 // code names the family.
 func ExampleRegistry_ForStatus() {
 	p := problem.DefaultRegistry().ForStatus(http.StatusTeapot)
-	fmt.Println(p.Type, p.Status, p.Title, p.Code)
+	fmt.Println(p.Type(), p.Status(), p.Title(), p.Code())
 	// Output: about:blank 418 I'm a teapot bad_request
 }
 
@@ -146,14 +146,14 @@ func ExampleProblem_ForRequest() {
 	rec := httptest.NewRecorder()
 	_ = wr.Write(rec, r, problem.New(problem.Timeout).ForRequest(r))
 	p, _ := problem.Parse(rec.Body.Bytes())
-	fmt.Println(p.Action, p.Retryable, p.Outcome)
+	fmt.Println(p.Action(), p.Retryable(), p.Outcome())
 	// Output: verify false unknown
 }
 
 // Observing every written problem, for metrics or traces.
 func ExampleWithObserver() {
 	wr := quietWriter(problem.WithObserver(func(r *http.Request, p *problem.Problem) {
-		fmt.Fprintln(os.Stdout, "observed", r.Method, p.Status, p.Code, p.Action)
+		fmt.Fprintln(os.Stdout, "observed", r.Method, p.Status(), p.Code(), p.Action())
 	}))
 	_ = wr.WriteError(httptest.NewRecorder(), httptest.NewRequest("GET", "/x", nil), errors.New("boom"))
 	// Output: observed GET 500 internal retry
@@ -166,6 +166,6 @@ func ExampleParse() {
 		panic(err)
 	}
 	balance, _ := p.Extension("balance")
-	fmt.Println(p.Title, p.Status, balance)
+	fmt.Println(p.Title(), p.Status(), balance)
 	// Output: You do not have enough credit. 0 30
 }

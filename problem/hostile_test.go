@@ -89,9 +89,8 @@ func TestFromErrorNeverReturnsTheSentinel(t *testing.T) {
 	sentinel := problem.New(problem.NotFound).WithDetail("No such book.")
 	for _, err := range []error{sentinel, fmt.Errorf("load: %w", sentinel)} {
 		p := problem.From(nil, err)
-		p.Detail = "Book 7 (owned by alice@example.com) is gone."
-		p.Retryable = true
-		if sentinel.Detail != "No such book." || sentinel.Retryable {
+		p = p.WithDetail("Book 7 (owned by alice@example.com) is gone.").WithRetryable(true)
+		if sentinel.Detail() != "No such book." || sentinel.Retryable() {
 			t.Fatalf("sentinel changed through FromError(%v): %+v", err, sentinel)
 		}
 		if !errors.Is(p, problem.NotFound) {

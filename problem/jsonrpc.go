@@ -9,7 +9,7 @@ func (p *Problem) RPCCode() int {
 	if p.rpcCode != 0 {
 		return p.rpcCode
 	}
-	return Kind{Action: p.Action}.JSONRPCCode()
+	return Kind{Action: p.action}.JSONRPCCode()
 }
 
 // AppendJSONRPCError appends a JSON-RPC 2.0 error object for MCP servers and

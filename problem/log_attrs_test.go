@@ -71,10 +71,9 @@ func TestLogRecordAttributesFromEverySourcePassTheLogTier(t *testing.T) {
 		var buf bytes.Buffer
 		wr := problem.NewWriter(problem.WithLogger(slog.New(h(&buf))))
 		r := httptest.NewRequest(token, "/x", nil)
-		p := problem.New(problem.Conflict).WithLogAttrs(slog.String("upstream", "Authorization: Bearer "+token))
-		p.CorrelationID = token
+		p := peerDoc(map[string]any{"code": "conflict", "correlation_id": token}).WithLogAttrs(slog.String("upstream", "Authorization: Bearer "+token))
 		_ = wr.Write(httptest.NewRecorder(), r, p)
-		_ = wr.Write(httptest.NewRecorder(), r, &problem.Problem{Code: token, Status: 418})
+		_ = wr.Write(httptest.NewRecorder(), r, peerDoc(map[string]any{"code": token, "status": 418}))
 		logged := buf.String()
 		if name == "json" {
 			// The builder's own attribute is the handler's to redact.

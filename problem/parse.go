@@ -2,6 +2,7 @@ package problem
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
 // ErrNotProblem is wrapped by Parse's error when the body is not a problem
@@ -81,8 +84,8 @@ func Parse(data []byte) (*Problem, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%w: data after the object", ErrNotProblem)
 	}
-	if p.Detail == "" && message != "" && message != p.Title {
-		p.Detail = message
+	if p.detail == "" && message != "" && message != p.title {
+		p.detail = message
 		known = true
 	}
 	if !known {
@@ -98,70 +101,70 @@ func (p *Problem) parseMember(name string, v any) bool {
 	switch name {
 	case "type":
 		if isString {
-			p.Type = s
+			p.typ = s
 		}
 		return isString
 	case "title":
 		if isString {
-			p.Title = s
+			p.title = s
 		}
 		return isString
 	case "status":
 		// 404.0 and 4.04e2 are the same JSON number as 404.
 		if n, ok := v.(json.Number); ok {
 			if f, err := n.Float64(); err == nil && f >= 100 && f <= 999 && f == math.Trunc(f) {
-				p.Status = int(f)
+				p.status = int(f)
 				return true
 			}
 		}
 		return false
 	case "detail":
 		if isString {
-			p.Detail = s
+			p.detail = s
 		}
 		return isString
 	case "instance":
 		if isString {
-			p.Instance = s
+			p.instance = s
 		}
 		return isString
 	case "code":
 		if isString {
-			p.Code = s
+			p.code = s
 		}
 		return isString
 	case "action":
 		if isString && s != "" {
-			p.Action = Action(s)
+			p.action = Action(s)
 		}
 		return false
 	case "cause":
 		if c := Cause(s); isString && c.valid() {
-			p.Cause = c
+			p.cause = c
 		}
 		return false
 	case "outcome":
 		if isString && s != "" {
-			p.Outcome = Outcome(s)
+			p.outcome = Outcome(s)
 		}
 		return false
 	case "retryable":
 		if b, ok := v.(bool); ok {
-			p.Retryable = b
+			p.retryable = b
 		}
 		return false
 	case "retry_after_ms":
 		if n, ok := v.(json.Number); ok {
-			p.RetryAfter = parseMillis(n)
+			p.retryAfter = parseMillis(n)
 		}
 		return false
 	case "correlation_id":
 		if isString {
-			p.CorrelationID = s
+			p.correlationID = s
 		}
 		return false
 	case "errors":
-		p.Errors = parseFieldErrors(v)
+		p.fieldErrors = parseFieldErrors(v)
 		return false
 	case "error", "message":
 		return false
@@ -234,4 +237,20 @@ func parseFieldErrors(v any) []FieldError {
 		out = append(out, fe)
 	}
 	return out
+}
+
+func init() {
+	problemhook.CompletePeer = func(v any, m problemhook.PeerMembers) {
+		p := v.(*Problem)
+		if m.Status != 0 {
+			p.status = m.Status
+		}
+		p.code = cmp.Or(m.Code, p.code)
+		p.title = cmp.Or(m.Title, p.title)
+		p.detail = cmp.Or(m.Detail, p.detail)
+		p.correlationID = cmp.Or(m.CorrelationID, p.correlationID)
+		if m.RetryAfter != 0 {
+			p.retryAfter = m.RetryAfter
+		}
+	}
 }

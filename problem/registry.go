@@ -150,14 +150,18 @@ func (r *Registry) ForStatus(status int) *Problem {
 		family = BadRequest
 	}
 	p := New(family)
-	p.Type = "about:blank"
-	p.Status = status
-	p.Title = http.StatusText(status)
-	if p.Title == "" {
-		p.Title = family.Title
+	p.typ = "about:blank"
+	p.status = status
+	p.title = http.StatusText(status)
+	if status == http.StatusRequestedRangeNotSatisfiable {
+		// RFC 9110's phrase; net/http keeps RFC 2616's.
+		p.title = "Range Not Satisfiable"
 	}
-	p.kindType, p.kindTitle = p.Type, p.Title
-	p.Detail = ""
+	if p.title == "" {
+		p.title = family.Title
+	}
+	p.kindType, p.kindTitle = p.typ, p.title
+	p.detail = ""
 	p.defaultDetail = ""
 	p.unclaimed = true
 	return p

@@ -57,7 +57,7 @@ func TestExplicitRegistriesAreIndependent(t *testing.T) {
 	if _, ok := DefaultRegistry().Lookup("quota_exhausted"); ok {
 		t.Fatal("code leaked into the default registry")
 	}
-	if got := a.ForStatus(402).Code; got != "quota_exhausted" {
+	if got := a.ForStatus(402).code; got != "quota_exhausted" {
 		t.Fatalf("ForStatus(402) = %q", got)
 	}
 }
@@ -94,8 +94,8 @@ func TestForStatus(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := reg.ForStatus(c.status)
-		if got.Code != c.code || got.Status != c.status {
-			t.Errorf("ForStatus(%d) = %s/%d, want %s/%d", c.status, got.Code, got.Status, c.code, c.status)
+		if got.code != c.code || got.status != c.status {
+			t.Errorf("ForStatus(%d) = %s/%d, want %s/%d", c.status, got.code, got.status, c.code, c.status)
 		}
 	}
 }
@@ -110,7 +110,8 @@ func TestUnclaimedStatusIsAboutBlank(t *testing.T) {
 		418: {"I'm a teapot", "bad_request", "fix_request"},
 		451: {"Unavailable For Legal Reasons", "bad_request", "fix_request"},
 		507: {"Insufficient Storage", "internal", "retry"},
-		416: {"Requested Range Not Satisfiable", "bad_request", "fix_request"},
+		// RFC 9110's phrase, not net/http's RFC 2616 one.
+		416: {"Range Not Satisfiable", "bad_request", "fix_request"},
 	} {
 		rec := httptest.NewRecorder()
 		_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), wr.Registry().ForStatus(status))
@@ -148,7 +149,7 @@ func TestRetiredNamesAreNeverReused(t *testing.T) {
 			t.Errorf("re-registering %s: %v", name, err)
 		}
 	}
-	if got := reg.ForStatus(504); got.Type != "about:blank" {
+	if got := reg.ForStatus(504); got.typ != "about:blank" {
 		t.Errorf("504 still claimed after retiring its only code: %+v", got)
 	}
 	md := reg.Markdown()
@@ -202,8 +203,8 @@ func TestContractCodes(t *testing.T) {
 		if !ok || k.Status != want.status || k.JSONRPCCode() != want.rpc || k.Outcome != want.outcome {
 			t.Errorf("%s: %+v", name, k)
 		}
-		if p := New(k); p.RPCCode() != want.rpc || p.Outcome != want.outcome {
-			t.Errorf("%s occurrence: rpc %d outcome %q", name, p.RPCCode(), p.Outcome)
+		if p := New(k); p.RPCCode() != want.rpc || p.outcome != want.outcome {
+			t.Errorf("%s occurrence: rpc %d outcome %q", name, p.RPCCode(), p.outcome)
 		}
 	}
 }

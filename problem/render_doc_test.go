@@ -68,7 +68,7 @@ func TestTypeAndInstanceAreURIReferences(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _ = wr.Write(w, r, current) }))
 	defer srv.Close()
 	for _, c := range cases {
-		current = &Problem{Type: c.typ, Instance: c.instance, Code: "conflict", Status: 409, Title: "Conflict"}
+		current = &Problem{typ: c.typ, instance: c.instance, code: "conflict", status: 409, title: "Conflict"}
 		resp, err := http.Get(srv.URL)
 		if err != nil {
 			t.Fatal(err)

@@ -19,22 +19,22 @@ var update = flag.Bool("update", false, "rewrite golden files and README's code 
 // samples are the problems the golden files pin down, one per shape.
 func samples() map[string]*Problem {
 	rate := New(RateLimited).WithDetail("The limit of 100 requests per 1m0s was reached.").WithRetryAfter(2400 * time.Millisecond)
-	rate.Type = DefaultBaseURI + "rate_limited"
-	rate.Instance = "/v1/orders"
-	rate.CorrelationID = "0193b1c2-7d1e-7a3b-9c4d-5e6f70819203"
+	rate.typ = DefaultBaseURI + "rate_limited"
+	rate.instance = "/v1/orders"
+	rate.correlationID = "0193b1c2-7d1e-7a3b-9c4d-5e6f70819203"
 
 	invalid := New(ValidationFailed).WithErrors(
 		FieldError{Detail: "must be at least 3 characters", Pointer: "/name", Code: "min"},
 		FieldError{Detail: "must be a valid email address", Pointer: "/customer/email", Code: "email"},
 		FieldError{Detail: "is required", Pointer: "/items/0/sku", Code: "required"},
 	)
-	invalid.Instance = "/v1/orders"
-	invalid.CorrelationID = "req-12345678"
+	invalid.instance = "/v1/orders"
+	invalid.correlationID = "req-12345678"
 
 	timeout := New(Timeout).ForRequest(httptest.NewRequest("POST", "/v1/orders", nil)).
 		WithExtension("deadline_ms", 5000).
 		WithExtension("hints", []string{"retry with an Idempotency-Key", "<script>"})
-	timeout.Instance = "/v1/orders"
+	timeout.instance = "/v1/orders"
 
 	escaping := New(BadRequest).WithDetail("quote \" backslash \\ tab \t newline \n bell \a html <b>&</b> ls \u2028 bad \xff end")
 	return map[string]*Problem{"rate_limited": rate, "validation_failed": invalid, "timeout": timeout, "escaping": escaping}
@@ -171,7 +171,7 @@ func TestExtensionNames(t *testing.T) {
 func TestOtherSurfaces(t *testing.T) {
 	p := New(ValidationFailed).WithDetail("Two fields are invalid.\nSecond line").
 		WithErrors(FieldError{Detail: "is required", Pointer: "/name", Code: "required"})
-	p.CorrelationID = "req-12345678"
+	p.correlationID = "req-12345678"
 	if got, want := p.CLILine(), "validation_failed: Two fields are invalid. Second line"; got != want {
 		t.Errorf("CLILine = %q, want %q", got, want)
 	}
@@ -191,10 +191,10 @@ func TestOtherSurfaces(t *testing.T) {
 	if err := json.Unmarshal(p.AppendJSONRPCError(nil), &rpc); err != nil {
 		t.Fatal(err)
 	}
-	if rpc.Code != RPCInvalidParams || rpc.Message != p.Detail {
+	if rpc.Code != RPCInvalidParams || rpc.Message != p.detail {
 		t.Errorf("rpc = %+v", rpc)
 	}
-	if back, err := Parse(rpc.Data); err != nil || back.Code != "validation_failed" {
+	if back, err := Parse(rpc.Data); err != nil || back.code != "validation_failed" {
 		t.Errorf("rpc data = %s (%v)", rpc.Data, err)
 	}
 	for code, want := range map[Kind]int{InvalidJSON: RPCInvalidRequest, BadRequest: RPCInvalidParams, Internal: RPCInternalError, NotFound: RPCInvalidParams, RateLimited: RPCInternalError, RequestTooLarge: RPCInvalidRequest} {
@@ -206,7 +206,7 @@ func TestOtherSurfaces(t *testing.T) {
 
 func TestBidiControlsNeverRendered(t *testing.T) {
 	p := New(BadRequest).WithDetail("file \u202Egnp.exe and \u2066x\u2069")
-	p.Instance = "/v1/\u202Efiles"
+	p.instance = "/v1/\u202Efiles"
 	surfaces := map[string]string{
 		"json": string(p.appendJSON(nil, true)),
 		"xml":  string(p.appendXML(nil, true)),

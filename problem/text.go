@@ -22,7 +22,7 @@ func (p *Problem) AppendText(dst []byte, brand string) []byte {
 		dst = append(dst, '\n')
 	}
 	if p.hasStatus() {
-		line("status", strconv.Itoa(p.Status))
+		line("status", strconv.Itoa(p.status))
 	}
 	g := p.renderedGuidance()
 	if g.action != "" {
@@ -31,17 +31,17 @@ func (p *Problem) AppendText(dst []byte, brand string) []byte {
 	if g.cause != "" {
 		line("cause", string(g.cause))
 	}
-	line("retryable", strconv.FormatBool(p.Retryable))
+	line("retryable", strconv.FormatBool(p.retryable))
 	if ms := g.retryAfterMS; ms > 0 {
 		line("retry_after_ms", strconv.FormatInt(ms, 10))
 	}
 	if g.outcome != "" {
 		line("outcome", string(g.outcome))
 	}
-	if p.CorrelationID != "" {
+	if p.correlationID != "" {
 		line("correlation_id", p.renderedCorrelationID())
 	}
-	for _, fe := range p.Errors {
+	for _, fe := range p.fieldErrors {
 		value := sanitize.Public(fe.Detail)
 		if fe.Pointer != "" {
 			value = sanitize.Public(fe.Pointer) + " " + value
@@ -53,7 +53,7 @@ func (p *Problem) AppendText(dst []byte, brand string) []byte {
 
 // CLILine is the one-line form for command-line tools: "<code>: <message>".
 func (p *Problem) CLILine() string {
-	return oneLine(p.peerText(p.Code)) + ": " + oneLine(sanitize.Public(p.Message()))
+	return oneLine(p.peerText(p.code)) + ": " + oneLine(sanitize.Public(p.Message()))
 }
 
 // oneLine folds line breaks and other control characters into spaces so a

@@ -214,7 +214,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 	if m, ok := w.(problemhook.ProblemMarker); ok {
 		m.MarkProblem()
 	}
-	w.WriteHeader(res.Status)
+	w.WriteHeader(res.status)
 	wr.log(r, &res, e, false, pc)
 	var err error
 	if r.Method != http.MethodHead {
@@ -231,7 +231,7 @@ func (wr *Writer) setHeaders(h http.Header, hs *headerScan, res *Problem, e *cod
 		for name := range h {
 			// A 416's Content-Range ("bytes */length") describes the selected
 			// representation, not the body, and RFC 9110 §15.5.17 asks for it.
-			if isRepresentationHeader(name) && (name != "Content-Range" || res.Status != http.StatusRequestedRangeNotSatisfiable) {
+			if isRepresentationHeader(name) && (name != "Content-Range" || res.status != http.StatusRequestedRangeNotSatisfiable) {
 				delete(h, name)
 			}
 		}
@@ -248,15 +248,15 @@ func (wr *Writer) setHeaders(h http.Header, hs *headerScan, res *Problem, e *cod
 		if e != nil {
 			h[wr.codeHeader] = e.header
 		} else {
-			h[wr.codeHeader] = wr.codeValue(res.Code)
+			h[wr.codeHeader] = wr.codeValue(res.code)
 		}
 	}
 	setRetryAfter(h, hs, res)
 	if wr.correlationRewritten {
 		hs.correlation = h[wr.correlationHeader]
 	}
-	if wr.correlationHeader != "" && res.CorrelationID != "" && (len(hs.correlation) == 0 || hs.correlation[0] != res.CorrelationID) {
-		h.Set(wr.correlationHeader, res.CorrelationID)
+	if wr.correlationHeader != "" && res.correlationID != "" && (len(hs.correlation) == 0 || hs.correlation[0] != res.correlationID) {
+		h.Set(wr.correlationHeader, res.correlationID)
 	}
 	if legacy && wr.legacy.DeprecationHeaders && !wr.legacy.Until.IsZero() {
 		since := wr.legacy.Since
@@ -270,9 +270,9 @@ func (wr *Writer) setHeaders(h http.Header, hs *headerScan, res *Problem, e *cod
 
 // setRetryAfter makes Retry-After agree with the body.
 func setRetryAfter(h http.Header, hs *headerScan, res *Problem) {
-	if res.RetryAfter > 0 {
-		h["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10)}
-	} else if (res.Retryable || res.Action == ActionVerify) && hs.hasRetryAfter {
+	if res.retryAfter > 0 {
+		h["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(res.retryAfter), 10)}
+	} else if (res.retryable || res.action == ActionVerify) && hs.hasRetryAfter {
 		// A retryable problem had no usable retry time in the handler's
 		// Retry-After (malformed, zero or a past date): sent alone, it would
 		// disagree with the body. Under verify a retry time would invite

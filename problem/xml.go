@@ -34,20 +34,20 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		dst = append(dst, name...)
 		dst = append(dst, '>')
 	}
-	if p.Type != "" {
+	if p.typ != "" {
 		elem("type", p.renderedType(), false)
 	}
 	elem("title", p.renderedTitle(), false)
 	if p.hasStatus() {
-		elem("status", strconv.Itoa(p.Status), false)
+		elem("status", strconv.Itoa(p.status), false)
 	}
 	if d := p.renderedDetail(); d != "" {
 		elem("detail", d, false)
 	}
-	if p.Instance != "" {
-		elem("instance", publicInstance(p.Instance), false)
+	if p.instance != "" {
+		elem("instance", publicInstance(p.instance), false)
 	}
-	elem("code", p.peerText(p.Code), false)
+	elem("code", p.peerText(p.code), false)
 	g := p.renderedGuidance()
 	if g.action != "" {
 		elem("action", string(g.action), false)
@@ -55,19 +55,19 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 	if g.cause != "" {
 		elem("cause", string(g.cause), false)
 	}
-	elem("retryable", strconv.FormatBool(p.Retryable), false)
+	elem("retryable", strconv.FormatBool(p.retryable), false)
 	if ms := g.retryAfterMS; ms > 0 {
 		elem("retry_after_ms", strconv.FormatInt(ms, 10), false)
 	}
 	if g.outcome != "" {
 		elem("outcome", string(g.outcome), false)
 	}
-	if p.CorrelationID != "" {
+	if p.correlationID != "" {
 		elem("correlation_id", p.renderedCorrelationID(), false)
 	}
-	if len(p.Errors) > 0 {
+	if len(p.fieldErrors) > 0 {
 		dst = append(dst, "<errors>"...)
-		for _, fe := range p.Errors {
+		for _, fe := range p.fieldErrors {
 			dst = append(dst, "<i>"...)
 			elem("detail", fe.Detail, true)
 			elem("pointer", sanitize.Public(fe.Pointer), false)
@@ -82,7 +82,7 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		dst = appendXMLValue(dst, e.Name, toGeneric(e.Value))
 	}
 	if legacy {
-		elem("error", p.peerText(p.Code), false)
+		elem("error", p.peerText(p.code), false)
 		elem("message", p.Message(), true)
 	}
 	return append(dst, "</problem>"...)

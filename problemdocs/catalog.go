@@ -3,8 +3,10 @@ package problemdocs
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"time"
 
+	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -102,9 +104,7 @@ func withLegacyMembers(doc []byte) []byte {
 const exampleCorrelationID = "0193b1c2-7d4e-7a51-9c3f-2b8e4f6a1d90"
 
 func newEntry(wr *problem.Writer, c problem.Kind) entry {
-	p := exampleOf(c)
-	res := wr.Resolve(nil, p)
-	res.CorrelationID = exampleCorrelationID
+	res := wr.Resolve(exampleRequest(), exampleOf(c))
 	example := res.AppendJSON(nil)
 	legacy := legacyOf(wr)
 	if legacy != nil && legacy.Active {
@@ -123,7 +123,7 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 		Deprecated:    dep,
 		Legacy:        legacy,
 		Code:          c.Name,
-		Type:          res.Type,
+		Type:          res.Type(),
 		Status:        c.Status,
 		Title:         c.Title,
 		Action:        c.Action,
@@ -143,7 +143,6 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 // carries, and field errors for validation_failed.
 func exampleOf(c problem.Kind) *problem.Problem {
 	p := problem.New(c)
-	p.Instance = "/v1/orders"
 	if c.Retryable {
 		p = p.WithRetryAfter(2400 * time.Millisecond)
 	}
@@ -154,6 +153,13 @@ func exampleOf(c problem.Kind) *problem.Problem {
 		)
 	}
 	return p
+}
+
+// exampleRequest is the request every example answers: its path is the
+// example's instance and its correlation ID one like the kit generates.
+func exampleRequest() *http.Request {
+	r, _ := http.NewRequest(http.MethodGet, "/v1/orders", nil)
+	return r.WithContext(correlation.WithID(r.Context(), exampleCorrelationID))
 }
 
 func entries(wr *problem.Writer) []entry {

@@ -222,7 +222,7 @@ func TestByIPWithoutAnAddressIsAConfigurationError(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	p, err := problem.Parse(body)
-	if resp.StatusCode != 500 || err != nil || p.Code != "internal" || p.Retryable || p.Action != problem.ActionNone || p.Cause != problem.CauseConfig {
+	if resp.StatusCode != 500 || err != nil || p.Code() != "internal" || p.Retryable() || p.Action() != problem.ActionNone || p.Cause() != problem.CauseConfig {
 		t.Fatalf("status %d body %s", resp.StatusCode, body)
 	}
 	if !strings.Contains(logs.String(), "RemoteAddr holds no IP address") {

@@ -115,13 +115,13 @@ func TestRefusalIsARateLimitedProblem(t *testing.T) {
 	if err != nil {
 		t.Fatalf("parse %s: %v", body, err)
 	}
-	if p.Code != "rate_limited" || p.Status != 429 || p.Action != problem.ActionRetry || !p.Retryable {
-		t.Errorf("members: code %q status %d action %q retryable %v", p.Code, p.Status, p.Action, p.Retryable)
+	if p.Code() != "rate_limited" || p.Status() != 429 || p.Action() != problem.ActionRetry || !p.Retryable() {
+		t.Errorf("members: code %q status %d action %q retryable %v", p.Code(), p.Status(), p.Action(), p.Retryable())
 	}
-	if want := "The limit of 3 requests per 2s was reached."; p.Detail != want {
-		t.Errorf("detail %q, want %q", p.Detail, want)
+	if want := "The limit of 3 requests per 2s was reached."; p.Detail() != want {
+		t.Errorf("detail %q, want %q", p.Detail(), want)
 	}
-	ms := p.RetryAfter.Milliseconds()
+	ms := p.RetryAfter().Milliseconds()
 	if ms <= 0 || ms >= window.Milliseconds() {
 		t.Errorf("retry_after_ms %d, want in (0, %d)", ms, window.Milliseconds())
 	}
@@ -187,7 +187,7 @@ func TestRetryAfterIsWhenTheWindowAdmits(t *testing.T) {
 	// Started just after a boundary, the real wait is longer than the rest
 	// of the window: 4 requests early in one window still weigh
 	// 4*(1-1/8) = 3.5 one eighth into the next, which rounds to a refusal.
-	wait := p.RetryAfter
+	wait := p.RetryAfter()
 	if wait <= 0 || wait >= 2*window {
 		t.Fatalf("retry after %v", wait)
 	}
@@ -233,8 +233,8 @@ func TestSeveralPolicies(t *testing.T) {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
 	p, _ := problem.Parse(body)
-	if p.Detail != "The limit of 2 requests per 1s was reached." || p.RetryAfter <= 0 || p.RetryAfter >= 2*time.Second {
-		t.Errorf("detail %q retry %v", p.Detail, p.RetryAfter)
+	if p.Detail() != "The limit of 2 requests per 1s was reached." || p.RetryAfter() <= 0 || p.RetryAfter() >= 2*time.Second {
+		t.Errorf("detail %q retry %v", p.Detail(), p.RetryAfter())
 	}
 	if !strings.HasPrefix(resp.Header.Get("RateLimit"), `"burst";r=0;t=`) {
 		t.Errorf("RateLimit %q", resp.Header.Get("RateLimit"))
@@ -282,7 +282,7 @@ func TestEmptyKeyFailsLoudly(t *testing.T) {
 		p, err := problem.Parse(body)
 		// A configuration bug: retrying cannot help, so the client is not
 		// told to.
-		if resp.StatusCode != 500 || err != nil || p.Code != "internal" || p.Retryable || p.Action != problem.ActionNone || p.Cause != problem.CauseConfig {
+		if resp.StatusCode != 500 || err != nil || p.Code() != "internal" || p.Retryable() || p.Action() != problem.ActionNone || p.Cause() != problem.CauseConfig {
 			t.Errorf("%s: status %d body %s", path, resp.StatusCode, body)
 		}
 		if strings.Contains(string(body), "ratelimit") {
@@ -297,7 +297,7 @@ func TestEmptyKeyFailsLoudly(t *testing.T) {
 
 	resp, body := get(t, srv.URL+"/apikey", nil)
 	p, _ := problem.Parse(body)
-	if resp.StatusCode != 400 || p.Code != "bad_request" || p.Detail != "The request must carry the X-Api-Key header." {
+	if resp.StatusCode != 400 || p.Code() != "bad_request" || p.Detail() != "The request must carry the X-Api-Key header." {
 		t.Errorf("missing API key: status %d body %s", resp.StatusCode, body)
 	}
 	if resp, _ := get(t, srv.URL+"/apikey", map[string]string{"X-Api-Key": "k1"}); resp.StatusCode != 200 {
@@ -329,7 +329,7 @@ func TestWriterFromRequestContext(t *testing.T) {
 	get(t, srv.URL, nil)
 	resp, body := get(t, srv.URL, nil)
 	p, err := problem.Parse(body)
-	if err != nil || resp.StatusCode != 429 || p.Type != "urn:acme:rate_limited" || !strings.Contains(logs.String(), `"code":"rate_limited"`) {
+	if err != nil || resp.StatusCode != 429 || p.Type() != "urn:acme:rate_limited" || !strings.Contains(logs.String(), `"code":"rate_limited"`) {
 		t.Fatalf("%d %s (%v); log %s", resp.StatusCode, body, err, logs.String())
 	}
 }

@@ -5,7 +5,10 @@
 // written. Users never need any of it, so it lives outside the public API.
 package problemhook
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // ContextKey is the key problem.NewContext stores the Writer under. Context
 // types that answer Value themselves (the middleware's per-request state)
@@ -42,3 +45,19 @@ type ProblemMarker interface {
 func TooLargeDetail(limit int64) string {
 	return fmt.Sprintf("The request body exceeds the limit of %d bytes.", limit)
 }
+
+// PeerMembers are members of a peer's problem that the client takes from
+// elsewhere in the response (the status line, headers, a plain error
+// body) when the document lacks them. A zero member is left as it is.
+type PeerMembers struct {
+	Status                             int
+	Code, Title, Detail, CorrelationID string
+	RetryAfter                         time.Duration
+}
+
+// CompletePeer sets m's non-zero members on p, a *problem.Problem that
+// problem.Parse returned to the caller and nobody else holds. The problem
+// package installs it: the members are read-only to everyone else, and a
+// peer's document is the one value whose status and title a client, not
+// a code, decides.
+var CompletePeer func(p any, m PeerMembers)
