@@ -136,8 +136,8 @@ const (
 	RPCInternalError  = -32603
 )
 
-// JSONRPCCode returns the kind's JSON-RPC 2.0 error code.
-func (k Kind) JSONRPCCode() int {
+// jsonRPCCode returns the kind's JSON-RPC 2.0 error code.
+func (k Kind) jsonRPCCode() int {
 	switch {
 	case k.RPCCode != 0:
 		return k.RPCCode

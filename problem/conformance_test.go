@@ -29,7 +29,7 @@ func TestParseReadsPeerDocuments(t *testing.T) {
 }`, func(p *Problem) bool {
 			b, _ := p.Extension("balance")
 			return p.typ == "https://example.com/probs/out-of-credit" && p.status == 0 &&
-				p.instance == "/account/12345/msgs/abc" && b == json.Number("30") && len(p.Extensions()) == 2
+				p.instance == "/account/12345/msgs/abc" && b == json.Number("30") && len(p.ext) == 2
 		}},
 		"RFC 9457 §3 validation": {`{
 "type": "https://example.net/validation-error",

@@ -229,7 +229,7 @@ func TestDevelopmentMode(t *testing.T) {
 	p := New(Internal).WithDetail("ldap lookup of alice failed").Wrap(err)
 	t.Setenv(ProductionEnv, "")
 	dev := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithInsecureDevelopmentMode())
-	if !dev.DevelopmentMode() {
+	if !dev.dev {
 		t.Fatal("development mode did not turn on")
 	}
 	_, m := writeFor(t, dev, httptest.NewRequest("GET", "/x", nil), p)
@@ -245,7 +245,7 @@ func TestDevelopmentMode(t *testing.T) {
 	t.Setenv(ProductionEnv, "Production")
 	sink := &logSink{}
 	prod := NewWriter(WithLogger(newLogger(sink)), WithInsecureDevelopmentMode())
-	if prod.DevelopmentMode() {
+	if prod.dev {
 		t.Fatal("development mode turned on in production")
 	}
 	_, m = writeFor(t, prod, httptest.NewRequest("GET", "/x", nil), p)

@@ -26,7 +26,7 @@ func (r *Registry) Markdown() string {
 			}
 			meaning += "."
 		}
-		b.WriteString("| `" + k.Name + "` | " + strconv.Itoa(k.Status) + " | " + strconv.Itoa(k.JSONRPCCode()) +
+		b.WriteString("| `" + k.Name + "` | " + strconv.Itoa(k.Status) + " | " + strconv.Itoa(k.jsonRPCCode()) +
 			" | `" + string(k.Action) + "` | `" + string(k.Cause) + "` | " + strconv.FormatBool(k.Retryable) + " | " +
 			markdownCell(k.Title) + " | " + markdownCell(meaning) + " |\n")
 	}
@@ -66,7 +66,7 @@ func (r *Registry) JSON(baseURI string) ([]byte, error) {
 	kinds := r.Kinds()
 	docs := make([]codeDoc, len(kinds))
 	for i, k := range kinds {
-		docs[i] = codeDoc{Code: k.Name, Type: typeFor(baseURI, k.Name), Status: k.Status, RPCCode: k.JSONRPCCode(),
+		docs[i] = codeDoc{Code: k.Name, Type: typeFor(baseURI, k.Name), Status: k.Status, RPCCode: k.jsonRPCCode(),
 			Title: k.Title, Action: k.Action, Cause: k.Cause, Retryable: k.Retryable, Outcome: k.Outcome,
 			Meaning: k.Meaning}
 		if d := k.Deprecated; !d.Since.IsZero() {

@@ -101,7 +101,7 @@ func ExampleMapAs() {
 			return problem.New(problem.Conflict).WithDetail("The item is out of stock.")
 		}),
 		problem.MapAs(func(e *notFoundError) *problem.Problem {
-			return problem.New(problem.NotFound).WithDetailf("No order %s exists.", e.id)
+			return problem.New(problem.NotFound).WithDetail("No order " + e.id + " exists.")
 		}),
 	))
 	for _, err := range []error{

@@ -21,20 +21,6 @@ func TestHandlerTypedNilProblemIsSuccess(t *testing.T) {
 	}
 }
 
-func TestHandlerFuncWritesReturnedError(t *testing.T) {
-	prev := Default()
-	t.Cleanup(func() { SetDefault(prev) })
-	SetDefault(NewWriter(WithLogger(slog.New(slog.DiscardHandler))))
-	rec := httptest.NewRecorder()
-	HandlerFunc(func(http.ResponseWriter, *http.Request) error {
-		return errors.New("secret 10.0.0.1")
-	}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
-	p, err := Parse(rec.Body.Bytes())
-	if err != nil || rec.Code != 500 || p.code != "internal" {
-		t.Fatalf("%d %s %v", rec.Code, rec.Body, err)
-	}
-}
-
 func TestNilProblemsNeverCrash(t *testing.T) {
 	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)))
 	rec := httptest.NewRecorder()

@@ -52,7 +52,6 @@ func TestLogSourceOfAReturnedError(t *testing.T) {
 		file, fn string
 	}{
 		{"Writer.Handler", wr.Handler(fail), "log_test.go", "TestLogSourceOfAReturnedError.func1"},
-		{"HandlerFunc", HandlerFunc(fail), "log_test.go", "TestLogSourceOfAReturnedError.func1"},
 		{"method value", wr.Handler(sourceHandlers{}.fail), "handler.go", "problem.(*Writer).Handler.func1"},
 	} {
 		for range 2 { // the second answer comes from sourceOf's memory

@@ -14,9 +14,9 @@ import (
 	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
-// ErrNotProblem is wrapped by Parse's error when the body is not a problem
+// errNotProblem is wrapped by Parse's error when the body is not a problem
 // document.
-var ErrNotProblem = errors.New("problem: not a problem document")
+var errNotProblem = errors.New("problem: not a problem document")
 
 // Parse reads a problem+json body back into a Problem, for clients,
 // gateways and tests. It reads what any server sends, not only faultline:
@@ -55,10 +55,10 @@ func Parse(data []byte) (*Problem, error) {
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotProblem, err)
+		return nil, fmt.Errorf("%w: %v", errNotProblem, err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("%w: not a JSON object", ErrNotProblem)
+		return nil, fmt.Errorf("%w: not a JSON object", errNotProblem)
 	}
 	p := &Problem{}
 	known := false
@@ -66,12 +66,12 @@ func Parse(data []byte) (*Problem, error) {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrNotProblem, err)
+			return nil, fmt.Errorf("%w: %v", errNotProblem, err)
 		}
 		name := tok.(string)
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%w: member %q: %v", ErrNotProblem, name, err)
+			return nil, fmt.Errorf("%w: member %q: %v", errNotProblem, name, err)
 		}
 		if m, ok := v.(string); ok && name == "message" {
 			message = m
@@ -79,17 +79,17 @@ func Parse(data []byte) (*Problem, error) {
 		known = p.parseMember(name, v) || known
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotProblem, err)
+		return nil, fmt.Errorf("%w: %v", errNotProblem, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: data after the object", ErrNotProblem)
+		return nil, fmt.Errorf("%w: data after the object", errNotProblem)
 	}
 	if p.detail == "" && message != "" && message != p.title {
 		p.detail = message
 		known = true
 	}
 	if !known {
-		return nil, fmt.Errorf("%w: none of type, title, status, detail, instance, code or message", ErrNotProblem)
+		return nil, fmt.Errorf("%w: none of type, title, status, detail, instance, code or message", errNotProblem)
 	}
 	return p, nil
 }

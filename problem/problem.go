@@ -154,7 +154,7 @@ func problemOf(k Kind) Problem {
 		outcome:       k.Outcome,
 		hideDetail:    !k.ShowDetail,
 		defaultDetail: k.DefaultDetail,
-		rpcCode:       k.JSONRPCCode(),
+		rpcCode:       k.jsonRPCCode(),
 		fromKind:      true,
 		kindTitle:     k.Title,
 	}
@@ -320,11 +320,6 @@ func (p *Problem) WithDetail(detail string) *Problem {
 	return c
 }
 
-// WithDetailf is WithDetail with formatting. Never format an error into it.
-func (p *Problem) WithDetailf(format string, args ...any) *Problem {
-	return p.WithDetail(fmt.Sprintf(format, args...))
-}
-
 // Wrap returns a copy that records the error behind the problem. It is
 // logged with the problem and never rendered.
 func (p *Problem) Wrap(err error) *Problem {
@@ -437,13 +432,13 @@ func safeMethod(method string) bool {
 	return false
 }
 
-// ErrReservedExtension is wrapped by the build error of an extension whose
+// errReservedExtension is wrapped by the build error of an extension whose
 // name is a standard or faultline member.
-var ErrReservedExtension = errors.New("problem: reserved extension name")
+var errReservedExtension = errors.New("problem: reserved extension name")
 
-// ErrExtensionName is wrapped by the build error of an extension name
+// errExtensionName is wrapped by the build error of an extension name
 // outside RFC 9457 §3.2's recommended form.
-var ErrExtensionName = errors.New("problem: invalid extension name")
+var errExtensionName = errors.New("problem: invalid extension name")
 
 var reserved = map[string]bool{
 	"type": true, "title": true, "status": true, "detail": true, "instance": true,
@@ -480,17 +475,12 @@ func (p *Problem) WithExtension(name string, value any) *Problem {
 
 func checkExtensionName(name string) error {
 	if reserved[name] {
-		return fmt.Errorf("%w: %q", ErrReservedExtension, name)
+		return fmt.Errorf("%w: %q", errReservedExtension, name)
 	}
 	if !validExtensionName(name) {
-		return fmt.Errorf("%w: %q", ErrExtensionName, name)
+		return fmt.Errorf("%w: %q", errExtensionName, name)
 	}
 	return nil
-}
-
-// Extensions returns the extension members in the order they were set.
-func (p *Problem) Extensions() []Extension {
-	return slices.Clone(p.ext)
 }
 
 // Extension returns the value of one extension member.

@@ -21,27 +21,24 @@ type Registry struct {
 // registries work exactly like the default one; nothing here needs global
 // state.
 func NewRegistry() *Registry {
-	r := NewEmptyRegistry()
+	r := newEmptyRegistry()
 	for _, k := range builtin {
 		r.MustRegister(k)
 	}
 	return r
 }
 
-// NewEmptyRegistry returns a registry without the built-in catalog, for
+// newEmptyRegistry returns a registry without the built-in catalog, for
 // services that define every code themselves.
-func NewEmptyRegistry() *Registry {
+func newEmptyRegistry() *Registry {
 	return &Registry{byName: map[string]Kind{}, byStatus: map[int]string{}, retired: map[string]bool{}}
 }
 
 var defaultRegistry = NewRegistry()
 
 // DefaultRegistry returns the registry that holds the built-in catalog and
-// the codes registered through the package-level Register.
+// the codes registered through the package-level MustRegister.
 func DefaultRegistry() *Registry { return defaultRegistry }
-
-// Register adds k to the default registry.
-func Register(k Kind) error { return defaultRegistry.Register(k) }
 
 // MustRegister adds k to the default registry and returns it, so a service
 // can declare its codes as package variables.

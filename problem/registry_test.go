@@ -24,7 +24,7 @@ func TestRegistryRejectsMalformedCodes(t *testing.T) {
 		"unknown action":    {Name: "bad_action", Status: 400, Title: "t", Action: "pray", Cause: CausePolicy},
 		"unknown cause":     {Name: "bad_cause", Status: 400, Title: "t", Action: ActionNone, Cause: "fate"},
 	}
-	reg := NewEmptyRegistry()
+	reg := newEmptyRegistry()
 	for name, c := range cases {
 		if err := reg.Register(c); !errors.Is(err, ErrInvalidCode) {
 			t.Errorf("%s: Register(%+v) = %v, want ErrInvalidCode", name, c, err)
@@ -161,7 +161,7 @@ func TestRetiredNamesAreNeverReused(t *testing.T) {
 // TestDeprecationIsDocumented: a deprecated code keeps working, and the
 // table and the JSON catalog say since when and what replaces it.
 func TestDeprecationIsDocumented(t *testing.T) {
-	reg := NewEmptyRegistry()
+	reg := newEmptyRegistry()
 	since := time.Date(2027, 1, 15, 0, 0, 0, 0, time.UTC)
 	reg.MustRegister(Kind{Name: "quota_low", Status: 429, Title: "Quota low", Action: ActionRetry, Cause: CauseRequest,
 		Retryable: true, Deprecated: Deprecation{Since: since, Successor: "rate_limited"}})
@@ -200,7 +200,7 @@ func TestContractCodes(t *testing.T) {
 		"not_found":                     {404, RPCInvalidParams, ""},
 	} {
 		k, ok := reg.Lookup(name)
-		if !ok || k.Status != want.status || k.JSONRPCCode() != want.rpc || k.Outcome != want.outcome {
+		if !ok || k.Status != want.status || k.jsonRPCCode() != want.rpc || k.Outcome != want.outcome {
 			t.Errorf("%s: %+v", name, k)
 		}
 		if p := New(k); p.RPCCode() != want.rpc || p.outcome != want.outcome {

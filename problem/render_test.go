@@ -141,12 +141,12 @@ func TestParseRoundTrip(t *testing.T) {
 func TestExtensionNames(t *testing.T) {
 	p := New(Conflict)
 	for _, name := range []string{"type", "code", "retry_after_ms", "errors", "message", "error"} {
-		if q := p.WithExtension(name, 1); !errors.Is(q.buildErr, ErrReservedExtension) || len(q.ext) != 0 {
+		if q := p.WithExtension(name, 1); !errors.Is(q.buildErr, errReservedExtension) || len(q.ext) != 0 {
 			t.Errorf("reserved %q accepted", name)
 		}
 	}
 	for _, name := range []string{"ab", "1abc", "_abc", "a-bc", "a bc", "ünï", "a.bc", strings.Repeat("a", 65)} {
-		if q := p.WithExtension(name, 1); !errors.Is(q.buildErr, ErrExtensionName) || len(q.ext) != 0 {
+		if q := p.WithExtension(name, 1); !errors.Is(q.buildErr, errExtensionName) || len(q.ext) != 0 {
 			t.Errorf("invalid name %q accepted", name)
 		}
 	}
@@ -163,7 +163,7 @@ func TestExtensionNames(t *testing.T) {
 	if v, _ := p.Extension("balance"); v != 1 {
 		t.Errorf("WithExtension changed its receiver: balance = %v", v)
 	}
-	if n := len(q.Extensions()); n != 3 {
+	if n := len(q.ext); n != 3 {
 		t.Errorf("%d extensions, want 3", n)
 	}
 }

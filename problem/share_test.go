@@ -87,7 +87,7 @@ func TestBuildersShareNoArrays(t *testing.T) {
 }
 
 var builderMethods = map[string]bool{
-	"WithDetail": true, "WithDetailf": true, "Wrap": true, "WithRetryAfter": true, "WithOutcome": true,
+	"WithDetail": true, "WithAction": true, "WithCause": true, "WithRetryable": true, "Wrap": true, "WithRetryAfter": true, "WithOutcome": true,
 	"WithErrors": true, "WithLogAttrs": true, "ForRequest": true, "WithExtension": true,
 }
 

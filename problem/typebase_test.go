@@ -63,9 +63,6 @@ func TestDefaultBaseIsForBuiltinCodesOnly(t *testing.T) {
 			if m["type"] != want || m["code"] != k.Name || m["title"] != k.Title || resp.StatusCode != k.Status {
 				t.Errorf("base %q, %s: %d %s, want type %s", base, k.Name, resp.StatusCode, body, want)
 			}
-			if got := wr.TypeURI(k.Name); got != want {
-				t.Errorf("base %q: TypeURI(%s) = %s, want %s", base, k.Name, got, want)
-			}
 			if listed[k.Name] != want {
 				t.Errorf("base %q: Registry.JSON lists %s as %s, want %s", base, k.Name, listed[k.Name], want)
 			}

@@ -39,22 +39,11 @@ type Writer struct {
 	codes sync.Map
 }
 
-// DevelopmentMode reports whether WithInsecureDevelopmentMode is in effect.
-func (wr *Writer) DevelopmentMode() bool { return wr.dev }
-
 // BaseURI returns the prefix of every type URI.
 func (wr *Writer) BaseURI() string { return wr.baseURI }
 
-// CodeHeader returns the name of the header that carries the code, or ""
-// when it is disabled.
-func (wr *Writer) CodeHeader() string { return wr.codeHeader }
-
 // CorrelationHeader returns the header that echoes the correlation ID.
 func (wr *Writer) CorrelationHeader() string { return wr.correlationHeader }
-
-// TypeURI returns the type URI of a code: the base URI plus the code, or
-// about:blank for a service's own code under DefaultBaseURI.
-func (wr *Writer) TypeURI(code string) string { return wr.typeURI(code) }
 
 var defaultWriter atomic.Pointer[Writer]
 
