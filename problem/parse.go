@@ -95,21 +95,17 @@ func Parse(data []byte) (*Problem, error) {
 }
 
 // parseMember sets one member from its decoded value, ignoring a value of
-// the wrong type, and reports whether the name is a problem member.
+// the wrong type, and reports whether the name is one of the members that
+// make a document a problem (type, title, status, detail, instance, code).
 func (p *Problem) parseMember(name string, v any) bool {
-	s, isString := v.(string)
-	switch name {
-	case "type":
+	if dst := p.identifyingString(name); dst != nil {
+		s, isString := v.(string)
 		if isString {
-			p.typ = s
+			*dst = s
 		}
 		return isString
-	case "title":
-		if isString {
-			p.title = s
-		}
-		return isString
-	case "status":
+	}
+	if name == "status" {
 		// 404.0 and 4.04e2 are the same JSON number as 404.
 		if n, ok := v.(json.Number); ok {
 			if f, err := n.Float64(); err == nil && f >= 100 && f <= 999 && f == math.Trunc(f) {
@@ -118,59 +114,68 @@ func (p *Problem) parseMember(name string, v any) bool {
 			}
 		}
 		return false
+	}
+	if !p.parseGuidance(name, v) {
+		p.setParsedExtension(name, v)
+	}
+	return false
+}
+
+// identifyingString is where a string member that identifies a problem
+// document goes; nil for any other name.
+func (p *Problem) identifyingString(name string) *string {
+	switch name {
+	case "type":
+		return &p.typ
+	case "title":
+		return &p.title
 	case "detail":
-		if isString {
-			p.detail = s
-		}
-		return isString
+		return &p.detail
 	case "instance":
-		if isString {
-			p.instance = s
-		}
-		return isString
+		return &p.instance
 	case "code":
-		if isString {
-			p.code = s
-		}
-		return isString
+		return &p.code
+	}
+	return nil
+}
+
+// parseGuidance sets one of faultline's members (or skips a legacy one)
+// and reports whether name was one; a value of the wrong type, or a cause
+// outside the closed set, is ignored.
+func (p *Problem) parseGuidance(name string, v any) bool {
+	s, isString := v.(string)
+	switch name {
 	case "action":
 		if isString && s != "" {
 			p.action = Action(s)
 		}
-		return false
 	case "cause":
 		if c := Cause(s); isString && c.valid() {
 			p.cause = c
 		}
-		return false
 	case "outcome":
 		if isString && s != "" {
 			p.outcome = Outcome(s)
 		}
-		return false
 	case "retryable":
 		if b, ok := v.(bool); ok {
 			p.retryable = b
 		}
-		return false
 	case "retry_after_ms":
 		if n, ok := v.(json.Number); ok {
 			p.retryAfter = parseMillis(n)
 		}
-		return false
 	case "correlation_id":
 		if isString {
 			p.correlationID = s
 		}
-		return false
 	case "errors":
 		p.fieldErrors = parseFieldErrors(v)
-		return false
 	case "error", "message":
+	default:
 		return false
 	}
-	p.setParsedExtension(name, v)
-	return false
+	return true
 }
 
 // parseMillis reads a JSON number of milliseconds, whatever its spelling,

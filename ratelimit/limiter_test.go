@@ -21,10 +21,6 @@ import (
 	"github.com/faultline-go/faultline/ratelimit"
 )
 
-func quietWriter(buf io.Writer) *problem.Writer {
-	return problem.NewWriter(problem.WithLogger(slog.New(slog.NewTextHandler(buf, nil))))
-}
-
 var okHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 	_, _ = io.WriteString(w, "ok")
 })
@@ -92,7 +88,7 @@ func TestRefusalIsARateLimitedProblem(t *testing.T) {
 	sleepUntilPhase(window, 0.5)
 	var logs testlog.Buffer
 	mw := ratelimit.LimitBy(limit, window, httprate.Key("all"),
-		ratelimit.WithWriter(quietWriter(&logs)), ratelimit.WithDraftHeaders())
+		ratelimit.WithWriter(testlog.Writer(&logs)), ratelimit.WithDraftHeaders())
 	srv, _ := serve(t, mw(okHandler))
 
 	for i := range limit {
@@ -169,7 +165,7 @@ func TestRetryAfterIsWhenTheWindowAdmits(t *testing.T) {
 	// Start right after a window boundary so the first burst and the refusal
 	// both fall into one window and the retry lands in the next.
 	time.Sleep(time.Until(time.Now().Truncate(window).Add(window + 20*time.Millisecond)))
-	srv, _ := serve(t, ratelimit.LimitBy(limit, window, httprate.Key("k"), ratelimit.WithWriter(quietWriter(io.Discard)))(okHandler))
+	srv, _ := serve(t, ratelimit.LimitBy(limit, window, httprate.Key("k"), ratelimit.WithWriter(testlog.Writer(io.Discard)))(okHandler))
 	for range limit {
 		if resp, _ := get(t, srv.URL, nil); resp.StatusCode != 200 {
 			t.Fatalf("status %d", resp.StatusCode)
@@ -215,7 +211,7 @@ func TestSeveralPolicies(t *testing.T) {
 	l, err := ratelimit.New([]ratelimit.Policy{
 		{Name: "burst", Limit: 2, Window: time.Second, Key: httprate.Key("k")},
 		{Name: "sustained", Limit: 100, Window: time.Hour, Key: httprate.Key("k")},
-	}, ratelimit.WithDraftHeaders(), ratelimit.WithWriter(quietWriter(io.Discard)))
+	}, ratelimit.WithDraftHeaders(), ratelimit.WithWriter(testlog.Writer(io.Discard)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +265,7 @@ func TestInvalidPolicies(t *testing.T) {
 
 func TestEmptyKeyFailsLoudly(t *testing.T) {
 	var logs testlog.Buffer
-	wr := quietWriter(&logs)
+	wr := testlog.Writer(&logs)
 	r := chi.NewRouter()
 	empty := func(*http.Request) (string, error) { return "", nil }
 	r.With(ratelimit.LimitBy(10, time.Minute, empty, ratelimit.WithWriter(wr))).Get("/empty", okHandler)

@@ -338,7 +338,7 @@ func TestRedisNoGoroutineLeft(t *testing.T) {
 	client := redis.NewUniversalClient(redisOptions(rs.Addr()))
 	l, err := ratelimit.New([]ratelimit.Policy{{Limit: 100, Window: time.Second, Key: httprate.Key("k")}},
 		ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(testTimeout),
-		ratelimit.WithWriter(quietWriter(io.Discard)))
+		ratelimit.WithWriter(testlog.Writer(io.Discard)))
 	if err != nil {
 		t.Fatal(err)
 	}
