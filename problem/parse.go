@@ -217,7 +217,7 @@ func (p *Problem) setParsedExtension(name string, v any) {
 			return
 		}
 	}
-	p.ext = append(p.ext, Extension{Name: name, Value: v})
+	p.ext = append(p.ext, extension{Name: name, Value: v})
 }
 
 func parseFieldErrors(v any) []FieldError {

@@ -68,7 +68,7 @@ type Problem struct {
 	correlationPublic bool
 	// rpcCode is the kind's JSON-RPC error code.
 	rpcCode  int
-	ext      []Extension
+	ext      []extension
 	err      error
 	logAttrs []slog.Attr
 	// origin is the shared Problem FromError copied this occurrence from,
@@ -129,8 +129,8 @@ type FieldError struct {
 	Code    string `json:"code,omitempty"`
 }
 
-// Extension is one extension member, in the order it was set.
-type Extension struct {
+// extension is one extension member, in the order it was set.
+type extension struct {
 	Name  string
 	Value any
 }
@@ -469,7 +469,7 @@ func (p *Problem) WithExtension(name string, value any) *Problem {
 			return c
 		}
 	}
-	c.ext = append(c.ext, Extension{Name: name, Value: value})
+	c.ext = append(c.ext, extension{Name: name, Value: value})
 	return c
 }
 

@@ -152,7 +152,7 @@ func TestRetiredNamesAreNeverReused(t *testing.T) {
 	if got := reg.ForStatus(504); got.typ != "about:blank" {
 		t.Errorf("504 still claimed after retiring its only code: %+v", got)
 	}
-	md := reg.Markdown()
+	md := reg.markdown()
 	if strings.Contains(md, "| `upstream_timeout` |") || !strings.Contains(md, "Retired, never to be reused: `legacy_quota`, `upstream_timeout`.") {
 		t.Errorf("markdown:\n%s", md)
 	}
@@ -165,10 +165,10 @@ func TestDeprecationIsDocumented(t *testing.T) {
 	since := time.Date(2027, 1, 15, 0, 0, 0, 0, time.UTC)
 	reg.MustRegister(Kind{Name: "quota_low", Status: 429, Title: "Quota low", Action: ActionRetry, Cause: CauseRequest,
 		Retryable: true, Deprecated: Deprecation{Since: since, Successor: "rate_limited"}})
-	if !strings.Contains(reg.Markdown(), "**Deprecated** since 2027-01-15; use `rate_limited`.") {
-		t.Errorf("markdown:\n%s", reg.Markdown())
+	if !strings.Contains(reg.markdown(), "**Deprecated** since 2027-01-15; use `rate_limited`.") {
+		t.Errorf("markdown:\n%s", reg.markdown())
 	}
-	data, _ := reg.JSON("urn:x:")
+	data, _ := reg.catalogJSON("urn:x:")
 	if !strings.Contains(string(data), `"since": "2027-01-15"`) || !strings.Contains(string(data), `"successor": "rate_limited"`) ||
 		!strings.Contains(string(data), `"type": "urn:x:quota_low"`) {
 		t.Errorf("json: %s", data)

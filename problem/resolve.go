@@ -214,17 +214,17 @@ func (wr *Writer) unregistered(p *Problem) Problem {
 }
 
 // developmentMembers are the members WithInsecureDevelopmentMode adds.
-func developmentMembers(p *Problem) []Extension {
-	var out []Extension
+func developmentMembers(p *Problem) []extension {
+	var out []extension
 	if d := p.hiddenDetail(); d != "" {
-		out = append(out, Extension{"debug_detail", logText(sanitize.Log(d))})
+		out = append(out, extension{"debug_detail", logText(sanitize.Log(d))})
 	}
 	var chain []any
 	for err := p.err; err != nil; err = errors.Unwrap(err) {
 		chain = append(chain, logText(sanitize.Log(err.Error())))
 	}
 	if chain != nil {
-		out = append(out, Extension{"debug_errors", chain})
+		out = append(out, extension{"debug_errors", chain})
 	}
 	return out
 }

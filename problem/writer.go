@@ -39,12 +39,6 @@ type Writer struct {
 	codes sync.Map
 }
 
-// BaseURI returns the prefix of every type URI.
-func (wr *Writer) BaseURI() string { return wr.baseURI }
-
-// CorrelationHeader returns the header that echoes the correlation ID.
-func (wr *Writer) CorrelationHeader() string { return wr.correlationHeader }
-
 var defaultWriter atomic.Pointer[Writer]
 
 func init() { defaultWriter.Store(NewWriter()) }
@@ -83,9 +77,6 @@ func (wr *Writer) Logger() *slog.Logger {
 	}
 	return slog.Default()
 }
-
-// Brand returns the name the text plane opens with.
-func (wr *Writer) Brand() string { return wr.brand }
 
 // ErrResponseStarted is returned by Write when the response was already
 // committed: a second status line cannot be sent, so nothing is written.
@@ -310,17 +301,17 @@ func (wr *Writer) WriteError(w http.ResponseWriter, r *http.Request, err error) 
 	return wr.write(w, r, &p, 0)
 }
 
-// LegacyActive reports whether the legacy members are emitted now.
-func (wr *Writer) LegacyActive() bool { return wr.legacyActive() }
-
-// LegacyWindow returns the transition window WithLegacy configured, and
-// false when there is none, so that the documentation (problemdocs'
-// type-URI pages) can announce the legacy members and their end date.
-func (wr *Writer) LegacyWindow() (Legacy, bool) {
-	if wr.legacy == nil {
-		return Legacy{}, false
+func init() {
+	problemhook.FactsOf = func(v any) problemhook.WriterFacts {
+		wr := v.(*Writer)
+		f := problemhook.WriterFacts{Brand: wr.brand, CorrelationHeader: wr.correlationHeader, LegacyActive: wr.legacyActive()}
+		if wr.legacy != nil {
+			// The documentation (problemdocs' type-URI pages) announces
+			// the legacy members and their end date.
+			f.Legacy = *wr.legacy
+		}
+		return f
 	}
-	return *wr.legacy, true
 }
 
 func (wr *Writer) legacyActive() bool {

@@ -193,7 +193,7 @@ func TestLegacyWindow(t *testing.T) {
 	now := until.Add(-time.Hour)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithLegacy(Legacy{Since: since, Until: until, DeprecationHeaders: true}), WithClock(clock))
+	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithLegacy(Legacy{Since: since, Until: until, DeprecationHeaders: true}), func(w *Writer) { w.now = clock })
 	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = wr.Write(w, r, New(Conflict).WithDetail("Order 7 changed."))
 	}))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -58,11 +59,12 @@ type legacyNotice struct {
 }
 
 func legacyOf(wr *problem.Writer) *legacyNotice {
-	l, ok := wr.LegacyWindow()
+	facts := problemhook.FactsOf(wr)
+	l, ok := facts.Legacy.(problem.Legacy)
 	if !ok {
 		return nil
 	}
-	n := &legacyNotice{Members: []string{"error", "message"}, Active: wr.LegacyActive()}
+	n := &legacyNotice{Members: []string{"error", "message"}, Active: facts.LegacyActive}
 	if !l.Until.IsZero() {
 		n.Until = l.Until.UTC().Format(time.RFC3339)
 		n.UntilDate = l.Until.UTC().Format(time.DateOnly)
@@ -135,7 +137,7 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 		Reaction:      reaction(c.Action),
 		Example:       json.RawMessage(example),
 		examplePage:   pretty.String(),
-		exampleText:   string(res.AppendText(nil, wr.Brand())),
+		exampleText:   string(res.AppendText(nil, problemhook.FactsOf(wr).Brand)),
 	}
 }
 

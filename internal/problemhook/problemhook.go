@@ -61,3 +61,25 @@ type PeerMembers struct {
 // peer's document is the one value whose status and title a client, not
 // a code, decides.
 var CompletePeer func(p any, m PeerMembers)
+
+// WriterFacts is what the kit's other layers read of a problem.Writer's
+// configuration, which is not the Writer's API: a service configures it
+// once with the Writer's options and never needs to read it back.
+type WriterFacts struct {
+	// Brand is the name the text plane opens with (WithBrand).
+	Brand string
+	// CorrelationHeader is the header the ID is echoed under.
+	CorrelationHeader string
+	// Legacy is the problem.Legacy window WithLegacy configured, nil
+	// without one; LegacyActive says whether its members are sent now.
+	Legacy       any
+	LegacyActive bool
+}
+
+// FactsOf returns the facts of wr, a *problem.Writer; the problem package
+// installs it.
+var FactsOf func(wr any) WriterFacts
+
+// WithClock returns a problem.Option replacing time.Now, for tests of the
+// legacy window; the problem package installs it.
+var WithClock func(now func() time.Time) any

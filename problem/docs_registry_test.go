@@ -1,5 +1,8 @@
 package problem
 
+// The code table as Markdown and JSON, which README.md and the catalog tests
+// compare against the registry.
+
 import (
 	"encoding/json"
 	"strconv"
@@ -7,10 +10,10 @@ import (
 	"time"
 )
 
-// Markdown renders the registry as the documentation table. README.md's
+// markdown renders the registry as the documentation table. README.md's
 // code table is this output for the default registry; a test keeps the two
 // equal.
-func (r *Registry) Markdown() string {
+func (r *Registry) markdown() string {
 	var b strings.Builder
 	b.WriteString("| code | status | JSON-RPC | action | cause | retryable | title | meaning |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
@@ -59,10 +62,10 @@ type deprecatedDoc struct {
 	Successor string `json:"successor,omitempty"`
 }
 
-// JSON renders the registry as a JSON array, for tooling and agents that
+// catalogJSON renders the registry as a JSON array, for tooling and agents that
 // want the catalog ahead of time. Each entry carries its type URI, made
 // from baseURI as the Writer makes it (pass the Writer's BaseURI).
-func (r *Registry) JSON(baseURI string) ([]byte, error) {
+func (r *Registry) catalogJSON(baseURI string) ([]byte, error) {
 	kinds := r.Kinds()
 	docs := make([]codeDoc, len(kinds))
 	for i, k := range kinds {
