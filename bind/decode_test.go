@@ -60,7 +60,7 @@ func server(t *testing.T, opts ...Option) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := Decode[Order](r, opts...); err != nil {
-			problem.WriteError(w, r, err)
+			problem.Write(w, r, problem.From(r, err))
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -313,7 +313,7 @@ func TestUpstreamMaxBytes(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 100)
 		if _, err := Decode[Order](r); err != nil {
-			problem.WriteError(w, r, err)
+			problem.Write(w, r, problem.From(r, err))
 		}
 	}))
 	defer srv.Close()

@@ -40,7 +40,7 @@ func Example() {
 	})
 
 	rec := httptest.NewRecorder()
-	_ = w.WriteError(rec, httptest.NewRequest(http.MethodPost, "/users", nil), err)
+	_ = w.Write(rec, httptest.NewRequest(http.MethodPost, "/users", nil), w.FromError(err))
 	fmt.Println(rec.Code)
 	os.Stdout.Write(rec.Body.Bytes())
 	// Output:

@@ -100,7 +100,7 @@ func TestHostileDriverText(t *testing.T) {
 	q := "INSERT INTO users (password) VALUES ('hunter2')"
 	err := pgfault.Track(context.Background(), q).Err(pg)
 	rec := httptest.NewRecorder()
-	_ = w.WriteError(rec, httptest.NewRequest(http.MethodPost, "/users", nil), err)
+	_ = w.Write(rec, httptest.NewRequest(http.MethodPost, "/users", nil), w.FromError(err))
 	body := rec.Body.String()
 	for _, s := range []string{"hunter2", "db.internal", "users\\n", "script", "ccc", "forged", "INSERT"} {
 		if strings.Contains(body, s) {

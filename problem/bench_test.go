@@ -98,6 +98,6 @@ func BenchmarkWriteError(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		clear(w.h)
-		_ = wr.WriteError(w, r, err)
+		_ = wr.Write(w, r, wr.FromError(err))
 	}
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // NewContext returns a copy of ctx carrying wr. The package-level Write
-// and WriteError, and faultline's middlewares and rate limiter
-// when given no writer of their own, write through the Writer a request's
+// and From, and faultline's middlewares and rate limiter when given no
+// writer of their own, write through the Writer a request's
 // context carries, so a service configures its Writer once (middleware.Stack
 // with WithWriter does this for every request below it).
 func NewContext(ctx context.Context, wr *Writer) context.Context {

@@ -202,7 +202,7 @@ func TestObserverSeesEveryProblemOnce(t *testing.T) {
 	r = r.WithContext(correlation.WithID(r.Context(), "req-observed-1"))
 	_ = wr.Write(httptest.NewRecorder(), r, New(Timeout).WithOutcome(OutcomeUnknown))
 	head := httptest.NewRequest("HEAD", "/v1/orders", nil)
-	_ = wr.WriteError(httptest.NewRecorder(), head, errors.New("boom"))
+	_ = wr.Write(httptest.NewRecorder(), head, wr.FromError(errors.New("boom")))
 	_ = wr.Write(&startedWriter{ResponseWriter: httptest.NewRecorder(), started: true}, r, New(Conflict))
 	// The third could not be written (the response had started): it is
 	// observed all the same, so a trace shows the failure.

@@ -68,7 +68,7 @@ func (wr *Writer) FromError(err error) *Problem {
 	return p
 }
 
-// fromError is FromError into p, so that WriteError keeps the problem on
+// fromError is FromError into p, so that a returned error keeps the problem on
 // its stack: an error route then allocates no Problem at all.
 func (wr *Writer) fromError(err error, p *Problem) {
 	if err == nil {

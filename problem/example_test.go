@@ -150,7 +150,7 @@ func ExampleWithObserver() {
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)), problem.WithObserver(func(r *http.Request, p *problem.Problem) {
 		fmt.Fprintln(os.Stdout, "observed", r.Method, p.Status(), p.Code(), p.Action())
 	}))
-	_ = wr.WriteError(httptest.NewRecorder(), httptest.NewRequest("GET", "/x", nil), errors.New("boom"))
+	_ = wr.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/x", nil), wr.FromError(errors.New("boom")))
 	// Output: observed GET 500 internal retry
 }
 

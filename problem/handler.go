@@ -23,7 +23,7 @@ func (wr *Writer) Handler(f func(w http.ResponseWriter, r *http.Request) error) 
 }
 
 // writeReturned writes the error a handler returned; it is called
-// directly by the adapter, as WriteError would be, so that the adapter is
+// directly by the adapter, as Write would be, so that the adapter is
 // the source write finds on the stack when pc is 0.
 func (wr *Writer) writeReturned(w http.ResponseWriter, r *http.Request, err error, pc uintptr) {
 	var p Problem

@@ -30,7 +30,7 @@ func TestNilProblemsNeverCrash(t *testing.T) {
 	var typedNil *Problem
 	for _, err := range []error{typedNil, errors.Join(errors.New("x"), typedNil)} {
 		rec := httptest.NewRecorder()
-		_ = wr.WriteError(rec, httptest.NewRequest(http.MethodGet, "/", nil), err)
+		_ = wr.Write(rec, httptest.NewRequest(http.MethodGet, "/", nil), wr.FromError(err))
 		if p, perr := Parse(rec.Body.Bytes()); perr != nil || p.code != "internal" {
 			t.Fatalf("WriteError(%#v): %s", err, rec.Body)
 		}

@@ -17,8 +17,8 @@ import (
 //
 // The record is built here and handed to the handler directly: Logger.LogAttrs
 // would need the attributes in a slice that escapes, and would report this
-// function as the source. The source is the code that called Write or
-// WriteError (log, write, then the exported function: four frames up).
+// function as the source. The source is the code that called Write
+// (log, write, then the exported function: four frames up).
 func (wr *Writer) log(r *http.Request, res *Problem, e *codeEntry, started bool, pc uintptr) {
 	ctx := context.Background()
 	if r != nil {

@@ -17,7 +17,7 @@ func TestLogSourceIsTheCaller(t *testing.T) {
 	var buf bytes.Buffer
 	wr := NewWriter(WithLogger(slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{AddSource: true}))))
 	_ = wr.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil), New(NotFound))
-	_ = wr.WriteError(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil), errors.New("boom"))
+	_ = wr.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil), wr.FromError(errors.New("boom")))
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 2 {
 		t.Fatalf("want 2 records, got %q", buf.String())

@@ -77,7 +77,7 @@ func WithClientErrorLevel(l slog.Level) Option {
 }
 
 // WithMappers appends error mappers, consulted in order whenever the
-// writer maps an error (From, FromError, WriteError, a returned error).
+// writer maps an error (From, FromError, a returned error).
 func WithMappers(m ...Mapper) Option {
 	return func(w *Writer) { w.mappers = append(w.mappers, m...) }
 }

@@ -56,15 +56,6 @@ func Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
 	return writerFor(r).write(w, r, p, 0)
 }
 
-// WriteError maps err and writes it with the Writer r's context carries, or
-// the default Writer.
-func WriteError(w http.ResponseWriter, r *http.Request, err error) error {
-	wr := writerFor(r)
-	var p Problem
-	wr.fromError(err, &p)
-	return wr.write(w, r, &p, 0)
-}
-
 // Registry returns the writer's registry.
 func (wr *Writer) Registry() *Registry { return wr.registry }
 
@@ -291,14 +282,6 @@ func (wr *Writer) observe(r *http.Request, res *Problem) {
 		*o = *res
 		wr.observer(r, o)
 	}
-}
-
-// WriteError maps err to a problem and writes it; the error is kept for the
-// log.
-func (wr *Writer) WriteError(w http.ResponseWriter, r *http.Request, err error) error {
-	var p Problem
-	wr.fromError(err, &p)
-	return wr.write(w, r, &p, 0)
 }
 
 func init() {

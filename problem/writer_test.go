@@ -246,7 +246,7 @@ func TestHandlerErrorNeverRendersRawText(t *testing.T) {
 	wr := NewWriter(WithLogger(newLogger(sink)))
 	raw := &dbError{dsn: "postgres://app:s3cr3t-pw@10.20.30.40:5432/orders"}
 	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = wr.WriteError(w, r, fmt.Errorf("create order: %w", raw))
+		_ = wr.Write(w, r, wr.FromError(fmt.Errorf("create order: %w", raw)))
 	}))
 	resp, body := do(t, "POST", srv.URL+"/v1/orders", nil)
 	if resp.StatusCode != 500 {

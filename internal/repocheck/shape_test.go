@@ -158,11 +158,11 @@ func TestNoFileAboveLineLimit(t *testing.T) {
 // set the budgets). A growth fails here, so it is a decision in review
 // rather than drift.
 var exportedBudget = map[string]int{
-	"problem": 126,
+	"problem": 124,
 }
 
 // rootModuleBudget caps the kit's public packages together.
-const rootModuleBudget = 282
+const rootModuleBudget = 280
 
 // TestExportedSurface prints the exported identifiers of every public
 // package of the root module, so a change that grows one is visible in
