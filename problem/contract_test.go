@@ -51,7 +51,7 @@ func TestDetailFieldCannotBypassShowDetail(t *testing.T) {
 				t.Errorf("%s, %s: hidden detail rendered: %s", name, accept, rec.Body)
 			}
 		}
-		for _, out := range []string{string(p.AppendJSON(nil)), string(p.AppendXML(nil)), p.CLILine(), p.Error(), string(p.AppendJSONRPCError(nil))} {
+		for _, out := range []string{string(p.AppendJSON(nil)), string(p.AppendXML(nil)), p.CLILine(), p.Error()} {
 			if strings.Contains(out, "alice") && name != "by hand" {
 				t.Errorf("%s: hidden detail rendered: %s", name, out)
 			}
