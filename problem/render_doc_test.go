@@ -37,7 +37,7 @@ func TestPackageDocStatesEveryRenderingRule(t *testing.T) {
 		"passes sanitize.Public",
 		"is sanitize.Redacted, at any depth",
 		`a second "ip" becomes "ip (2)"`,
-		"one the problem names itself (a literal, a field set by hand) passes the public tier",
+		"one the problem names itself (a peer's, read with Parse) passes the public tier",
 		`"https://x.test/p?q=a b" is sent as "https://x.test/p?q=a%20b"`,
 		`"/v1/SELECT * FROM users/x" is sent as "/v1/%5Bredacted%5D/x"`,
 		"a nil map of any type is {} and a nil slice []",
