@@ -19,7 +19,7 @@ func TestFieldErrorPointerPassesThePublicTier(t *testing.T) {
 	)
 	js := string(p.AppendJSON(nil))
 	xml := string(p.AppendXML(nil))
-	txt := string(p.AppendText(nil, "faultline"))
+	txt := string(problem.AppendText(p, nil, "faultline"))
 	for name, out := range map[string]string{"json": js, "xml": xml, "text": txt} {
 		if strings.Contains(out, secret) {
 			t.Errorf("%s echoes a token from a pointer: %s", name, out)

@@ -47,7 +47,7 @@ func MustRegister(k Kind) Kind { return defaultRegistry.MustRegister(k) }
 // Register adds k. A malformed kind, a name already taken, a retired name
 // or a retired successor is an error: codes are never redefined nor reused.
 func (r *Registry) Register(k Kind) error {
-	if err := k.Validate(); err != nil {
+	if err := k.validate(); err != nil {
 		return err
 	}
 	r.mu.Lock()

@@ -174,10 +174,10 @@ func TestDeprecationIsDocumented(t *testing.T) {
 		t.Errorf("json: %s", data)
 	}
 	bad := Kind{Name: "x_y", Status: 400, Title: "X", Action: ActionNone, Cause: CauseRequest, Deprecated: Deprecation{Since: since, Successor: "x_y"}}
-	if !errors.Is(bad.Validate(), ErrInvalidCode) {
+	if !errors.Is(bad.validate(), ErrInvalidCode) {
 		t.Error("a code that succeeds itself was accepted")
 	}
-	if err := (Kind{Name: "x_z", Status: 500, Title: "X", Action: ActionRetry, Cause: CauseInternal}).Validate(); !errors.Is(err, ErrInvalidCode) {
+	if err := (Kind{Name: "x_z", Status: 500, Title: "X", Action: ActionRetry, Cause: CauseInternal}).validate(); !errors.Is(err, ErrInvalidCode) {
 		t.Error("action retry on a non-retryable code was accepted")
 	}
 }

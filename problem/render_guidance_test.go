@@ -55,7 +55,7 @@ func TestRenderingsNeverContradictRetrySignals(t *testing.T) {
 		}
 		for surface, out := range map[string]string{
 			"xml":  string(p.AppendXML(nil)),
-			"text": string(p.AppendText(nil, "Gateway")),
+			"text": string(problem.AppendText(p, nil, "Gateway")),
 		} {
 			for _, bad := range []string{"reboot", "gremlins", "maybe", "<status>0<", "status: 0\n", `"status":0`} {
 				if strings.Contains(out, bad) {

@@ -175,7 +175,7 @@ func TestOtherSurfaces(t *testing.T) {
 	if got, want := p.CLILine(), "validation_failed: Two fields are invalid. Second line"; got != want {
 		t.Errorf("CLILine = %q, want %q", got, want)
 	}
-	text := string(p.AppendText(nil, "Acme\r\nAPI"))
+	text := string(p.appendText(nil, "Acme\r\nAPI"))
 	first, _, _ := strings.Cut(text, "\n")
 	if first != "Acme  API: validation_failed: Two fields are invalid. Second line" {
 		t.Errorf("text first line = %q", first)
@@ -199,7 +199,7 @@ func TestBidiControlsNeverRendered(t *testing.T) {
 	surfaces := map[string]string{
 		"json": string(p.appendJSON(nil, true)),
 		"xml":  string(p.appendXML(nil, true)),
-		"text": string(p.AppendText(nil, "Acme")),
+		"text": string(p.appendText(nil, "Acme")),
 		"cli":  p.CLILine(),
 	}
 	for name, out := range surfaces {

@@ -4,13 +4,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/sanitize"
 )
 
-// AppendText appends the plain-text proxy plane: a first line
+// appendText appends the plain-text proxy plane: a first line
 // "<brand>: <code>: <message>" that no JSON, XML or HTML parser accepts as
 // the upstream's payload, then one "name: value" line per guidance member.
-func (p *Problem) AppendText(dst []byte, brand string) []byte {
+func (p *Problem) appendText(dst []byte, brand string) []byte {
 	dst = append(dst, oneLine(brand)...)
 	dst = append(dst, ": "...)
 	dst = append(dst, p.CLILine()...)
@@ -68,4 +69,8 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+func init() {
+	problemhook.AppendText = func(p any, dst []byte, brand string) []byte { return p.(*Problem).appendText(dst, brand) }
 }

@@ -262,7 +262,7 @@ func (wr *Writer) writeBody(w http.ResponseWriter, res *Problem, e *codeEntry, m
 	case mediaXML:
 		buf = res.appendXML(buf, legacy)
 	case mediaText:
-		buf = res.AppendText(buf, wr.brand)
+		buf = res.appendText(buf, wr.brand)
 	default:
 		buf = res.appendJSONWith(buf, legacy, e.jsonSegments())
 	}

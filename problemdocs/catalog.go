@@ -137,7 +137,7 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 		Reaction:      reaction(c.Action),
 		Example:       json.RawMessage(example),
 		examplePage:   pretty.String(),
-		exampleText:   string(res.AppendText(nil, problemhook.FactsOf(wr).Brand)),
+		exampleText:   string(problemhook.AppendText(res, nil, problemhook.FactsOf(wr).Brand)),
 	}
 }
 

@@ -80,6 +80,11 @@ type WriterFacts struct {
 // installs it.
 var FactsOf func(wr any) WriterFacts
 
+// AppendText appends the text/plain rendering of p, a *problem.Problem,
+// under brand, for documentation that shows it beside the JSON; the
+// problem package installs it.
+var AppendText func(p any, dst []byte, brand string) []byte
+
 // WithClock returns a problem.Option replacing time.Now, for tests of the
 // legacy window; the problem package installs it.
 var WithClock func(now func() time.Time) any

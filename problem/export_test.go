@@ -1,0 +1,5 @@
+package problem
+
+// AppendText is the text/plain rendering, for the external tests that
+// compare it with the other representations.
+func AppendText(p *Problem, dst []byte, brand string) []byte { return p.appendText(dst, brand) }
