@@ -125,7 +125,7 @@ func TestInstanceIsAURIReference(t *testing.T) {
 // as element names survive as <member name="...">.
 func TestXMLCarriesNestedKeys(t *testing.T) {
 	p := New(Conflict).WithExtension("links", map[string]any{"id": "a1", "url": "/account/1", "1st": 1, "a b": true, "xmlns": "z"})
-	out := string(p.AppendXML(nil))
+	out := string(p.appendXML(nil, false))
 	for _, want := range []string{"<id>a1</id>", "<url>/account/1</url>", `<member name="1st">1</member>`, `<member name="a b">true</member>`, `<member name="xmlns">z</member>`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("XML lacks %s: %s", want, out)
@@ -180,7 +180,7 @@ func TestNumbersAndKeysStayValid(t *testing.T) {
 		if err := uniqueJSON(out); err != nil {
 			t.Errorf("json.Number(%q): %v: %s", n, err, out)
 		}
-		wellFormed(t, p.AppendXML(nil))
+		wellFormed(t, p.appendXML(nil, false))
 	}
 	p := New(Conflict).WithExtension("hosts", map[string]any{"10.0.0.1": 1, "10.0.0.2": 2, "[redacted]": 3})
 	out := p.AppendJSON(nil)

@@ -51,7 +51,7 @@ func TestDetailFieldCannotBypassShowDetail(t *testing.T) {
 				t.Errorf("%s, %s: hidden detail rendered: %s", name, accept, rec.Body)
 			}
 		}
-		for _, out := range []string{string(p.AppendJSON(nil)), string(p.AppendXML(nil)), p.CLILine(), p.Error()} {
+		for _, out := range []string{string(p.AppendJSON(nil)), string(p.appendXML(nil, false)), p.CLILine(), p.Error()} {
 			if strings.Contains(out, "alice") && name != "by hand" {
 				t.Errorf("%s: hidden detail rendered: %s", name, out)
 			}
@@ -87,7 +87,7 @@ func TestExtensionSecretsRedacted(t *testing.T) {
 	p := New(Conflict).WithExtension("account", a).
 		WithExtension("headers", map[string]any{"Authorization": "Bearer abc.def.ghi", "session_token": 12345}).
 		WithExtension("access_token", "tok-value-123")
-	for name, out := range map[string]string{"json": string(p.AppendJSON(nil)), "xml": string(p.AppendXML(nil))} {
+	for name, out := range map[string]string{"json": string(p.AppendJSON(nil)), "xml": string(p.appendXML(nil, false))} {
 		for _, secret := range []string{"hunter2", "0123456789abcdef", "abc.def.ghi", "12345", "tok-value-123"} {
 			if strings.Contains(out, secret) {
 				t.Errorf("%s leaks %q: %s", name, secret, out)

@@ -74,7 +74,7 @@ func TestLiteralCorrelationIDPassesThePublicTier(t *testing.T) {
 			}
 			p := b(s.id)
 			for where, out := range map[string][]byte{
-				"AppendJSON": p.AppendJSON(nil), "AppendXML": p.AppendXML(nil), "AppendText": problem.AppendText(p, nil, "svc"),
+				"AppendJSON": p.AppendJSON(nil), "AppendXML": problem.AppendXML(p, nil), "AppendText": problem.AppendText(p, nil, "svc"),
 				"Report": wr.Report(context.Background(), "", p).AppendJSON(nil),
 			} {
 				if bytes.Contains(out, []byte(s.secret)) {
@@ -116,7 +116,7 @@ func TestPeerTypeAndTitlePassThePublicTier(t *testing.T) {
 		rec := httptest.NewRecorder()
 		_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), p)
 		for where, out := range map[string][]byte{
-			"AppendJSON": p.AppendJSON(nil), "AppendXML": p.AppendXML(nil), "AppendText": problem.AppendText(p, nil, "svc"),
+			"AppendJSON": p.AppendJSON(nil), "AppendXML": problem.AppendXML(p, nil), "AppendText": problem.AppendText(p, nil, "svc"),
 			"Write": rec.Body.Bytes(),
 		} {
 			if bytes.Contains(out, []byte(secret)) {

@@ -268,7 +268,7 @@ func FuzzRenderDifferential(f *testing.F) {
 		if err := uniqueJSON(ours); err != nil {
 			t.Fatalf("%v for %#v: %q", err, v, ours)
 		}
-		wellFormed(t, New(Conflict).WithExtension("value", v).AppendXML(nil))
+		wellFormed(t, New(Conflict).WithExtension("value", v).appendXML(nil, false))
 		members(t, g)
 		if !g.clean {
 			return

@@ -18,7 +18,7 @@ func TestFieldErrorPointerPassesThePublicTier(t *testing.T) {
 		problem.FieldError{Pointer: "/items/0/sku", Detail: "is required", Code: "required"},
 	)
 	js := string(p.AppendJSON(nil))
-	xml := string(p.AppendXML(nil))
+	xml := string(problem.AppendXML(p, nil))
 	txt := string(problem.AppendText(p, nil, "faultline"))
 	for name, out := range map[string]string{"json": js, "xml": xml, "text": txt} {
 		if strings.Contains(out, secret) {

@@ -97,7 +97,7 @@ func TestXMLReservedExtensionNames(t *testing.T) {
 		"xmlish": true, "XMLdata": true, "Xml_1": true, "xMl_payload": true,
 		"xylophone": false, "x_ml": false, "axml": false, "mlx": false,
 	} {
-		x := string(New(Conflict).WithExtension(name, "v").AppendXML(nil))
+		x := string(New(Conflict).WithExtension(name, "v").appendXML(nil, false))
 		wrapped := strings.Contains(x, `<member name="`+name+`">v</member>`)
 		element := strings.Contains(x, "<"+name+">v</"+name+">")
 		if wrapped != member || element == member {

@@ -54,7 +54,7 @@ func TestRenderingsNeverContradictRetrySignals(t *testing.T) {
 			t.Errorf("%s: JSON status %v", name, s)
 		}
 		for surface, out := range map[string]string{
-			"xml":  string(p.AppendXML(nil)),
+			"xml":  string(problem.AppendXML(p, nil)),
 			"text": string(problem.AppendText(p, nil, "Gateway")),
 		} {
 			for _, bad := range []string{"reboot", "gremlins", "maybe", "<status>0<", "status: 0\n", `"status":0`} {

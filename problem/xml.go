@@ -11,15 +11,13 @@ import (
 	"github.com/faultline-go/faultline/sanitize"
 )
 
-// AppendXML appends the application/problem+xml form of RFC 9457
+// appendXML appends the application/problem+xml form of RFC 9457
 // Appendix B: namespace urn:ietf:rfc:7807, members as elements in the JSON
-// order, array entries as <i> elements, without the legacy members. It
-// carries exactly the members and values AppendJSON does; a member name
-// that is not an XML name, or that starts with "xml" in any case (a name
-// XML reserves), becomes <member name="...">. The output is well-formed
-// XML whatever the problem holds.
-func (p *Problem) AppendXML(dst []byte) []byte { return p.appendXML(dst, false) }
-
+// order, array entries as <i> elements, with the legacy members only when
+// legacy is set. It carries exactly the members and values AppendJSON
+// does; a member name that is not an XML name, or that starts with "xml"
+// in any case (a name XML reserves), becomes <member name="...">. The
+// output is well-formed XML whatever the problem holds.
 func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 	dst = append(dst, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+`<problem xmlns="urn:ietf:rfc:7807">`...)
 	elem := func(name, value string, public bool) {

@@ -158,11 +158,11 @@ func TestNoFileAboveLineLimit(t *testing.T) {
 // set the budgets). A growth fails here, so it is a decision in review
 // rather than drift.
 var exportedBudget = map[string]int{
-	"problem": 121,
+	"problem": 120,
 }
 
 // rootModuleBudget caps the kit's public packages together.
-const rootModuleBudget = 277
+const rootModuleBudget = 276
 
 // TestExportedSurface prints the exported identifiers of every public
 // package of the root module, so a change that grows one is visible in
