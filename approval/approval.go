@@ -171,7 +171,7 @@ func PollHandler(store Store, id func(*http.Request) string) http.Handler {
 			return
 		}
 		if err != nil {
-			problem.WriteError(w, r, err)
+			problem.Write(w, r, problem.From(r, err))
 			return
 		}
 		if a.State == Approved && a.ResultURL != "" {

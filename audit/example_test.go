@@ -25,6 +25,6 @@ func ExampleStrict() {
 	rec := httptest.NewRecorder()
 	handler.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/transfers", nil))
 	p, _ := problem.Parse(rec.Body.Bytes())
-	fmt.Println(rec.Code, p.Code, p.Outcome, ran)
+	fmt.Println(rec.Code, p.Code(), p.Outcome(), ran)
 	// Output: 503 audit_unavailable not_started false
 }

@@ -6,7 +6,7 @@
 // name may appear only once per object, members the type has no field for
 // are refused, and the body holds exactly one JSON value. Every failure is
 // returned as a *problem.Problem (reach it with errors.As, or hand the error
-// to problem.WriteError as is) coded invalid_json, unsupported_media_type,
+// to problem.From as is) coded invalid_json, unsupported_media_type,
 // request_too_large or validation_failed. Field errors carry JSON Pointers
 // (RFC 6901) into the document the client sent, never Go type or field
 // names, and all of them are listed at once: a document that is not JSON,
@@ -100,10 +100,10 @@ func mistypedProblem(m *mistyped, body []byte, dst any, t reflect.Type, cfg *con
 	if !cfg.noValidate && indirect(t).Kind() == reflect.Struct {
 		_ = jsonv2.Unmarshal(body, dst, lenient)
 		if vp := validateValue(cfg.validator(), dst, body); vp != nil {
-			if vp.Code != problem.ValidationFailed.Name {
+			if vp.Code() != problem.ValidationFailed.Name {
 				return vp
 			}
-			for _, fe := range vp.Errors {
+			for _, fe := range vp.Errors() {
 				if !under(fe.Pointer, m.issues) && len(fes) < maxFieldErrors {
 					fes = append(fes, fe)
 				}

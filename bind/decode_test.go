@@ -60,7 +60,7 @@ func server(t *testing.T, opts ...Option) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := Decode[Order](r, opts...); err != nil {
-			problem.WriteError(w, r, err)
+			problem.Write(w, r, problem.From(r, err))
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -260,18 +260,18 @@ func TestDecodeOverHTTP(t *testing.T) {
 			if p == nil {
 				return
 			}
-			if p.Code != tc.want.code || p.Status != status {
-				t.Errorf("code %q status %d, want %q: %s", p.Code, p.Status, tc.want.code, raw)
+			if p.Code() != tc.want.code || p.Status() != status {
+				t.Errorf("code %q status %d, want %q: %s", p.Code(), p.Status(), tc.want.code, raw)
 			}
-			if _, ok := problem.DefaultRegistry().Lookup(p.Code); !ok {
-				t.Errorf("code %q is not registered", p.Code)
+			if _, ok := problem.DefaultRegistry().Lookup(p.Code()); !ok {
+				t.Errorf("code %q is not registered", p.Code())
 			}
-			if !strings.Contains(p.Detail, tc.want.detail) {
-				t.Errorf("detail %q, want it to contain %q", p.Detail, tc.want.detail)
+			if !strings.Contains(p.Detail(), tc.want.detail) {
+				t.Errorf("detail %q, want it to contain %q", p.Detail(), tc.want.detail)
 			}
 			if tc.want.errors != nil || tc.want.noErrors {
-				if fmt.Sprint(p.Errors) != fmt.Sprint(tc.want.errors) {
-					t.Errorf("errors\n got %v\nwant %v", p.Errors, tc.want.errors)
+				if fmt.Sprint(p.Errors()) != fmt.Sprint(tc.want.errors) {
+					t.Errorf("errors\n got %v\nwant %v", p.Errors(), tc.want.errors)
 				}
 			}
 			if tc.want.errors != nil && !strings.Contains(raw, `"pointer":`+strconv.Quote(tc.want.errors[0].Pointer)) {
@@ -313,13 +313,13 @@ func TestUpstreamMaxBytes(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 100)
 		if _, err := Decode[Order](r); err != nil {
-			problem.WriteError(w, r, err)
+			problem.Write(w, r, problem.From(r, err))
 		}
 	}))
 	defer srv.Close()
 	body := chunked{bytes.NewReader([]byte(`{"Note":"` + strings.Repeat("y", 1000) + `"}`))}
 	status, p, raw := post(t, srv.URL, "application/json", body)
-	if status != 413 || p.Code != "request_too_large" || !strings.Contains(p.Detail, "limit of 100 bytes") {
+	if status != 413 || p.Code() != "request_too_large" || !strings.Contains(p.Detail(), "limit of 100 bytes") {
 		t.Fatalf("status %d: %s", status, raw)
 	}
 }

@@ -16,14 +16,14 @@ type LineItem struct {
 	Quantity int    `json:"quantity" validate:"required,max=100"`
 }
 
-// A handler decodes and validates in one call and hands any failure to
-// problem.WriteError: the client gets every broken rule at once, each with
+// A handler decodes and validates in one call and writes any failure with
+// problem.From: the client gets every broken rule at once, each with
 // a JSON Pointer into what it sent.
 func ExampleDecode() {
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		item, err := bind.Decode[LineItem](r)
 		if err != nil {
-			problem.WriteError(w, r, err)
+			problem.Write(w, r, problem.From(r, err))
 			return
 		}
 		fmt.Fprintf(w, "%d x %s", item.Quantity, item.SKU)

@@ -35,24 +35,24 @@ func FuzzDecode(f *testing.F) {
 		if !errors.As(err, &p) {
 			t.Fatalf("error %v is not a problem", err)
 		}
-		code, ok := problem.DefaultRegistry().Lookup(p.Code)
+		code, ok := problem.DefaultRegistry().Lookup(p.Code())
 		if !ok {
-			t.Fatalf("unregistered code %q", p.Code)
+			t.Fatalf("unregistered code %q", p.Code())
 		}
-		if code.Status != p.Status {
-			t.Fatalf("status %d for %s", p.Status, p.Code)
+		if code.Status != p.Status() {
+			t.Fatalf("status %d for %s", p.Status(), p.Code())
 		}
-		switch p.Code {
+		switch p.Code() {
 		case "invalid_json", "unsupported_media_type", "request_too_large", "validation_failed":
 		default:
-			t.Fatalf("unexpected code %q", p.Code)
+			t.Fatalf("unexpected code %q", p.Code())
 		}
 		// The walk must agree with the decoder: the place the decoder
 		// stopped at is among the places the walk listed.
-		if where, ok := decoderPointer(p.Unwrap()); ok && (p.Code == "invalid_json" || p.Code == "validation_failed") && !listsPointer(p.Errors, where) {
-			t.Fatalf("decoder stopped at %q, walk listed %v (%v)", where, p.Errors, p.Unwrap())
+		if where, ok := decoderPointer(p.Unwrap()); ok && (p.Code() == "invalid_json" || p.Code() == "validation_failed") && !listsPointer(p.Errors(), where) {
+			t.Fatalf("decoder stopped at %q, walk listed %v (%v)", where, p.Errors(), p.Unwrap())
 		}
-		for _, fe := range p.Errors {
+		for _, fe := range p.Errors() {
 			if fe.Detail == "" || strings.Contains(fe.Detail, "Key: ") || strings.Contains(fe.Detail, "json:") {
 				t.Fatalf("field error %+v", fe)
 			}

@@ -65,7 +65,7 @@ func TestValidationPointers(t *testing.T) {
 		t.Fatal("no problem")
 	}
 	got := map[string]string{}
-	for _, fe := range p.Errors {
+	for _, fe := range p.Errors() {
 		got[fe.Pointer+" "+fe.Code] = fe.Detail
 	}
 	want := map[string]string{
@@ -86,8 +86,8 @@ func TestValidationPointers(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("field errors\n got %v\nwant %v", got, want)
 	}
-	if p.Status != 422 || p.Code != "validation_failed" {
-		t.Errorf("status %d code %s", p.Status, p.Code)
+	if p.Status() != 422 || p.Code() != "validation_failed" {
+		t.Errorf("status %d code %s", p.Status(), p.Code())
 	}
 }
 
@@ -99,13 +99,13 @@ func TestCustomMessagesSeeJSONNames(t *testing.T) {
 	}
 	Validator().RegisterAlias("test_named", "max=1")
 	p := problemOf(t, Validate(T{Value: "long", Tags: []string{"a", "bb"}}))
-	if p == nil || len(p.Errors) != 2 {
+	if p == nil || len(p.Errors()) != 2 {
 		t.Fatalf("got %v", p)
 	}
-	if fe := p.Errors[0]; fe.Detail != "field the_value is wrong" || fe.Pointer != "/the_value" || fe.Code != "test_named" {
+	if fe := p.Errors()[0]; fe.Detail != "field the_value is wrong" || fe.Pointer != "/the_value" || fe.Code != "test_named" {
 		t.Errorf("got %+v", fe)
 	}
-	if fe := p.Errors[1]; fe.Detail != "field tag~s[1] is wrong" || fe.Pointer != "/tag~0s/1" {
+	if fe := p.Errors()[1]; fe.Detail != "field tag~s[1] is wrong" || fe.Pointer != "/tag~0s/1" {
 		t.Errorf("got %+v", fe)
 	}
 }
@@ -136,7 +136,7 @@ func TestMessages(t *testing.T) {
 		"is required",
 	}
 	var got []string
-	for _, fe := range p.Errors {
+	for _, fe := range p.Errors() {
 		got = append(got, fe.Detail)
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -161,16 +161,16 @@ func TestOptions(t *testing.T) {
 		if err := DecodeInto(request(`{"sku":"abc","qty":3,"price":1}`), &it); err != nil || it.Qty != 3 {
 			t.Fatalf("%v %+v", err, it)
 		}
-		if p := problemOf(t, DecodeInto(request(`{}`), it)); p == nil || p.Code != "internal" {
+		if p := problemOf(t, DecodeInto(request(`{}`), it)); p == nil || p.Code() != "internal" {
 			t.Fatalf("non-pointer: %v", p)
 		}
 	})
 	t.Run("pointer target", func(t *testing.T) {
 		v, err := Decode[*Item](request(`{"sku":"a","qty":3,"price":1}`))
-		if p := problemOf(t, err); p == nil || p.Errors[0].Pointer != "/sku" || v != nil {
+		if p := problemOf(t, err); p == nil || p.Errors()[0].Pointer != "/sku" || v != nil {
 			t.Fatalf("%v %+v", p, v)
 		}
-		if p := problemOf(t, second(Decode[*Item](request(`null`)))); p == nil || p.Code != "invalid_json" {
+		if p := problemOf(t, second(Decode[*Item](request(`null`)))); p == nil || p.Code() != "invalid_json" {
 			t.Fatalf("null: %v", p)
 		}
 	})
@@ -181,7 +181,7 @@ func TestOptions(t *testing.T) {
 	})
 	t.Run("non-struct target", func(t *testing.T) {
 		v, err := Decode[[]Item](request(`[{"sku":"abc","qty":"x"}]`))
-		if p := problemOf(t, err); p == nil || p.Errors[0].Pointer != "/0/qty" {
+		if p := problemOf(t, err); p == nil || p.Errors()[0].Pointer != "/0/qty" {
 			t.Fatalf("%v %+v", p, v)
 		}
 	})
@@ -245,11 +245,11 @@ func TestRequiredPresentZero(t *testing.T) {
 	for _, tc := range tests {
 		_, err := Decode[Stock](request(tc.body))
 		p := problemOf(t, err)
-		if p == nil || p.Code != "validation_failed" {
+		if p == nil || p.Code() != "validation_failed" {
 			t.Fatalf("%s: %v", tc.body, err)
 		}
 		var got []string
-		for _, fe := range p.Errors {
+		for _, fe := range p.Errors() {
 			got = append(got, fe.Pointer+" "+fe.Detail)
 		}
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
@@ -263,7 +263,7 @@ func TestFieldErrorsAreBounded(t *testing.T) {
 	body := "[" + strings.Repeat(`{"qty":"x"},`, 5000) + `{"qty":"x"}]`
 	_, err := Decode[[]Item](request(body), WithMaxBytes(int64(len(body))))
 	p := problemOf(t, err)
-	if p == nil || len(p.Errors) != maxFieldErrors || p.Errors[maxFieldErrors-1].Pointer != "/99/qty" {
-		t.Fatalf("%d errors: %v", len(p.Errors), err)
+	if p == nil || len(p.Errors()) != maxFieldErrors || p.Errors()[maxFieldErrors-1].Pointer != "/99/qty" {
+		t.Fatalf("%d errors: %v", len(p.Errors()), err)
 	}
 }

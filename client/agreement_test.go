@@ -256,7 +256,7 @@ func TestExitCodeOfWritesAServerDidNotVouchFor(t *testing.T) {
 		t.Errorf("committed POST: exit code %d", code)
 	}
 	// Nor is a failure the server says retrying will not help.
-	foreign := &problem.Problem{Status: 503, Action: problem.ActionRetry}
+	foreign := peer(map[string]any{"status": 503, "action": "retry"})
 	d := client.Policy{}.Decide(client.Attempt{Method: "GET", Problem: foreign, Number: 1})
 	if code := client.ExitCode("GET", foreign); d.Verdict != client.Stop || code == client.ExitTemporary {
 		t.Errorf("not retryable: %s, exit code %d", d.Verdict, code)

@@ -78,9 +78,9 @@ func ExitCode(method string, err error) int {
 func Line(err error) string {
 	var p *problem.Problem
 	if errors.As(err, &p) && p != nil {
-		if p.Code == "" {
+		if p.Code() == "" {
 			// CLILine renders an empty code as nothing before ": ".
-			return "http_" + strconv.Itoa(p.Status) + p.CLILine()
+			return "http_" + strconv.Itoa(p.Status()) + p.CLILine()
 		}
 		return p.CLILine()
 	}

@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -53,8 +54,8 @@ func TestExitCodeErrors(t *testing.T) {
 		{"GET", io.ErrUnexpectedEOF, client.ExitTemporary},
 		{"GET", errors.New("context canceled"), client.ExitTemporary},
 		{"GET", fmt.Errorf("call: %w", problem.New(problem.Forbidden)), client.ExitAuth},
-		{"GET", &client.ResponseError{Problem: &problem.Problem{Status: 502}}, client.ExitTemporary},
-		{"GET", &client.ResponseError{Problem: &problem.Problem{Status: 404}}, client.ExitUsage},
+		{"GET", &client.ResponseError{Problem: peer(map[string]any{"status": 502})}, client.ExitTemporary},
+		{"GET", &client.ResponseError{Problem: peer(map[string]any{"status": 404})}, client.ExitUsage},
 	} {
 		if got := client.ExitCode(tc.method, tc.err); got != tc.want {
 			t.Errorf("%s %v: %d, want %d", tc.method, tc.err, got, tc.want)
@@ -69,7 +70,7 @@ func TestLine(t *testing.T) {
 	}{
 		{nil, ""},
 		{problem.New(problem.NotFound), "not_found: No resource exists at this address."},
-		{&client.ResponseError{Problem: &problem.Problem{Status: 502, Title: "Bad Gateway"}}, "http_502: Bad Gateway"},
+		{&client.ResponseError{Problem: peer(map[string]any{"status": 502, "title": "Bad Gateway"})}, "http_502: Bad Gateway"},
 		{errors.New("dial tcp: refused\nsecond line\u2028third"), "error: dial tcp: refused second line third"},
 		// What a server can put in front of a terminal: ESC and 8-bit CSI
 		// sequences, a bidi override, in a transport error's text or in
@@ -82,6 +83,19 @@ func TestLine(t *testing.T) {
 			t.Errorf("Line(%v) = %q, want %q", tc.err, got, tc.want)
 		}
 	}
+}
+
+// peer is the problem a client reads from a document of these members.
+func peer(members map[string]any) *problem.Problem {
+	b, err := json.Marshal(members)
+	if err != nil {
+		panic(err)
+	}
+	p, err := problem.Parse(b)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }
 
 func mustParse(t *testing.T, body string) *problem.Problem {

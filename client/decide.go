@@ -207,8 +207,8 @@ func (pol Policy) Decide(a Attempt) Decision {
 	switch {
 	case a.Problem != nil:
 		p := a.Problem
-		action, outcome, cause, retryable, floor, status = p.Action, p.Outcome, p.Cause, p.Retryable, p.RetryAfter, p.Status
-		s := statusRule(p.Status)
+		action, outcome, cause, retryable, floor, status = p.Action(), p.Outcome(), p.Cause(), p.Retryable(), p.RetryAfter(), p.Status()
+		s := statusRule(p.Status())
 		if action == "" {
 			action, retryable = s.action, s.retryable
 		}

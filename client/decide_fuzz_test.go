@@ -23,7 +23,10 @@ func FuzzDecide(f *testing.F) {
 	f.Add("GET", 503, "retry_later", "", true, int64(0), 1, int64(0), false, 0.1)
 	pol := client.Policy{MaxAttempts: 4, BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second, MaxElapsed: 10 * time.Second}
 	f.Fuzz(func(t *testing.T, method string, status int, action, outcome string, retryable bool, retryAfter int64, number int, elapsed int64, key bool, jitter float64) {
-		p := &problem.Problem{Status: status, Action: problem.Action(action), Outcome: problem.Outcome(outcome), Retryable: retryable, RetryAfter: time.Duration(retryAfter)}
+		// A peer's document may carry any status Parse keeps; the builders
+		// then set members outside the closed sets.
+		p := peer(map[string]any{"status": status}).WithAction(problem.Action(action)).WithOutcome(problem.Outcome(outcome)).
+			WithRetryAfter(time.Duration(retryAfter)).WithRetryable(retryable)
 		a := client.Attempt{Method: method, Problem: p, Number: number, Elapsed: time.Duration(elapsed), IdempotencyKey: key, Jitter: jitter}
 		d := pol.Decide(a)
 		if err := checkAgreement(d); err != nil {

@@ -56,7 +56,7 @@ func TestDecideEveryRegisteredCode(t *testing.T) {
 					want = client.Stop
 				}
 				write := tc.method == "POST" && !tc.key
-				effective := p.Outcome
+				effective := p.Outcome()
 				if effective == "" && c.Action == problem.ActionRetry && (c.Status == 500 || c.Status == 502 || c.Status == 503 || c.Status == 504) {
 					// Nobody verified what became of a write a 5xx cut.
 					effective = problem.OutcomeUnknown
@@ -109,14 +109,12 @@ func TestDecideNamedCodes(t *testing.T) {
 // key as today's middleware sends it (retry, retryable false, outcome
 // unknown) and as the contract's verify action says it.
 func TestDecideTimeoutAsServersSendIt(t *testing.T) {
-	old := problem.New(problem.Timeout).WithOutcome(problem.OutcomeUnknown)
-	old.Retryable = false
-	verify := problem.New(problem.Timeout).WithOutcome(problem.OutcomeUnknown)
-	verify.Action, verify.Retryable = problem.ActionVerify, false
+	old := problem.New(problem.Timeout).WithOutcome(problem.OutcomeUnknown).WithRetryable(false)
+	verify := problem.New(problem.Timeout).WithOutcome(problem.OutcomeUnknown).WithAction(problem.ActionVerify).WithRetryable(false)
 	for _, p := range []*problem.Problem{old, verify} {
 		d := testPolicy.Decide(client.Attempt{Method: "POST", Problem: p, Number: 1})
 		if d.Verdict != client.Verify {
-			t.Errorf("action %s: %s (%s), want verify", p.Action, d.Verdict, d.Reason)
+			t.Errorf("action %s: %s (%s), want verify", p.Action(), d.Verdict, d.Reason)
 		}
 	}
 	// The same timeout of a write with a key is replayed.
@@ -161,13 +159,11 @@ func TestDecideDelays(t *testing.T) {
 			t.Errorf("%s %s", d.Verdict, d.Delay)
 		}
 	})
-	notRetryable := problem.New(problem.Internal)
-	notRetryable.Retryable = false
+	notRetryable := problem.New(problem.Internal).WithRetryable(false)
 	if d := testPolicy.Decide(client.Attempt{Method: "GET", Problem: notRetryable, Number: 1}); d.Verdict != client.Stop {
 		t.Errorf("retryable false: %s", d.Verdict)
 	}
-	unknown := problem.New(problem.Internal)
-	unknown.Action = "teleport"
+	unknown := problem.New(problem.Internal).WithAction("teleport")
 	if d := testPolicy.Decide(client.Attempt{Method: "GET", Problem: unknown, Number: 1}); d.Verdict != client.Stop {
 		t.Errorf("unknown action: %s", d.Verdict)
 	}
@@ -193,7 +189,7 @@ func TestDecideForeignStatus(t *testing.T) {
 		{403, "GET", false, client.Stop},
 		{501, "GET", false, client.Stop},
 	} {
-		p := &problem.Problem{Status: tc.status}
+		p := peer(map[string]any{"status": tc.status})
 		d := testPolicy.Decide(client.Attempt{Method: tc.method, Problem: p, Number: 1, IdempotencyKey: tc.key})
 		if d.Verdict != tc.want {
 			t.Errorf("%d %s key=%v: %s (%s), want %s", tc.status, tc.method, tc.key, d.Verdict, d.Reason, tc.want)

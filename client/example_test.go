@@ -58,7 +58,7 @@ func ExampleReadError() {
 	err = client.ReadError(res)
 	var p *problem.Problem
 	if errors.As(err, &p) {
-		fmt.Println(p.Code, p.Status, p.CorrelationID, p.RetryAfter)
+		fmt.Println(p.Code(), p.Status(), p.CorrelationID(), p.RetryAfter())
 	}
 	fmt.Println(client.Line(err))
 	fmt.Println(client.ExitCode("GET", err) == client.ExitTemporary)

@@ -33,11 +33,11 @@ func FuzzReadError(f *testing.F) {
 		if !errors.As(err, &p) || p == nil {
 			t.Fatalf("no problem in %v", err)
 		}
-		if p.Status != status {
-			t.Fatalf("status %d, response %d", p.Status, status)
+		if p.Status() != status {
+			t.Fatalf("status %d, response %d", p.Status(), status)
 		}
-		if p.RetryAfter < 0 {
-			t.Fatalf("negative retry delay %s", p.RetryAfter)
+		if p.RetryAfter() < 0 {
+			t.Fatalf("negative retry delay %s", p.RetryAfter())
 		}
 		if line := client.Line(err); strings.ContainsAny(line, "\r\n") {
 			t.Fatalf("CLI line spans lines: %q", line)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -40,12 +41,14 @@ func parseJSON(body []byte, status int, problemMedia bool) (*problem.Problem, er
 	if problemMedia || slices.ContainsFunc(problemMembers, func(m string) bool { _, ok := doc[m]; return ok }) {
 		p, err := problem.Parse(body)
 		if err == nil {
-			if p.Code == "" {
-				p.Code = code
+			m := problemhook.PeerMembers{}
+			if p.Code() == "" {
+				m.Code = code
 			}
-			if p.Title == "" && p.Detail == "" {
-				p.Detail = message
+			if p.Title() == "" && p.Detail() == "" {
+				m.Detail = message
 			}
+			problemhook.CompletePeer(p, m)
 			return p, nil
 		}
 		if code == "" && message == "" {

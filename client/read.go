@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -182,17 +183,18 @@ func (rd Reader) build(res *http.Response, body []byte, complete bool, readErr e
 	if p == nil {
 		p = statusProblem(res.StatusCode, headerToken(res.Header.Get(cmp.Or(rd.CodeHeader, "X-Error-Code"))))
 	}
-	p.Status = res.StatusCode
-	if p.Title == "" && p.Detail == "" {
+	m := problemhook.PeerMembers{Status: res.StatusCode}
+	if p.Title() == "" && p.Detail() == "" {
 		// Both are optional (RFC 9457 §3.1); a message is not.
-		p.Title = http.StatusText(res.StatusCode)
+		m.Title = http.StatusText(res.StatusCode)
 	}
-	if p.CorrelationID == "" {
-		p.CorrelationID = res.Header.Get(cmp.Or(rd.CorrelationHeader, "X-Request-Id"))
+	if p.CorrelationID() == "" {
+		m.CorrelationID = res.Header.Get(cmp.Or(rd.CorrelationHeader, "X-Request-Id"))
 	}
-	if p.RetryAfter <= 0 {
-		p.RetryAfter = retryAfter(res.Header, rd.Now)
+	if p.RetryAfter() <= 0 {
+		m.RetryAfter = retryAfter(res.Header, rd.Now)
 	}
+	problemhook.CompletePeer(p, m)
 	keyed := res.Request != nil && res.Request.Header.Get(IdempotencyKeyHeader) != ""
 	return &ResponseError{Problem: p, Err: err, keyed: keyed}
 }

@@ -45,8 +45,8 @@ func readProblem(t *testing.T, res *http.Response) (*problem.Problem, *client.Re
 	if !errors.As(err, &p) || p == nil {
 		t.Fatalf("errors.As finds no *problem.Problem in %v", err)
 	}
-	if p.Status != res.StatusCode {
-		t.Errorf("status %d, response said %d", p.Status, res.StatusCode)
+	if p.Status() != res.StatusCode {
+		t.Errorf("status %d, response said %d", p.Status(), res.StatusCode)
 	}
 	return p, re
 }
@@ -89,12 +89,12 @@ func TestReadErrorFromKitWriter(t *testing.T) {
 			if re.Err != nil {
 				t.Errorf("Err = %v", re.Err)
 			}
-			if p.Code != "rate_limited" || p.Action != problem.ActionRetry || !p.Retryable ||
-				p.RetryAfter != 2400*time.Millisecond || p.Detail != "The limit of 100 requests per minute was reached." {
-				t.Errorf("got code %q action %q retryable %v retry %s detail %q", p.Code, p.Action, p.Retryable, p.RetryAfter, p.Detail)
+			if p.Code() != "rate_limited" || p.Action() != problem.ActionRetry || !p.Retryable() ||
+				p.RetryAfter() != 2400*time.Millisecond || p.Detail() != "The limit of 100 requests per minute was reached." {
+				t.Errorf("got code %q action %q retryable %v retry %s detail %q", p.Code(), p.Action(), p.Retryable(), p.RetryAfter(), p.Detail())
 			}
-			if p.CorrelationID != "req-7f3a" {
-				t.Errorf("correlation ID %q", p.CorrelationID)
+			if p.CorrelationID() != "req-7f3a" {
+				t.Errorf("correlation ID %q", p.CorrelationID())
 			}
 			if got := client.Line(re); got != "rate_limited: The limit of 100 requests per minute was reached." {
 				t.Errorf("Line = %q", got)
@@ -153,8 +153,8 @@ func TestReadErrorRFC9457Examples(t *testing.T) {
 		requireLenientParse(t, rfcOutOfCredit)
 		res := get(t, 403, map[string]string{"Content-Type": "application/problem+json", "X-Request-Id": "c-1"}, rfcOutOfCredit)
 		p, re := readProblem(t, res)
-		if re.Err != nil || p.Title != "You do not have enough credit." || p.Detail != "Your current balance is 30, but that costs 50." ||
-			p.Instance != "/account/12345/msgs/abc" || p.CorrelationID != "c-1" {
+		if re.Err != nil || p.Title() != "You do not have enough credit." || p.Detail() != "Your current balance is 30, but that costs 50." ||
+			p.Instance() != "/account/12345/msgs/abc" || p.CorrelationID() != "c-1" {
 			t.Errorf("got %+v (err %v)", p, re.Err)
 		}
 		if v, ok := p.Extension("balance"); !ok || v == nil {
@@ -168,15 +168,15 @@ func TestReadErrorRFC9457Examples(t *testing.T) {
 		requireLenientParse(t, rfcValidation)
 		res := get(t, 422, map[string]string{"Content-Type": "application/problem+json"}, rfcValidation)
 		p, re := readProblem(t, res)
-		if re.Err != nil || len(p.Errors) != 2 || p.Errors[1].Pointer != "#/profile/color" {
-			t.Errorf("got errors %+v (err %v)", p.Errors, re.Err)
+		if re.Err != nil || len(p.Errors()) != 2 || p.Errors()[1].Pointer != "#/profile/color" {
+			t.Errorf("got errors %+v (err %v)", p.Errors(), re.Err)
 		}
 	})
 	t.Run("out of credit as XML", func(t *testing.T) {
 		res := get(t, 403, map[string]string{"Content-Type": "application/problem+xml"}, rfcOutOfCreditXML)
 		p, re := readProblem(t, res)
-		if re.Err != nil || p.Type != "https://example.com/probs/out-of-credit" ||
-			p.Detail != "Your current balance is 30, but that costs 50." || p.Instance != "https://example.net/account/12345/msgs/abc" {
+		if re.Err != nil || p.Type() != "https://example.com/probs/out-of-credit" ||
+			p.Detail() != "Your current balance is 30, but that costs 50." || p.Instance() != "https://example.net/account/12345/msgs/abc" {
 			t.Errorf("got %+v (err %v)", p, re.Err)
 		}
 	})
@@ -207,8 +207,8 @@ func TestReadErrorForeignBodies(t *testing.T) {
 			if re.Err != nil {
 				t.Fatalf("Err = %v", re.Err)
 			}
-			if p.Code != tc.code || p.Message() != tc.detail || len(p.Errors) != tc.fieldErrors {
-				t.Errorf("code %q message %q errors %d, want %q %q %d", p.Code, p.Message(), len(p.Errors), tc.code, tc.detail, tc.fieldErrors)
+			if p.Code() != tc.code || p.Message() != tc.detail || len(p.Errors()) != tc.fieldErrors {
+				t.Errorf("code %q message %q errors %d, want %q %q %d", p.Code(), p.Message(), len(p.Errors()), tc.code, tc.detail, tc.fieldErrors)
 			}
 		})
 	}
@@ -234,8 +234,8 @@ func TestReadErrorWithoutProblemBody(t *testing.T) {
 				t.Errorf("Err = %v, want %v", re.Err, tc.want)
 			}
 			// Built from the status line and the headers.
-			if p.Type != "about:blank" || p.Title != "Bad Gateway" || p.Code != "upstream_error" || p.CorrelationID != "r-9" {
-				t.Errorf("got type %q title %q code %q correlation %q", p.Type, p.Title, p.Code, p.CorrelationID)
+			if p.Type() != "about:blank" || p.Title() != "Bad Gateway" || p.Code() != "upstream_error" || p.CorrelationID() != "r-9" {
+				t.Errorf("got type %q title %q code %q correlation %q", p.Type(), p.Title(), p.Code(), p.CorrelationID())
 			}
 			if !strings.HasPrefix(re.Error(), "upstream_error: Bad Gateway (client: ") {
 				t.Errorf("Error() = %q", re.Error())
@@ -245,8 +245,8 @@ func TestReadErrorWithoutProblemBody(t *testing.T) {
 	t.Run("hostile code header", func(t *testing.T) {
 		res := get(t, 500, map[string]string{"X-Error-Code": "x: y\u2028pwned"}, "")
 		p, re := readProblem(t, res)
-		if p.Code != "" || client.Line(re) != "http_500: Internal Server Error" {
-			t.Errorf("code %q line %q", p.Code, client.Line(re))
+		if p.Code() != "" || client.Line(re) != "http_500: Internal Server Error" {
+			t.Errorf("code %q line %q", p.Code(), client.Line(re))
 		}
 	})
 }
@@ -269,8 +269,8 @@ func TestReadErrorRetryAfter(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := get(t, 429, tc.header, tc.body)
 			p, _ := readProblem(t, res)
-			if p.RetryAfter != tc.want {
-				t.Errorf("RetryAfter = %s, want %s", p.RetryAfter, tc.want)
+			if p.RetryAfter() != tc.want {
+				t.Errorf("RetryAfter = %s, want %s", p.RetryAfter(), tc.want)
 			}
 		})
 	}
@@ -279,7 +279,7 @@ func TestReadErrorRetryAfter(t *testing.T) {
 		res.Header.Del("Date")
 		err := client.Reader{Now: func() time.Time { return date }}.ReadError(res)
 		var p *problem.Problem
-		if !errors.As(err, &p) || p.RetryAfter != time.Minute {
+		if !errors.As(err, &p) || p.RetryAfter() != time.Minute {
 			t.Errorf("got %v", err)
 		}
 	})
@@ -293,7 +293,7 @@ func TestReadErrorHugeBody(t *testing.T) {
 		t.Fatalf("ReadError = %v, want ErrBodyTooLarge", err)
 	}
 	var p *problem.Problem
-	if !errors.As(err, &p) || p.Status != 500 || p.Code != "internal" {
+	if !errors.As(err, &p) || p.Status() != 500 || p.Code() != "internal" {
 		t.Errorf("problem %+v", p)
 	}
 	// Nothing is lost for a caller that wants the whole body.
@@ -333,7 +333,7 @@ func TestReadErrorStalledBody(t *testing.T) {
 		t.Errorf("took %s", waited)
 	}
 	var p *problem.Problem
-	if !errors.As(err, &p) || p.Status != 503 {
+	if !errors.As(err, &p) || p.Status() != 503 {
 		t.Errorf("problem %+v", p)
 	}
 }
@@ -354,14 +354,14 @@ func TestReadErrorTextPlane(t *testing.T) {
 	}
 	defer res.Body.Close()
 	p, re := readProblem(t, res)
-	if re.Err != nil || p.Code != "validation_failed" || p.Action != problem.ActionFixRequest || len(p.Errors) != 2 ||
-		p.Errors[0].Pointer != "/quantity" || p.Errors[0].Detail != "must be at least 1" {
+	if re.Err != nil || p.Code() != "validation_failed" || p.Action() != problem.ActionFixRequest || len(p.Errors()) != 2 ||
+		p.Errors()[0].Pointer != "/quantity" || p.Errors()[0].Detail != "must be at least 1" {
 		t.Errorf("got %+v (err %v)", p, re.Err)
 	}
 
 	prose := get(t, 503, map[string]string{"Content-Type": "text/plain"}, "Note: maintenance: back at 10:00\nsee: status page\n")
 	p, re = readProblem(t, prose)
-	if !errors.Is(re, client.ErrNoProblemBody) || p.Code != "" || p.Action != "" {
+	if !errors.Is(re, client.ErrNoProblemBody) || p.Code() != "" || p.Action() != "" {
 		t.Errorf("prose read as a problem: %+v (err %v)", p, re.Err)
 	}
 }

@@ -61,9 +61,6 @@ func WithObserver(o Observer) Option { return func(t *Transport) { t.observer = 
 // otherwise.
 func WithLogger(l *slog.Logger) Option { return func(t *Transport) { t.logger = l } }
 
-// WithClock sets the clock elapsed time is measured with (tests).
-func WithClock(now func() time.Time) Option { return func(t *Transport) { t.now = now } }
-
 // WithSleep sets how the Transport waits between attempts; it must return
 // early with ctx's error when ctx ends (tests).
 func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {

@@ -117,7 +117,7 @@ func TestTransportNeverReplaysTimedOutWriteWithoutKey(t *testing.T) {
 	}
 	err := client.ReadError(res)
 	var p *problem.Problem
-	if !errors.As(err, &p) || p.Code != "timeout" || p.Outcome != problem.OutcomeUnknown || p.CorrelationID == "" {
+	if !errors.As(err, &p) || p.Code() != "timeout" || p.Outcome() != problem.OutcomeUnknown || p.CorrelationID() == "" {
 		t.Fatalf("ReadError = %v", err)
 	}
 	if code := client.ExitCode("POST", err); code != client.ExitUnknownOutcome {
@@ -274,7 +274,7 @@ func TestTransportUpstreamValidationApproval(t *testing.T) {
 				t.Errorf("%d attempts, want %d", n, tc.attempts)
 			}
 			op := rec.last(t)
-			if op.Decision.Verdict != tc.verdict || op.Code != tc.p.Code || op.Status != tc.p.Status {
+			if op.Decision.Verdict != tc.verdict || op.Code != tc.p.Code() || op.Status != tc.p.Status() {
 				t.Errorf("operation %+v", op)
 			}
 			perr := client.ReadError(res)
@@ -282,7 +282,7 @@ func TestTransportUpstreamValidationApproval(t *testing.T) {
 				t.Errorf("exit code %d, want %d (%v)", code, tc.exit, perr)
 			}
 			var p *problem.Problem
-			if !errors.As(perr, &p) || p.Code != tc.p.Code || len(p.Errors) != len(tc.p.Errors) {
+			if !errors.As(perr, &p) || p.Code() != tc.p.Code() || len(p.Errors()) != len(tc.p.Errors()) {
 				t.Errorf("ReadError = %v", perr)
 			}
 		})

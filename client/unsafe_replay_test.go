@@ -30,7 +30,7 @@ func TestWriteAfterServerErrorWithoutOutcomeIsNotReplayed(t *testing.T) {
 			err := client.ReadError(res)
 			res.Body.Close()
 			var p *problem.Problem
-			if !errors.As(err, &p) || p.Code != k.Name {
+			if !errors.As(err, &p) || p.Code() != k.Name {
 				t.Fatalf("answer: %v", err)
 			}
 			if n := executions.Load(); n != 1 {
@@ -95,7 +95,7 @@ func TestDecideHugeRetryAfterStops(t *testing.T) {
 			{Method: "GET", Problem: p, Number: 2, Jitter: 0.999},
 		} {
 			if d := testPolicy.Decide(a); d.Verdict != client.Stop || d.Delay != 0 {
-				t.Errorf("retry after %v, elapsed %v, jitter %v: %s %v (%s)", p.RetryAfter, a.Elapsed, a.Jitter, d.Verdict, d.Delay, d.Reason)
+				t.Errorf("retry after %v, elapsed %v, jitter %v: %s %v (%s)", p.RetryAfter(), a.Elapsed, a.Jitter, d.Verdict, d.Delay, d.Reason)
 			}
 		}
 	}

@@ -144,7 +144,7 @@ func (a *acceptor) Accept(v *corrstate.Request, w http.ResponseWriter, r *http.R
 		}
 		*v = corrstate.Request{ID: id, Accepted: true}
 		if tp := r.Header[traceparentHeader]; len(tp) == 1 {
-			if tc, ok := ParseTraceparent(tp[0]); ok {
+			if tc, ok := parseTraceparent(tp[0]); ok {
 				v.TraceID = tc.TraceID
 			}
 		}

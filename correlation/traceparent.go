@@ -1,8 +1,8 @@
 package correlation
 
-// TraceContext is a parsed W3C Trace Context traceparent header
+// traceContext is a parsed W3C Trace Context traceparent header
 // (https://www.w3.org/TR/trace-context/#traceparent-header).
-type TraceContext struct {
+type traceContext struct {
 	Version  byte
 	TraceID  string // 32 lowercase hex digits, not all zero
 	ParentID string // 16 lowercase hex digits, not all zero
@@ -11,11 +11,11 @@ type TraceContext struct {
 
 // Sampled reports the sampled flag: whether the caller may have recorded
 // this trace.
-func (tc TraceContext) Sampled() bool { return tc.Flags&0x01 != 0 }
+func (tc traceContext) Sampled() bool { return tc.Flags&0x01 != 0 }
 
 // String formats tc as a traceparent value of its version, without any
 // suffix a later version may have carried.
-func (tc TraceContext) String() string {
+func (tc traceContext) String() string {
 	b := make([]byte, 0, traceparentLen)
 	b = appendHexByte(b, tc.Version)
 	b = append(b, '-')
@@ -35,31 +35,31 @@ func appendHexByte(b []byte, v byte) []byte {
 // traceparentLen is the length of version-traceid-parentid-flags.
 const traceparentLen = 2 + 1 + 32 + 1 + 16 + 1 + 2
 
-// ParseTraceparent parses a traceparent header value by the W3C rules:
+// parseTraceparent parses a traceparent header value by the W3C rules:
 // lowercase hex only, version ff is invalid, an all-zero trace-id or
 // parent-id is invalid, version 00 has exactly 55 characters, and a higher
 // version may carry a suffix that starts with "-" after the flags (which is
 // ignored). The returned IDs are substrings of s; parsing does not allocate.
-func ParseTraceparent(s string) (TraceContext, bool) {
+func parseTraceparent(s string) (traceContext, bool) {
 	if len(s) < traceparentLen || s[2] != '-' || s[35] != '-' || s[52] != '-' {
-		return TraceContext{}, false
+		return traceContext{}, false
 	}
 	version, ok := parseHexByte(s[0:2])
 	if !ok || version == 0xff {
-		return TraceContext{}, false
+		return traceContext{}, false
 	}
 	if len(s) > traceparentLen && (version == 0 || s[traceparentLen] != '-') {
-		return TraceContext{}, false
+		return traceContext{}, false
 	}
 	traceID, parentID := s[3:35], s[36:52]
 	if !isLowerHexNonZero(traceID) || !isLowerHexNonZero(parentID) {
-		return TraceContext{}, false
+		return traceContext{}, false
 	}
 	flags, ok := parseHexByte(s[53:55])
 	if !ok {
-		return TraceContext{}, false
+		return traceContext{}, false
 	}
-	return TraceContext{Version: version, TraceID: traceID, ParentID: parentID, Flags: flags}, true
+	return traceContext{Version: version, TraceID: traceID, ParentID: parentID, Flags: flags}, true
 }
 
 func lowerHexVal(c byte) (byte, bool) {

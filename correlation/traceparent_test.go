@@ -47,12 +47,12 @@ func TestParseTraceparent(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tc, ok := ParseTraceparent(c.in)
+			tc, ok := parseTraceparent(c.in)
 			if ok != c.ok {
-				t.Fatalf("ParseTraceparent(%q) ok = %v, want %v", c.in, ok, c.ok)
+				t.Fatalf("parseTraceparent(%q) ok = %v, want %v", c.in, ok, c.ok)
 			}
 			if !ok {
-				if tc != (TraceContext{}) {
+				if tc != (traceContext{}) {
 					t.Fatalf("rejected input returned %+v", tc)
 				}
 				return
@@ -65,23 +65,23 @@ func TestParseTraceparent(t *testing.T) {
 }
 
 func TestParseTraceparentFields(t *testing.T) {
-	tc, ok := ParseTraceparent(specExample)
-	want := TraceContext{Version: 0, TraceID: "4bf92f3577b34da6a3ce929d0e0e4736", ParentID: "00f067aa0ba902b7", Flags: 1}
+	tc, ok := parseTraceparent(specExample)
+	want := traceContext{Version: 0, TraceID: "4bf92f3577b34da6a3ce929d0e0e4736", ParentID: "00f067aa0ba902b7", Flags: 1}
 	if !ok || tc != want {
 		t.Fatalf("got %+v, %v", tc, ok)
 	}
 	if !tc.Sampled() {
 		t.Fatal("sampled flag lost")
 	}
-	tc, _ = ParseTraceparent("fe" + specExample[2:53] + "02")
+	tc, _ = parseTraceparent("fe" + specExample[2:53] + "02")
 	if tc.Version != 0xfe || tc.Flags != 2 || tc.Sampled() {
 		t.Fatalf("got %+v", tc)
 	}
 }
 
 func TestParseTraceparentNoAlloc(t *testing.T) {
-	if n := testing.AllocsPerRun(100, func() { _, _ = ParseTraceparent(specExample) }); n != 0 {
-		t.Fatalf("ParseTraceparent allocates %v times", n)
+	if n := testing.AllocsPerRun(100, func() { _, _ = parseTraceparent(specExample) }); n != 0 {
+		t.Fatalf("parseTraceparent allocates %v times", n)
 	}
 }
 
@@ -91,7 +91,7 @@ func isLowerHex(s string) bool {
 
 func FuzzParseTraceparent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
-		tc, ok := ParseTraceparent(s)
+		tc, ok := parseTraceparent(s)
 		if !ok {
 			return
 		}
@@ -111,7 +111,7 @@ func FuzzParseTraceparent(f *testing.F) {
 		if len(s) > traceparentLen && (tc.Version == 0 || s[traceparentLen] != '-') {
 			t.Fatalf("accepted suffix in %q", s)
 		}
-		again, ok := ParseTraceparent(prefix)
+		again, ok := parseTraceparent(prefix)
 		if !ok || again != tc {
 			t.Fatalf("prefix %q of an accepted value does not parse the same", prefix)
 		}

@@ -83,7 +83,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 				p := fromProtocolError(wr, err)
 				p = wr.Report(ctx, id, p)
 				var wire *jsonrpc.Error
-				if !errors.As(err, &wire) && protocolKinds[p.Code] && !asRPCError(method, req, p.Code) {
+				if !errors.As(err, &wire) && protocolKinds[p.Code()] && !asRPCError(method, req, p.Code()) {
 					// A raw tool handler's own failure; the SDK's refusals
 					// of the call (an unknown tool) stay protocol errors.
 					return toolError(p), nil
@@ -121,7 +121,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 					Wrap(cause)
 			}
 			p = wr.Report(ctx, id, p)
-			if asRPCError(method, req, p.Code) {
+			if asRPCError(method, req, p.Code()) {
 				return nil, rpcError(p.RPCCode(), p)
 			}
 			return toolError(p), nil
@@ -212,7 +212,7 @@ func rpcError(code int, p *problem.Problem) *jsonrpc.Error {
 
 func toolError(p *problem.Problem) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		Meta:              mcp.Meta{"status": status(p.Code)},
+		Meta:              mcp.Meta{"status": status(p.Code())},
 		Content:           []mcp.Content{&mcp.TextContent{Text: p.CLILine()}},
 		StructuredContent: json.RawMessage(p.AppendJSON(nil)),
 		IsError:           true,

@@ -176,7 +176,7 @@ func TestEveryEventOfAWriteIsRewritten(t *testing.T) {
 			continue
 		}
 		errs++
-		if p, err := problem.Parse(m.Error.Data); err != nil || p.Code != "bad_request" || m.Error.Code != -32602 {
+		if p, err := problem.Parse(m.Error.Data); err != nil || p.Code() != "bad_request" || m.Error.Code != -32602 {
 			t.Errorf("event %d: error %+v does not carry its problem (%v)", m.ID, m.Error, err)
 		}
 	}

@@ -64,15 +64,14 @@ func wrap[In, Out any](h mcp.ToolHandlerFor[In, Out], unsafeToRepeat bool) mcp.T
 		// without the middleware shows the SDK a problem, whose Error() is
 		// the public "code: message", instead of the raw error text.
 		p := wr.FromError(err)
-		if unsafeToRepeat && p.Retryable {
+		if unsafeToRepeat && p.Retryable() {
 			switch {
-			case p.Outcome == problem.OutcomeCommitted:
+			case p.Outcome() == problem.OutcomeCommitted:
 				// The write took effect and the call carries no key to
 				// deduplicate a replay: repeating it applies it twice.
-				p = p.WithOutcome(problem.OutcomeCommitted)
-				p.Retryable, p.RetryAfter = false, 0
-			case p.Outcome == "":
-				switch p.Cause {
+				p = p.WithOutcome(problem.OutcomeCommitted).WithRetryable(false)
+			case p.Outcome() == "":
+				switch p.Cause() {
 				case problem.CauseInternal, problem.CauseUpstream, problem.CauseEnvironment:
 					p = p.WithOutcome(problem.OutcomeUnknown)
 				}

@@ -2,7 +2,6 @@ package mcpfault_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"github.com/faultline-go/faultline/internal/testlog"
 	"strings"
@@ -36,8 +35,8 @@ func TestUnwrappedToolsStayInTheContract(t *testing.T) {
 		if !errors.As(err, &wire) || wire.Code != -32603 {
 			t.Fatalf("%s: want a -32603 JSON-RPC error, got %v %v", name, res, err)
 		}
-		var p problem.Problem
-		if err := json.Unmarshal(wire.Data, &p); err != nil || p.Code != "internal" || p.Action != "retry" {
+		p, err := problem.Parse(wire.Data)
+		if err != nil || p.Code() != "internal" || p.Action() != "retry" {
 			t.Errorf("%s: data %s (%v)", name, wire.Data, err)
 		}
 		if strings.Contains(wire.Message+string(wire.Data), "hunter2") {

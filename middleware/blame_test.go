@@ -76,13 +76,13 @@ func TestOnlyThisRequestsBodyBlamesTheClient(t *testing.T) {
 				return nil
 			}),
 			"POST /wrapped": func(w http.ResponseWriter, r *http.Request) {
-				// The same upstream failure through WriteError and From.
+				// The same upstream failure written from From directly.
 				err := fetch(r.URL.Query().Get("up"))
 				if r.URL.Query().Get("via") == "from" {
 					_ = problem.Write(w, r, problem.From(r, err))
 					return
 				}
-				_ = problem.WriteError(w, r, err)
+				_ = problem.Write(w, r, problem.From(r, err))
 			},
 			"POST /bind": k.writer.Handler(func(w http.ResponseWriter, r *http.Request) error {
 				if _, err := bind.Decode[order](r); err != nil {
@@ -160,7 +160,7 @@ func TestBodyLimitReadErrorIsTheProblem(t *testing.T) {
 	var got error
 	h := Stack(WithWriter(k.writer), WithBodyLimit(16))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, got = io.ReadAll(r.Body)
-		_ = problem.WriteError(w, r, got)
+		_ = problem.Write(w, r, problem.From(r, got))
 	}))
 	srv := k.serve(t, h)
 	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(strings.Repeat("z", 64)))

@@ -21,7 +21,7 @@ func upload(wr *problem.Writer) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		b, err := io.ReadAll(r.Body)
 		if err != nil {
-			wr.WriteError(w, r, err)
+			wr.Write(w, r, wr.FromError(err))
 			return
 		}
 		fmt.Fprintf(w, "got %d bytes", len(b))
@@ -63,7 +63,7 @@ func TestBodyLimitChunkedOneByteOver(t *testing.T) {
 		name string
 		fn   func(k *kit) http.HandlerFunc
 	}{
-		{"WriteError", func(k *kit) http.HandlerFunc { return upload(k.writer) }},
+		{"Write", func(k *kit) http.HandlerFunc { return upload(k.writer) }},
 		// A handler that ignores the error's type and sends a bare 500.
 		{"bare500", func(*kit) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {

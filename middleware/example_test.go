@@ -37,19 +37,13 @@ func show(h http.Handler, method, path string) {
 	fmt.Println()
 }
 
-// quietWriter is a problem writer whose log goes nowhere, to keep the
-// examples' output to what a client sees.
-func quietWriter() *problem.Writer {
-	return problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
-}
-
 // The recommended wiring on chi: Stack first, and faultline's NotFound and
 // MethodNotAllowed, so every failure, the router's own included, is a
 // problem; HEAD is served by the GET route.
 func ExampleStack() {
 	r := chi.NewRouter()
 	r.Use(middleware.Stack(
-		middleware.WithWriter(quietWriter()),
+		middleware.WithWriter(problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))),
 		middleware.WithBodyLimit(1<<20),
 		middleware.WithRequestTimeout(5*time.Second),
 	))
@@ -81,7 +75,7 @@ func ExampleStack_serveMux() {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"id":%q}`, r.PathValue("id"))
 	})
-	h := middleware.Stack(middleware.WithWriter(quietWriter()), middleware.WithRequestTimeout(5*time.Second))(mux)
+	h := middleware.Stack(middleware.WithWriter(problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))), middleware.WithRequestTimeout(5*time.Second))(mux)
 
 	show(h, http.MethodGet, "/v1/orders/7")
 	show(h, http.MethodPost, "/v1/orders/7")
@@ -97,7 +91,7 @@ func ExampleStack_serveMux() {
 // router serves.
 func ExampleMethodNotAllowed() {
 	r := chi.NewRouter()
-	r.Use(middleware.Stack(middleware.WithWriter(quietWriter())))
+	r.Use(middleware.Stack(middleware.WithWriter(problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler))))))
 	r.NotFound(middleware.NotFound())
 	r.MethodNotAllowed(middleware.MethodNotAllowed())
 	r.Post("/v1/orders", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusCreated) })
@@ -116,7 +110,7 @@ func ExampleTimeout() {
 	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	})
-	h := middleware.Stack(middleware.WithWriter(quietWriter()), middleware.WithRequestTimeout(10*time.Millisecond))(slow)
+	h := middleware.Stack(middleware.WithWriter(problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))), middleware.WithRequestTimeout(10*time.Millisecond))(slow)
 
 	for _, key := range []string{"", "a1b2c3d4"} {
 		req := httptest.NewRequest(http.MethodPost, "/v1/orders", nil)

@@ -103,17 +103,11 @@ func (st *state) guardProblem(code int) *problem.Problem {
 	p := st.writer().Registry().ForStatus(code)
 	switch {
 	case code == http.StatusRequestedRangeNotSatisfiable:
-		if p.Type == "about:blank" {
-			// RFC 9110's phrase (net/http's is RFC 2616's). A code the
-			// registry has for 416 keeps its own title, which the writer
-			// would otherwise restore and report as a misuse.
-			p.Title = "Range Not Satisfiable"
-		}
 		p = p.WithDetail("The requested range does not overlap the resource; Content-Range gives its length.")
-	case p.Cause == problem.CauseInternal:
+	case p.Cause() == problem.CauseInternal:
 		p = p.ForRequest(st.req)
 	}
-	if p.Retryable {
+	if p.Retryable() {
 		if d, ok := retryAfter(st.w.Header().Get("Retry-After"), time.Now()); ok {
 			p = p.WithRetryAfter(d)
 		}

@@ -282,7 +282,7 @@ const timeoutRetryAfter = time.Second
 // carries neither.
 func timeoutProblem(r *http.Request) *problem.Problem {
 	p := problem.New(problem.Timeout).ForRequest(r)
-	if p.Retryable {
+	if p.Retryable() {
 		return p.WithRetryAfter(timeoutRetryAfter)
 	}
 	return p

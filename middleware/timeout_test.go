@@ -174,7 +174,7 @@ func TestTimeoutAnswersDuringSlowUpload(t *testing.T) {
 						if err != nil {
 							// As bind would: the failed read becomes a
 							// problem, which must not be a second record.
-							k.writer.WriteError(w, r, err)
+							k.writer.Write(w, r, k.writer.FromError(err))
 						}
 					},
 				})

@@ -13,6 +13,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/faultline-go/faultline/internal/testlog"
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/otelfault"
 	"github.com/faultline-go/faultline/problem"
@@ -159,9 +160,9 @@ func BenchmarkRateLimitAllowed(b *testing.B) {
 // reportCPU adds CPU ns/op to a benchmark's figures: call it right before
 // the loop and defer what it returns.
 func reportCPU(b *testing.B) func() {
-	start := cpuTime()
+	start := testlog.CPUTime()
 	return func() {
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(testlog.CPUTime()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 

@@ -25,13 +25,13 @@ func TestValuesOutsideTheClosedSetsAreOther(t *testing.T) {
 		code, action, cause, outcome string
 		wantOutcome                  bool
 	}{
-		{"action shaped like one", &problem.Problem{Code: "rate_limited", Status: 429, Action: "retry_later", Cause: "request"},
+		{"action shaped like one", occurrence("rate_limited", 429, "retry_later", "request", ""),
 			"rate_limited", "_OTHER", "request", "", false},
-		{"cause and outcome shaped like ones", &problem.Problem{Code: "upstream_error", Status: 502, Action: "verify", Cause: "database", Outcome: "half_done"},
+		{"cause and outcome shaped like ones", occurrence("upstream_error", 502, "verify", "database", "half_done"),
 			"upstream_error", "verify", "_OTHER", "_OTHER", true},
-		{"an undeclared code", &problem.Problem{Code: "user_42_not_found", Status: 404, Action: "none", Cause: "vendor", Outcome: "committed"},
+		{"an undeclared code", occurrence("user_42_not_found", 404, "none", "vendor", "committed"),
 			"_OTHER", "none", "_OTHER", "committed", true},
-		{"a code only the request's writer declares", &problem.Problem{Code: "order_locked", Status: 409, Action: "wait", Cause: "policy"},
+		{"a code only the request's writer declares", occurrence("order_locked", 409, "wait", "policy", ""),
 			"order_locked", "_OTHER", "policy", "", false},
 	}
 	var current *problem.Problem
@@ -107,8 +107,7 @@ func checkClosed(t *testing.T, g *rig, n int, code, action, cause, outcome strin
 func TestRetryAfterHistogramKeepsTheClosedSets(t *testing.T) {
 	g := newRig(t, func(r chi.Router, g *rig) {
 		r.Get("/observe", func(w http.ResponseWriter, r *http.Request) {
-			g.tel.ObserveProblem(r, &problem.Problem{Code: "quota_exceeded_tenant_7", Status: 429,
-				Action: "backoff", Cause: "tenant", Retryable: true, RetryAfter: 3 * time.Second})
+			g.tel.ObserveProblem(r, occurrence("quota_exceeded_tenant_7", 429, "backoff", "tenant", "").WithRetryAfter(3*time.Second))
 			w.WriteHeader(http.StatusNoContent)
 		})
 	})
@@ -123,4 +122,12 @@ func TestRetryAfterHistogramKeepsTheClosedSets(t *testing.T) {
 			t.Errorf("histogram error.type %q, want _OTHER", e)
 		}
 	}
+}
+
+// occurrence is a problem of any code, with guidance members that may lie
+// outside the closed sets, as a peer's document or a builder given
+// unchecked values hands the telemetry.
+func occurrence(code string, status int, action, cause, outcome string) *problem.Problem {
+	return problem.New(problem.Kind{Name: code, Status: status}).
+		WithAction(problem.Action(action)).WithCause(problem.Cause(cause)).WithOutcome(problem.Outcome(outcome))
 }

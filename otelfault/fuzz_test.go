@@ -2,6 +2,7 @@ package otelfault_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http/httptest"
 	"strings"
@@ -34,11 +35,15 @@ func FuzzObserveProblem(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, code, action, cause, outcome, id, errText string, status int) {
-		p := &problem.Problem{
-			Code: code, Action: problem.Action(action), Cause: problem.Cause(cause),
-			Outcome: problem.Outcome(outcome), CorrelationID: id, Status: status,
-			Retryable: true, RetryAfter: time.Duration(status) * time.Millisecond,
+		// A peer's document carries any correlation ID and status; the
+		// builders then set guidance members outside the closed sets.
+		doc, _ := json.Marshal(map[string]any{"code": code, "correlation_id": id, "status": status})
+		p, err := problem.Parse(doc)
+		if err != nil {
+			t.Fatal(err)
 		}
+		p = p.WithAction(problem.Action(action)).WithCause(problem.Cause(cause)).WithOutcome(problem.Outcome(outcome)).
+			WithRetryable(true).WithRetryAfter(time.Duration(status) * time.Millisecond)
 		if errText != "" {
 			p = p.Wrap(errors.New(errText))
 		}

@@ -32,7 +32,7 @@ func routes(r chi.Router, g *rig) {
 	})
 	r.Post("/orders", func(w http.ResponseWriter, r *http.Request) {
 		if _, err := bind.Decode[order](r); err != nil {
-			_ = g.writer.WriteError(w, r, err)
+			_ = g.writer.Write(w, r, g.writer.FromError(err))
 			return
 		}
 		w.WriteHeader(http.StatusCreated)

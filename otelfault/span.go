@@ -26,24 +26,24 @@ func recordOnSpan(ctx context.Context, p *problem.Problem, code string) {
 	attrs := attrArrays.Get().(*[7]attribute.KeyValue)
 	defer attrArrays.Put(attrs)
 	attrs[0] = semconv.ErrorTypeKey.String(code)
-	attrs[1] = AttrAction.String(inSet(actions, p.Action))
-	attrs[2] = AttrCause.String(inSet(causes, p.Cause))
-	attrs[3] = AttrRetryable.Bool(p.Retryable)
+	attrs[1] = AttrAction.String(inSet(actions, p.Action()))
+	attrs[2] = AttrCause.String(inSet(causes, p.Cause()))
+	attrs[3] = AttrRetryable.Bool(p.Retryable())
 	n := 4
-	if ms := p.RetryAfter.Milliseconds(); ms > 0 {
+	if ms := p.RetryAfter().Milliseconds(); ms > 0 {
 		attrs[n] = AttrRetryAfterMS.Int64(ms)
 		n++
 	}
-	if p.Outcome != "" {
-		attrs[n] = AttrOutcome.String(inSet(outcomes, p.Outcome))
+	if p.Outcome() != "" {
+		attrs[n] = AttrOutcome.String(inSet(outcomes, p.Outcome()))
 		n++
 	}
-	if id := p.CorrelationID; id != "" && correlation.Valid(id) {
+	if id := p.CorrelationID(); id != "" && correlation.Valid(id) {
 		attrs[n] = AttrCorrelationID.String(id)
 		n++
 	}
 	span.SetAttributes(attrs[:n]...)
-	if p.Status < 500 {
+	if p.Status() < 500 {
 		// HTTP semantic conventions: a 4xx leaves a server span's status
 		// unset, since the server did what it should. error.type still
 		// says which problem it was.

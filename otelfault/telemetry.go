@@ -115,11 +115,11 @@ func (t *Telemetry) ObserveProblem(r *http.Request, p *problem.Problem) {
 		return
 	}
 	ctx := r.Context()
-	code := t.codeValue(r, p.Code)
+	code := t.codeValue(r, p.Code())
 	recordOnSpan(ctx, p, code)
-	s := t.problems.get(seriesKey{code: code, status: p.Status, cause: inSet(causes, p.Cause), route: t.route(r)})
+	s := t.problems.get(seriesKey{code: code, status: p.Status(), cause: inSet(causes, p.Cause()), route: t.route(r)})
 	s.count.Add(1)
-	if ms := p.RetryAfter.Milliseconds(); p.Retryable && ms > 0 {
+	if ms := p.RetryAfter().Milliseconds(); p.Retryable() && ms > 0 {
 		// Synchronous, so that with a sampled span the SDK can keep the
 		// trace as an exemplar of the value.
 		t.retryAfter.Record(ctx, ms, s.record...)

@@ -4,26 +4,17 @@ package pgfault_test
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/faultline-go/faultline/internal/testlog"
 	"github.com/faultline-go/faultline/pgfault"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// cpuTime is the process's CPU time. Reported per operation next to
-// ns/op, it stays meaningful on a machine busy with other work, where
-// wall-clock time per operation mostly measures waiting for a core.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testlog.CPUTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // sink keeps the baseline's problem on the heap, as the mapper's is.
@@ -33,7 +24,7 @@ var sink *problem.Problem
 // mapper returns for a unique violation.
 func BenchmarkBuildProblem(b *testing.B) {
 	b.ReportAllocs()
-	defer reportCPU(b, cpuTime())
+	defer reportCPU(b, testlog.CPUTime())
 	for b.Loop() {
 		sink = problem.New(problem.Conflict).
 			WithDetail("A record with the same unique value already exists.").
@@ -62,10 +53,10 @@ func BenchmarkMapper(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
+			defer reportCPU(b, testlog.CPUTime())
 			for b.Loop() {
 				p, ok := m(c.err)
-				if !ok || p.Code != c.code {
+				if !ok || p.Code() != c.code {
 					b.Fatal(p, ok)
 				}
 			}
@@ -78,7 +69,7 @@ func BenchmarkMapper(b *testing.B) {
 func BenchmarkTrackSuccess(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
-	defer reportCPU(b, cpuTime())
+	defer reportCPU(b, testlog.CPUTime())
 	for b.Loop() {
 		op := pgfault.Track(ctx, "SELECT * FROM accounts WHERE id = $1")
 		if err := op.Err(nil); err != nil {

@@ -113,7 +113,7 @@ func TestCardNumberNeverLogged(t *testing.T) {
 			err = op.Err(err)
 			r := h.render(t, err)
 			rec := httptest.NewRecorder()
-			if werr := plain.WriteError(rec, httptest.NewRequest(http.MethodPost, "/v1/payments", nil), err); werr != nil {
+			if werr := plain.Write(rec, httptest.NewRequest(http.MethodPost, "/v1/payments", nil), plain.FromError(err)); werr != nil {
 				t.Fatal(werr)
 			}
 			for name, line := range map[string]string{"sanitize's handler": mustLine(t, h), "a plain handler": plainLog.take()} {

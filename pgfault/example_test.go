@@ -40,7 +40,7 @@ func Example() {
 	})
 
 	rec := httptest.NewRecorder()
-	_ = w.WriteError(rec, httptest.NewRequest(http.MethodPost, "/users", nil), err)
+	_ = w.Write(rec, httptest.NewRequest(http.MethodPost, "/users", nil), w.FromError(err))
 	fmt.Println(rec.Code)
 	os.Stdout.Write(rec.Body.Bytes())
 	// Output:
@@ -56,7 +56,7 @@ func ExampleTrack() {
 	cancel()
 	op := pgfault.Track(ctx, "UPDATE accounts SET balance = balance - $1 WHERE id = $2")
 	p := problem.NewWriter(problem.WithMappers(pgfault.Mapper())).FromError(op.Err(ctx.Err()))
-	fmt.Println(p.Code, p.Outcome, p.Retryable)
+	fmt.Println(p.Code(), p.Outcome(), p.Retryable())
 	// Output: client_closed_request not_started true
 }
 

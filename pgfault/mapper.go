@@ -219,15 +219,12 @@ func (m *mapper) mapError(err error) (*problem.Problem, bool) {
 		return nil, false
 	}
 	v := decide(&ev)
-	// A fresh occurrence is filled in place: each With method would copy
-	// the whole problem once more.
-	p := problem.New(*v.kind)
+	p := problem.New(*v.kind).WithOutcome(v.outcome)
 	if v.detail != "" {
-		p.Detail = v.detail
+		p = p.WithDetail(v.detail)
 	}
-	p.Outcome = v.outcome
 	if d := m.retryAfter(); v.retrySoon && d > 0 {
-		p.RetryAfter, p.Retryable = d, true
+		p = p.WithRetryAfter(d)
 	}
 	return p.WithLogAttrs(ev.attrs(m.pool, v)), true
 }

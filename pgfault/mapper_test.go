@@ -33,7 +33,7 @@ func TestMapperLeavesOtherErrors(t *testing.T) {
 		fmt.Errorf("waiting: %w", context.DeadlineExceeded),
 	} {
 		if p, ok := m(err); ok {
-			t.Errorf("%v claimed as %s", err, p.Code)
+			t.Errorf("%v claimed as %s", err, p.Code())
 		}
 	}
 }
@@ -54,13 +54,13 @@ func TestAccessHint(t *testing.T) {
 	}
 	for _, c := range cases {
 		p, ok := m(pgfault.Track(c.ctx, c.sql).Err(terminated))
-		if !ok || p.Outcome != c.want {
-			t.Errorf("%q: outcome %v (claimed %v), want %s", c.sql, p.Outcome, ok, c.want)
+		if !ok || p.Outcome() != c.want {
+			t.Errorf("%q: outcome %v (claimed %v), want %s", c.sql, p.Outcome(), ok, c.want)
 		}
 	}
 	// Without an Op nothing says it was a read.
-	if p, _ := m(terminated); p.Outcome != problem.OutcomeUnknown {
-		t.Errorf("untracked: outcome %s, want unknown", p.Outcome)
+	if p, _ := m(terminated); p.Outcome() != problem.OutcomeUnknown {
+		t.Errorf("untracked: outcome %s, want unknown", p.Outcome())
 	}
 }
 
@@ -70,7 +70,7 @@ func TestConnectErrorJoined(t *testing.T) {
 	tooMany := &pgconn.PgError{Severity: "FATAL", Code: "53300"}
 	err := fmt.Errorf("connect: %w", errors.Join(errors.New("dial tcp: refused"), tooMany))
 	p, ok := pgfault.Mapper()(err)
-	if !ok || p.Code != "unavailable" || p.Outcome != problem.OutcomeNotStarted || p.RetryAfter <= 0 {
+	if !ok || p.Code() != "unavailable" || p.Outcome() != problem.OutcomeNotStarted || p.RetryAfter() <= 0 {
 		t.Fatalf("%+v", p)
 	}
 }
@@ -100,7 +100,7 @@ func TestHostileDriverText(t *testing.T) {
 	q := "INSERT INTO users (password) VALUES ('hunter2')"
 	err := pgfault.Track(context.Background(), q).Err(pg)
 	rec := httptest.NewRecorder()
-	_ = w.WriteError(rec, httptest.NewRequest(http.MethodPost, "/users", nil), err)
+	_ = w.Write(rec, httptest.NewRequest(http.MethodPost, "/users", nil), w.FromError(err))
 	body := rec.Body.String()
 	for _, s := range []string{"hunter2", "db.internal", "users\\n", "script", "ccc", "forged", "INSERT"} {
 		if strings.Contains(body, s) {
@@ -158,14 +158,14 @@ func TestLostConnectionShapes(t *testing.T) {
 			"SELECT a FROM t":          problem.OutcomeNotCommitted,
 		} {
 			p, ok := m(pgfault.Track(context.Background(), sql).Err(err))
-			if !ok || p.Code != "upstream_error" || p.Status != 502 || p.Outcome != want {
-				t.Errorf("%q on %q: claimed %v, %s %d outcome %s; want upstream_error 502 %s", err, sql, ok, p.Code, p.Status, p.Outcome, want)
+			if !ok || p.Code() != "upstream_error" || p.Status() != 502 || p.Outcome() != want {
+				t.Errorf("%q on %q: claimed %v, %s %d outcome %s; want upstream_error 502 %s", err, sql, ok, p.Code(), p.Status(), p.Outcome(), want)
 			}
 		}
 	}
 	// The caller's own deadline, met on the wire, stays a timeout.
 	p, _ := m(pgfault.Track(context.Background(), "INSERT INTO t VALUES (1)").Err(fmt.Errorf("x: %w", &net.OpError{Op: "read", Err: context.DeadlineExceeded})))
-	if p.Code == "upstream_error" {
-		t.Errorf("context deadline mapped as a lost connection: %s", p.Code)
+	if p.Code() == "upstream_error" {
+		t.Errorf("context deadline mapped as a lost connection: %s", p.Code())
 	}
 }

@@ -132,7 +132,7 @@ func (h *harness) render(t *testing.T, err error) rendered {
 	h.mu.Unlock()
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodPost, "/v1/items", nil)
-	if werr := h.w.WriteError(rec, req, err); werr != nil {
+	if werr := h.w.Write(rec, req, h.w.FromError(err)); werr != nil {
 		t.Fatal(werr)
 	}
 	r := rendered{status: rec.Code, header: rec.Header(), raw: rec.Body.String()}

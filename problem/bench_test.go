@@ -22,9 +22,9 @@ func benchProblem() *Problem {
 		FieldError{Detail: "must be a valid email address", Pointer: "/customer/email", Code: "email"},
 		FieldError{Detail: "is required", Pointer: "/items/0/sku", Code: "required"},
 	)
-	p.Type = DefaultBaseURI + p.Code
-	p.Instance = "/v1/orders"
-	p.CorrelationID = "0193b1c2-7d1e-7a3b-9c4d-5e6f70819203"
+	p.typ = DefaultBaseURI + p.code
+	p.instance = "/v1/orders"
+	p.correlationID = "0193b1c2-7d1e-7a3b-9c4d-5e6f70819203"
 	return p
 }
 
@@ -66,9 +66,9 @@ func BenchmarkRender(b *testing.B) {
 	b.Run("encoding_json", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			s := stdProblem{p.Type, p.Title, p.Status, p.Detail, p.Instance, p.Code, string(p.Action),
-				string(p.Cause), p.Retryable, p.RetryAfter.Milliseconds(), string(p.Outcome),
-				p.CorrelationID, p.Errors, p.Code, p.Message()}
+			s := stdProblem{p.typ, p.title, p.status, p.detail, p.instance, p.code, string(p.action),
+				string(p.cause), p.retryable, p.retryAfter.Milliseconds(), string(p.outcome),
+				p.correlationID, p.fieldErrors, p.code, p.Message()}
 			if _, err := json.Marshal(&s); err != nil {
 				b.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func BenchmarkRender(b *testing.B) {
 	b.Run("faultline_write", func(b *testing.B) {
 		wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithLegacy(Legacy{}))
 		r := httptest.NewRequest("POST", "/v1/orders", nil)
-		r = r.WithContext(correlation.WithID(r.Context(), p.CorrelationID))
+		r = r.WithContext(correlation.WithID(r.Context(), p.correlationID))
 		w := &discardWriter{h: http.Header{}}
 		b.ReportAllocs()
 		for b.Loop() {
@@ -98,6 +98,6 @@ func BenchmarkWriteError(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		clear(w.h)
-		_ = wr.WriteError(w, r, err)
+		_ = wr.Write(w, r, wr.FromError(err))
 	}
 }

@@ -2,7 +2,7 @@ package problem
 
 // The built-in catalog. Each is registered in every NewRegistry; services
 // build problems from these values directly with New. A kind's JSON-RPC code
-// is derived (see Kind.JSONRPCCode) unless RPCCode says otherwise.
+// is derived (see Kind.jsonRPCCode) unless RPCCode says otherwise.
 var (
 	BadRequest = Kind{Name: "bad_request", Status: 400, Title: "Bad request",
 		Action: ActionFixRequest, Cause: CauseRequest, ShowDetail: true,

@@ -34,9 +34,9 @@ func checkAgainstHistory(reg *Registry, shipped []shippedCode) []string {
 		switch {
 		case !ok:
 			problems = append(problems, fmt.Sprintf("%s disappeared without being retired", s.Code))
-		case k.Status != s.Status || k.JSONRPCCode() != s.RPCCode:
+		case k.Status != s.Status || k.jsonRPCCode() != s.RPCCode:
 			problems = append(problems, fmt.Sprintf("%s was renumbered: status %d→%d, JSON-RPC %d→%d",
-				s.Code, s.Status, k.Status, s.RPCCode, k.JSONRPCCode()))
+				s.Code, s.Status, k.Status, s.RPCCode, k.jsonRPCCode()))
 		}
 	}
 	return problems
@@ -69,7 +69,7 @@ func TestCatalogHistory(t *testing.T) {
 	}
 	for _, k := range reg.Kinds() {
 		if !slices.ContainsFunc(shipped, func(s shippedCode) bool { return s.Code == k.Name }) {
-			shipped = append(shipped, shippedCode{Code: k.Name, Status: k.Status, RPCCode: k.JSONRPCCode()})
+			shipped = append(shipped, shippedCode{Code: k.Name, Status: k.Status, RPCCode: k.jsonRPCCode()})
 		}
 	}
 	out, _ := json.MarshalIndent(shipped, "", "  ")
@@ -87,7 +87,7 @@ func TestCatalogHistoryCatchesDisappearance(t *testing.T) {
 		{Code: "timeout", Status: 504, RPCCode: RPCInternalError},
 		{Code: "legacy_quota", Status: 429, RPCCode: RPCInternalError},
 	}
-	reg := NewEmptyRegistry()
+	reg := newEmptyRegistry()
 	reg.MustRegister(NotFound)
 	reg.MustRegister(Timeout)
 	got := checkAgainstHistory(reg, shipped)

@@ -29,28 +29,28 @@ func (wr *Writer) Check(p *Problem) error {
 func misuse(p, res *Problem) error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf("problem: "+format, args...)) }
-	if p.Code != "" && res.Code != p.Code {
-		add("code %q is not registered in the writer's registry; sent as %s without its extensions and field errors", p.Code, res.Code)
+	if p.code != "" && res.code != p.code {
+		add("code %q is not registered in the writer's registry; sent as %s without its extensions and field errors", p.code, res.code)
 		return errors.Join(errs...)
 	}
-	if p.Status != 0 && p.Status != res.Status {
-		if p.Status < 400 || p.Status > 599 {
-			add("status %d is not an error status (400-599); sent as %d", p.Status, res.Status)
+	if p.status != 0 && p.status != res.status {
+		if p.status < 400 || p.status > 599 {
+			add("status %d is not an error status (400-599); sent as %d", p.status, res.status)
 		} else {
-			add("status %d is not the status of code %s; sent as %d (a code's type documents one status)", p.Status, res.Code, res.Status)
+			add("status %d is not the status of code %s; sent as %d (a code's type documents one status)", p.status, res.code, res.status)
 		}
 	}
-	if p.Title != "" && p.Title != res.Title {
-		add("title %q is not the title of code %s; sent as %q", p.Title, res.Code, res.Title)
+	if p.title != "" && p.title != res.title {
+		add("title %q is not the title of code %s; sent as %q", p.title, res.code, res.title)
 	}
-	if p.Action != "" && !p.Action.valid() {
-		add("action %q is not one of the closed set; sent as %s", p.Action, res.Action)
+	if p.action != "" && !p.action.valid() {
+		add("action %q is not one of the closed set; sent as %s", p.action, res.action)
 	}
-	if p.Cause != "" && !p.Cause.valid() {
-		add("cause %q is not one of the closed set; sent as %s", p.Cause, res.Cause)
+	if p.cause != "" && !p.cause.valid() {
+		add("cause %q is not one of the closed set; sent as %s", p.cause, res.cause)
 	}
-	if p.Outcome != "" && !p.Outcome.valid() {
-		add("outcome %q is not one of the closed set; sent as %s", p.Outcome, res.Outcome)
+	if p.outcome != "" && !p.outcome.valid() {
+		add("outcome %q is not one of the closed set; sent as %s", p.outcome, res.outcome)
 	}
 	return errors.Join(errs...)
 }

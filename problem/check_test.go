@@ -18,7 +18,6 @@ import (
 func TestMisuseIsLoudForTheDeveloperAndSafeForTheClient(t *testing.T) {
 	long := strings.Repeat("a", 65)
 	longer := "x" + strings.Repeat("_y", 40)
-	withField := func(p *problem.Problem, set func(*problem.Problem)) *problem.Problem { set(p); return p }
 	cases := []struct {
 		name    string
 		p       *problem.Problem
@@ -33,14 +32,12 @@ func TestMisuseIsLoudForTheDeveloperAndSafeForTheClient(t *testing.T) {
 		{"unregistered code", problem.New(problem.Kind{Name: "book_gone", Status: 410, Title: "Gone"}).
 			WithExtension("isbn", "978-3").WithErrors(problem.FieldError{Detail: "bad", Pointer: "/isbn"}),
 			500, "internal", []string{"isbn", "errors", "book_gone"}, `code "book_gone" is not registered`},
-		{"status below 100", &problem.Problem{Code: "conflict", Status: 42}, 409, "conflict", nil, "status 42"},
-		{"status above 999", &problem.Problem{Code: "conflict", Status: 1200}, 409, "conflict", nil, "status 1200"},
-		{"redirect status without code", &problem.Problem{Status: 302, Title: "Found"}, 500, "", nil, "status 302 is not an error status"},
-		{"status the code overrules", withField(problem.New(problem.NotFound), func(p *problem.Problem) { p.Status = 410 }), 404, "not_found", nil, "status 410"},
-		{"title the code overrules", withField(problem.New(problem.NotFound), func(p *problem.Problem) { p.Title = "Book withdrawn" }), 404, "not_found", []string{"Book withdrawn"}, `title "Book withdrawn"`},
-		{"action outside the set", withField(problem.New(problem.Conflict), func(p *problem.Problem) { p.Action = "retry_later" }), 409, "conflict", []string{"retry_later"}, `action "retry_later"`},
-		{"cause outside the set", withField(problem.New(problem.Conflict), func(p *problem.Problem) { p.Cause = "database" }), 409, "conflict", []string{`"database"`}, `cause "database"`},
-		{"outcome outside the set", withField(problem.New(problem.Conflict), func(p *problem.Problem) { p.Outcome = "maybe" }), 409, "conflict", []string{"maybe"}, `outcome "maybe"`},
+		{"redirect status without code", peer(`{"status": 302, "title": "Found"}`), 500, "", nil, "status 302 is not an error status"},
+		{"a peer's status the code overrules", peer(`{"code": "not_found", "status": 410}`), 404, "not_found", nil, "status 410"},
+		{"a peer's title the code overrules", peer(`{"code": "not_found", "title": "Book withdrawn"}`), 404, "not_found", []string{"Book withdrawn"}, `title "Book withdrawn"`},
+		{"action outside the set", problem.New(problem.Conflict).WithAction("retry_later"), 409, "conflict", []string{"retry_later"}, `action "retry_later"`},
+		{"cause outside the set", problem.New(problem.Conflict).WithCause("database"), 409, "conflict", []string{`"database"`}, `cause "database"`},
+		{"outcome outside the set", problem.New(problem.Conflict).WithOutcome("maybe"), 409, "conflict", []string{"maybe"}, `outcome "maybe"`},
 	}
 	var logs bytes.Buffer
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
@@ -83,10 +80,30 @@ func TestMisuseIsLoudForTheDeveloperAndSafeForTheClient(t *testing.T) {
 		problem.New(problem.Conflict).WithOutcome(problem.OutcomeNotStarted),
 		problem.New(problem.ValidationFailed).WithErrors(problem.FieldError{Detail: "required", Pointer: "/title"}),
 		problem.New(problem.RateLimited).WithRetryAfter(1500_000_000),
-		{Status: 418},
+		peer(`{"status": 418}`),
 	} {
 		if err := wr.Check(p); err != nil {
-			t.Errorf("Check(%s) = %v", p.Code, err)
+			t.Errorf("Check(%s) = %v", p.Code(), err)
+		}
+	}
+}
+
+// peer is a peer's problem document as Parse reads it: the one way a
+// Problem gets a status or title its code does not decide.
+func peer(doc string) *problem.Problem {
+	p, err := problem.Parse([]byte(doc))
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// A status no HTTP response can have cannot reach a Problem at all: Parse
+// leaves it out, so the writer sends the code's.
+func TestPeerStatusOutsideRangeIsNotKept(t *testing.T) {
+	for _, doc := range []string{`{"code": "conflict", "status": 42}`, `{"code": "conflict", "status": 1200}`, `{"code": "gone", "status": 404.5}`} {
+		if p := peer(doc); p.Status() != 0 {
+			t.Errorf("Parse(%s).Status() = %d", doc, p.Status())
 		}
 	}
 }

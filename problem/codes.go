@@ -57,10 +57,3 @@ func (wr *Writer) codeValue(code string) []string {
 	}
 	return []string{code}
 }
-
-func (wr *Writer) typeURI(code string) string {
-	if c := wr.cached(code); c != nil {
-		return c.typ
-	}
-	return typeFor(wr.baseURI, code)
-}

@@ -28,8 +28,8 @@ func TestParseReadsPeerDocuments(t *testing.T) {
  "accounts": ["/account/12345", "/account/67890"]
 }`, func(p *Problem) bool {
 			b, _ := p.Extension("balance")
-			return p.Type == "https://example.com/probs/out-of-credit" && p.Status == 0 &&
-				p.Instance == "/account/12345/msgs/abc" && b == json.Number("30") && len(p.Extensions()) == 2
+			return p.typ == "https://example.com/probs/out-of-credit" && p.status == 0 &&
+				p.instance == "/account/12345/msgs/abc" && b == json.Number("30") && len(p.ext) == 2
 		}},
 		"RFC 9457 §3 validation": {`{
 "type": "https://example.net/validation-error",
@@ -39,20 +39,20 @@ func TestParseReadsPeerDocuments(t *testing.T) {
             {"detail": "must be 'green', 'red' or 'blue'", "pointer": "#/profile/color"}
          ]
 }`, func(p *Problem) bool {
-			return len(p.Errors) == 2 && p.Errors[1].Pointer == "#/profile/color" && p.Title == "Your request is not valid."
+			return len(p.fieldErrors) == 2 && p.fieldErrors[1].Pointer == "#/profile/color" && p.title == "Your request is not valid."
 		}},
 		"huma v2 ErrorModel": {`{"$schema":"http://localhost:8888/schemas/ErrorModel.json","title":"Unprocessable Entity","status":422,"detail":"validation failed","errors":[{"message":"expected number >= 1","location":"body.count","value":0}]}`,
 			func(p *Problem) bool {
 				s, _ := p.Extension("$schema")
-				return p.Status == 422 && len(p.Errors) == 1 && p.Errors[0].Detail == "expected number >= 1" && s != nil
+				return p.status == 422 && len(p.fieldErrors) == 1 && p.fieldErrors[0].Detail == "expected number >= 1" && s != nil
 			}},
 		"moogar0880/problems default": {`{"type":"about:blank","title":"Not Found","status":404,"detail":"no such widget"}`,
 			func(p *Problem) bool {
-				return p.Type == "about:blank" && p.Status == 404 && p.Detail == "no such widget"
+				return p.typ == "about:blank" && p.status == 404 && p.detail == "no such widget"
 			}},
 		"wrong types ignored": {`{"status":"404","title":7,"errors":["x"],"detail":"kept","retryable":"yes","retry_after_ms":-5,"action":"dance"}`,
 			func(p *Problem) bool {
-				return p.Status == 0 && p.Title == "" && p.Errors == nil && p.Detail == "kept" && !p.Retryable && p.RetryAfter == 0 && p.Action == "dance"
+				return p.status == 0 && p.title == "" && p.fieldErrors == nil && p.detail == "kept" && !p.retryable && p.retryAfter == 0 && p.action == "dance"
 			}},
 	}
 	for name, c := range cases {
@@ -114,7 +114,7 @@ func TestInstanceIsAURIReference(t *testing.T) {
 	}
 	// An instance set by hand is made a URI reference too.
 	p := New(NotFound)
-	p.Instance = "/a b\x00<c>"
+	p.instance = "/a b\x00<c>"
 	if got := string(p.AppendJSON(nil)); !strings.Contains(got, `"instance":"/a%20b%00%3Cc%3E"`) {
 		t.Errorf("hand-set instance: %s", got)
 	}
@@ -125,7 +125,7 @@ func TestInstanceIsAURIReference(t *testing.T) {
 // as element names survive as <member name="...">.
 func TestXMLCarriesNestedKeys(t *testing.T) {
 	p := New(Conflict).WithExtension("links", map[string]any{"id": "a1", "url": "/account/1", "1st": 1, "a b": true, "xmlns": "z"})
-	out := string(p.AppendXML(nil))
+	out := string(p.appendXML(nil, false))
 	for _, want := range []string{"<id>a1</id>", "<url>/account/1</url>", `<member name="1st">1</member>`, `<member name="a b">true</member>`, `<member name="xmlns">z</member>`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("XML lacks %s: %s", want, out)
@@ -180,7 +180,7 @@ func TestNumbersAndKeysStayValid(t *testing.T) {
 		if err := uniqueJSON(out); err != nil {
 			t.Errorf("json.Number(%q): %v: %s", n, err, out)
 		}
-		wellFormed(t, p.AppendXML(nil))
+		wellFormed(t, p.appendXML(nil, false))
 	}
 	p := New(Conflict).WithExtension("hosts", map[string]any{"10.0.0.1": 1, "10.0.0.2": 2, "[redacted]": 3})
 	out := p.AppendJSON(nil)
@@ -270,7 +270,7 @@ func TestPeerTextPassesPublicTier(t *testing.T) {
 // stacks send one.
 func TestParseSkipsByteOrderMark(t *testing.T) {
 	p, err := Parse([]byte("\ufeff" + `{"type":"about:blank","status":404,"title":"Not Found"}`))
-	if err != nil || p.Status != 404 || p.Title != "Not Found" {
+	if err != nil || p.status != 404 || p.title != "Not Found" {
 		t.Fatalf("Parse with BOM: %+v, %v", p, err)
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
-// NewContext returns a copy of ctx carrying wr. The package-level Write,
-// WriteError and HandlerFunc, and faultline's middlewares and rate limiter
-// when given no writer of their own, write through the Writer a request's
+// NewContext returns a copy of ctx carrying wr. The package-level Write
+// and From, and faultline's middlewares and rate limiter when given no
+// writer of their own, write through the Writer a request's
 // context carries, so a service configures its Writer once (middleware.Stack
 // with WithWriter does this for every request below it).
 func NewContext(ctx context.Context, wr *Writer) context.Context {

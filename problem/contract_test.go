@@ -39,8 +39,8 @@ func TestDetailFieldCannotBypassShowDetail(t *testing.T) {
 	sink := &logSink{}
 	wr := NewWriter(WithLogger(newLogger(sink)))
 	assigned := New(Internal)
-	assigned.Detail = secret
-	byHand := &Problem{Code: "internal", Status: 500, Detail: secret}
+	assigned.detail = secret
+	byHand := &Problem{code: "internal", status: 500, detail: secret}
 	for name, p := range map[string]*Problem{"assigned": assigned, "by hand": byHand, "WithDetail": New(Internal).WithDetail(secret)} {
 		r := httptest.NewRequest("GET", "/x", nil)
 		for _, accept := range []string{"application/json", "application/xml", "text/plain"} {
@@ -51,7 +51,7 @@ func TestDetailFieldCannotBypassShowDetail(t *testing.T) {
 				t.Errorf("%s, %s: hidden detail rendered: %s", name, accept, rec.Body)
 			}
 		}
-		for _, out := range []string{string(p.AppendJSON(nil)), string(p.AppendXML(nil)), p.CLILine(), p.Error(), string(p.AppendJSONRPCError(nil))} {
+		for _, out := range []string{string(p.AppendJSON(nil)), string(p.appendXML(nil, false)), p.CLILine(), p.Error()} {
 			if strings.Contains(out, "alice") && name != "by hand" {
 				t.Errorf("%s: hidden detail rendered: %s", name, out)
 			}
@@ -87,7 +87,7 @@ func TestExtensionSecretsRedacted(t *testing.T) {
 	p := New(Conflict).WithExtension("account", a).
 		WithExtension("headers", map[string]any{"Authorization": "Bearer abc.def.ghi", "session_token": 12345}).
 		WithExtension("access_token", "tok-value-123")
-	for name, out := range map[string]string{"json": string(p.AppendJSON(nil)), "xml": string(p.AppendXML(nil))} {
+	for name, out := range map[string]string{"json": string(p.AppendJSON(nil)), "xml": string(p.appendXML(nil, false))} {
 		for _, secret := range []string{"hunter2", "0123456789abcdef", "abc.def.ghi", "12345", "tok-value-123"} {
 			if strings.Contains(out, secret) {
 				t.Errorf("%s leaks %q: %s", name, secret, out)
@@ -119,7 +119,7 @@ func TestUnregisteredCodeBecomesInternal(t *testing.T) {
 	}
 	// Action and cause outside the closed sets never reach a client.
 	odd := New(Conflict)
-	odd.Action, odd.Cause = "", "whatever"
+	odd.action, odd.cause = "", "whatever"
 	_, m := writeFor(t, wr, httptest.NewRequest("GET", "/x", nil), odd)
 	if m["action"] != "fix_request" || m["cause"] != "request" {
 		t.Errorf("open action/cause: %v", m)
@@ -141,14 +141,14 @@ func TestRetrySignalsNeverContradict(t *testing.T) {
 				for _, o := range outcomes {
 					for _, retryable := range []bool{false, true} {
 						p := New(k).WithOutcome(o).WithRetryAfter(1500 * time.Millisecond)
-						p.Retryable = retryable
+						p.retryable = retryable
 						for _, q := range []*Problem{p, p.ForRequest(httptest.NewRequest(method, "/x", nil))} {
 							r := httptest.NewRequest(method, "/x", nil)
 							if key != "" {
 								r.Header.Set("Idempotency-Key", key)
 							}
 							rec, m := writeFor(t, wr, r, q)
-							where := fmt.Sprintf("%s %s key=%q outcome=%q retryable=%v", k.Name, method, key, q.Outcome, retryable)
+							where := fmt.Sprintf("%s %s key=%q outcome=%q retryable=%v", k.Name, method, key, q.outcome, retryable)
 							if m["action"] == "retry" && m["retryable"] != true {
 								t.Fatalf("%s: action retry with retryable false: %s", where, rec.Body)
 							}
@@ -202,21 +202,21 @@ func TestObserverSeesEveryProblemOnce(t *testing.T) {
 	r = r.WithContext(correlation.WithID(r.Context(), "req-observed-1"))
 	_ = wr.Write(httptest.NewRecorder(), r, New(Timeout).WithOutcome(OutcomeUnknown))
 	head := httptest.NewRequest("HEAD", "/v1/orders", nil)
-	_ = wr.WriteError(httptest.NewRecorder(), head, errors.New("boom"))
+	_ = wr.Write(httptest.NewRecorder(), head, wr.FromError(errors.New("boom")))
 	_ = wr.Write(&startedWriter{ResponseWriter: httptest.NewRecorder(), started: true}, r, New(Conflict))
 	// The third could not be written (the response had started): it is
 	// observed all the same, so a trace shows the failure.
 	if len(seen) != 3 {
 		t.Fatalf("observed %d problems, want 3, each once", len(seen))
 	}
-	if p := seen[2]; p.Code != "conflict" || p.CorrelationID != "req-observed-1" {
+	if p := seen[2]; p.code != "conflict" || p.correlationID != "req-observed-1" {
 		t.Errorf("observed %+v", p)
 	}
-	if p := seen[0]; p.Code != "timeout" || p.Status != 503 || p.Action != ActionVerify || p.Retryable ||
-		p.Outcome != OutcomeUnknown || p.CorrelationID != "req-observed-1" || p.Cause != CauseInternal {
+	if p := seen[0]; p.code != "timeout" || p.status != 503 || p.action != ActionVerify || p.retryable ||
+		p.outcome != OutcomeUnknown || p.correlationID != "req-observed-1" || p.cause != CauseInternal {
 		t.Errorf("observed %+v", p)
 	}
-	if p := seen[1]; p.Code != "internal" || p.Unwrap() == nil {
+	if p := seen[1]; p.code != "internal" || p.Unwrap() == nil {
 		t.Errorf("observed %+v", p)
 	}
 }
@@ -229,7 +229,7 @@ func TestDevelopmentMode(t *testing.T) {
 	p := New(Internal).WithDetail("ldap lookup of alice failed").Wrap(err)
 	t.Setenv(ProductionEnv, "")
 	dev := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithInsecureDevelopmentMode())
-	if !dev.DevelopmentMode() {
+	if !dev.dev {
 		t.Fatal("development mode did not turn on")
 	}
 	_, m := writeFor(t, dev, httptest.NewRequest("GET", "/x", nil), p)
@@ -245,7 +245,7 @@ func TestDevelopmentMode(t *testing.T) {
 	t.Setenv(ProductionEnv, "Production")
 	sink := &logSink{}
 	prod := NewWriter(WithLogger(newLogger(sink)), WithInsecureDevelopmentMode())
-	if prod.DevelopmentMode() {
+	if prod.dev {
 		t.Fatal("development mode turned on in production")
 	}
 	_, m = writeFor(t, prod, httptest.NewRequest("GET", "/x", nil), p)

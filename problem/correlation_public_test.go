@@ -3,6 +3,7 @@ package problem_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -36,16 +37,14 @@ func TestLiteralCorrelationIDPassesThePublicTier(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	builders := map[string]func(id string) *problem.Problem{
-		"literal": func(id string) *problem.Problem {
-			return &problem.Problem{Code: "not_found", CorrelationID: id}
+		"peer's": func(id string) *problem.Problem {
+			return peerDoc(map[string]any{"code": "not_found", "correlation_id": id})
 		},
-		"assigned": func(id string) *problem.Problem {
-			p := problem.New(problem.Conflict).WithDetail("Taken.")
-			p.CorrelationID = id
-			return p
+		"peer's with a detail": func(id string) *problem.Problem {
+			return peerDoc(map[string]any{"code": "conflict", "detail": "Taken.", "correlation_id": id})
 		},
 		"unregistered": func(id string) *problem.Problem {
-			return &problem.Problem{Code: "no_such_code_here", CorrelationID: id}
+			return peerDoc(map[string]any{"code": "no_such_code_here", "correlation_id": id})
 		},
 	}
 	for name, b := range builders {
@@ -75,7 +74,7 @@ func TestLiteralCorrelationIDPassesThePublicTier(t *testing.T) {
 			}
 			p := b(s.id)
 			for where, out := range map[string][]byte{
-				"AppendJSON": p.AppendJSON(nil), "AppendXML": p.AppendXML(nil), "AppendText": p.AppendText(nil, "svc"),
+				"AppendJSON": p.AppendJSON(nil), "AppendXML": problem.AppendXML(p, nil), "AppendText": problem.AppendText(p, nil, "svc"),
 				"Report": wr.Report(context.Background(), "", p).AppendJSON(nil),
 			} {
 				if bytes.Contains(out, []byte(s.secret)) {
@@ -103,22 +102,21 @@ func TestLiteralCorrelationIDPassesThePublicTier(t *testing.T) {
 	}
 }
 
-// A type or title assigned by hand to an occurrence of New is text like any
-// other: it passes the public tier in every representation, with or
-// without a Writer; what the registry gave is sent as it is.
-func TestAssignedTypeAndTitlePassThePublicTier(t *testing.T) {
+// A peer's type or title is text like any other: it passes the public tier
+// in every representation, with or without a Writer; what the registry gave
+// is sent as it is.
+func TestPeerTypeAndTitlePassThePublicTier(t *testing.T) {
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
 	for _, secret := range []string{"hunter2", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "10.20.30.40"} {
-		p := problem.New(problem.Conflict)
-		p.Title = "Taken, password=" + secret
-		p.Type = "https://x.test/p?api_key=" + secret
+		members := map[string]any{"code": "conflict", "title": "Taken, password=" + secret, "type": "https://x.test/p?api_key=" + secret}
 		if secret == "10.20.30.40" {
-			p.Title, p.Type = "Taken by "+secret, "https://"+secret+"/p"
+			members["title"], members["type"] = "Taken by "+secret, "https://"+secret+"/p"
 		}
+		p := peerDoc(members)
 		rec := httptest.NewRecorder()
 		_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), p)
 		for where, out := range map[string][]byte{
-			"AppendJSON": p.AppendJSON(nil), "AppendXML": p.AppendXML(nil), "AppendText": p.AppendText(nil, "svc"),
+			"AppendJSON": p.AppendJSON(nil), "AppendXML": problem.AppendXML(p, nil), "AppendText": problem.AppendText(p, nil, "svc"),
 			"Write": rec.Body.Bytes(),
 		} {
 			if bytes.Contains(out, []byte(secret)) {
@@ -131,4 +129,15 @@ func TestAssignedTypeAndTitlePassThePublicTier(t *testing.T) {
 	if !bytes.Contains(rec.Body.Bytes(), []byte(`"type":"`+problem.DefaultBaseURI+`conflict","title":"`+problem.Conflict.Title+`"`)) {
 		t.Errorf("registry type and title changed: %s", rec.Body)
 	}
+}
+
+// peerDoc is the problem Parse reads from a peer's document of these
+// members: the one way a correlation ID the writer did not accept reaches
+// a Problem.
+func peerDoc(members map[string]any) *problem.Problem {
+	b, err := json.Marshal(members)
+	if err != nil {
+		panic(err)
+	}
+	return peer(string(b))
 }

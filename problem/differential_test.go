@@ -222,12 +222,12 @@ func (g *valueGen) value(depth int) (v, want any) {
 // public tier's text (with U+FFFD for what JSON strings do not carry), type
 // and instance are URI references.
 func members(t *testing.T, g *valueGen) {
-	p := &Problem{Type: g.str(), Title: g.str(), Detail: g.str(), Instance: g.str(), CorrelationID: g.str(), Code: "conflict"}
+	p := &Problem{typ: g.str(), title: g.str(), detail: g.str(), instance: g.str(), correlationID: g.str(), code: "conflict"}
 	var m map[string]any
 	if err := json.Unmarshal(p.AppendJSON(nil), &m); err != nil {
 		t.Fatalf("%+v: %v", p, err)
 	}
-	for name, in := range map[string]string{"title": p.Title, "detail": p.Detail, "correlation_id": p.CorrelationID} {
+	for name, in := range map[string]string{"title": p.title, "detail": p.detail, "correlation_id": p.correlationID} {
 		if want := renderedName(sanitize.Public(in)); in != "" && m[name] != want {
 			t.Fatalf("%s %q rendered %q, the public tier says %q", name, in, m[name], want)
 		}
@@ -268,7 +268,7 @@ func FuzzRenderDifferential(f *testing.F) {
 		if err := uniqueJSON(ours); err != nil {
 			t.Fatalf("%v for %#v: %q", err, v, ours)
 		}
-		wellFormed(t, New(Conflict).WithExtension("value", v).AppendXML(nil))
+		wellFormed(t, New(Conflict).WithExtension("value", v).appendXML(nil, false))
 		members(t, g)
 		if !g.clean {
 			return

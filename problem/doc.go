@@ -11,10 +11,15 @@
 // renumbered nor reused: a code on its way out is deprecated, and a retired
 // name is refused forever.
 //
-// A Problem is one occurrence of a Kind: New(k) and then the With methods,
-// each of which returns a new Problem and never changes its receiver, so a
-// Problem or a Kind kept in a package variable is safe to share between
-// requests. A Problem is an error, and so is a Kind: a handler can return
+// A Problem is one occurrence of a Kind: New(k) and then the With methods
+// (WithDetail, WithAction, WithCause, WithRetryable, WithRetryAfter,
+// WithOutcome, WithErrors, WithExtension, WithLogAttrs, Wrap), each of
+// which returns a new Problem and never changes its receiver, so a Problem
+// or a Kind kept in a package variable is safe to share between requests.
+// Its members are read through methods named after them (Code, Status,
+// Action, ...) and have no other setter: the code decides type, title and
+// status, so a failure that needs another status is another Kind (Gone
+// for 410, or a service's own, registered with MustRegister). A Problem is an error, and so is a Kind: a handler can return
 // either, and errors.Is(err, problem.NotFound) matches any not_found
 // problem in a chain.
 //
@@ -46,9 +51,9 @@
 // mistake: an extension name that is reserved or not 3 to 64 ASCII
 // letters, digits or underscores starting with a letter (the member is
 // left out), an unregistered code (sent as internal without its
-// extensions and field errors), a status or title the code overrules (the
-// code's are sent), a status that is no error status (the code's, or
-// 500), an action, cause or outcome outside its closed set (the code's,
+// extensions and field errors), a peer's status or title (read with Parse)
+// that the code overrules (the code's are sent) or that is no error status
+// (the code's, or 500), an action, cause or outcome outside its closed set (the code's,
 // or none, internal and unknown). The client gets the repaired problem;
 // its log record is at error level and names each mistake in the
 // attribute build_error, and Writer.Check returns the same finding as an
@@ -81,7 +86,7 @@
 //     (a second "ip" becomes "ip (2)"), so no object repeats a name.
 //   - correlation_id is the ID the correlation layer accepted for the
 //     request, as the header echoes it; one the problem names itself (a
-//     literal, a field set by hand) passes the public tier like any text.
+//     peer's, read with Parse) passes the public tier like any text.
 //   - type and instance are URI references: after the public tier every
 //     byte outside RFC 3986's allowed set is percent-encoded
 //     ("https://x.test/p?q=a b" is sent as "https://x.test/p?q=a%20b"),

@@ -22,7 +22,7 @@ func TestREADMECodeTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DefaultRegistry().Markdown()
+	want := DefaultRegistry().markdown()
 	out, err := spliceTable(readme, want)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestSpliceTableTouchesOnlyTheTable(t *testing.T) {
 }
 
 func TestRegistryJSON(t *testing.T) {
-	data, err := NewRegistry().JSON("https://errors.example.com/")
+	data, err := NewRegistry().catalogJSON("https://errors.example.com/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestRegistryJSON(t *testing.T) {
 		docs[0]["type"] != "https://errors.example.com/bad_request" || docs[0]["jsonrpc_code"] != float64(RPCInvalidParams) {
 		t.Fatalf("docs = %s", data)
 	}
-	md := NewRegistry().Markdown()
+	md := NewRegistry().markdown()
 	if strings.Count(md, "\n") != len(builtin)+2 || !strings.Contains(md, "| `rate_limited` | 429 | -32603 | `retry` | `request` | true |") {
 		t.Fatalf("markdown = %s", md)
 	}

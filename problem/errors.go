@@ -68,7 +68,7 @@ func (wr *Writer) FromError(err error) *Problem {
 	return p
 }
 
-// fromError is FromError into p, so that WriteError keeps the problem on
+// fromError is FromError into p, so that a returned error keeps the problem on
 // its stack: an error route then allocates no Problem at all.
 func (wr *Writer) fromError(err error, p *Problem) {
 	if err == nil {
@@ -114,7 +114,7 @@ func (wr *Writer) fromError(err error, p *Problem) {
 	c.builtin(p)
 	if c.public != nil {
 		if d := c.public.PublicDetail(); d != "" {
-			p.Detail = d
+			p.detail = d
 		}
 	}
 	p.err = err

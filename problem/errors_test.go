@@ -82,8 +82,8 @@ func TestFromErrorHonoursAsAndIs(t *testing.T) {
 		{errors.Join(errors.New("x"), fmt.Errorf("b: %w", isCanceled{})), "client_closed_request"},
 	}
 	for _, c := range cases {
-		if p := wr.FromError(c.err); p.Code != c.code {
-			t.Errorf("FromError(%v) = %s, want %s", c.err, p.Code, c.code)
+		if p := wr.FromError(c.err); p.code != c.code {
+			t.Errorf("FromError(%v) = %s, want %s", c.err, p.code, c.code)
 		}
 	}
 }

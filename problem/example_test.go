@@ -11,15 +11,10 @@ import (
 	"github.com/faultline-go/faultline/problem"
 )
 
-// quietWriter logs nowhere, so the examples' output is only the response.
-func quietWriter(opts ...problem.Option) *problem.Writer {
-	return problem.NewWriter(append([]problem.Option{problem.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
-}
-
 // Writing a problem: pick a code, say what happened in words meant for the
 // client, write it.
 func ExampleWriter_Write() {
-	wr := quietWriter(problem.WithBaseURI("https://errors.example.com/"))
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)), problem.WithBaseURI("https://errors.example.com/"))
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = wr.Write(w, r, problem.New(problem.NotFound).WithDetail("No order 42 exists."))
 	})
@@ -38,7 +33,7 @@ var errOutOfStock = errors.New("inventory: out of stock")
 // forget to stop after writing one. A Problem or a Kind is rendered as it
 // is; any other error becomes internal, its text kept for the log only.
 func ExampleWriter_Handler() {
-	wr := quietWriter()
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
 	h := wr.Handler(func(w http.ResponseWriter, r *http.Request) error {
 		if r.URL.Query().Get("id") == "" {
 			return problem.New(problem.BadRequest).WithDetail("The id parameter is required.")
@@ -76,7 +71,7 @@ func ExampleMustRegister() {
 	})
 	// The service's own codes point at its own pages; without a base URI
 	// of its own they would be type about:blank.
-	wr := quietWriter(problem.WithRegistry(reg), problem.WithBaseURI("https://api.example.com/problems/"))
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)), problem.WithRegistry(reg), problem.WithBaseURI("https://api.example.com/problems/"))
 	rec := httptest.NewRecorder()
 	_ = wr.Write(rec, httptest.NewRequest("POST", "/v1/orders", nil), problem.New(outOfStock))
 	fmt.Println(rec.Code, rec.Body.String())
@@ -96,12 +91,12 @@ func (e *notFoundError) Error() string { return "order " + e.id + " not in shard
 // found anywhere in a wrapped chain. The mapped problem's detail is the
 // only text the client sees.
 func ExampleMapAs() {
-	wr := quietWriter(problem.WithMappers(
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)), problem.WithMappers(
 		problem.MapIs(errOutOfStock, func() *problem.Problem {
 			return problem.New(problem.Conflict).WithDetail("The item is out of stock.")
 		}),
 		problem.MapAs(func(e *notFoundError) *problem.Problem {
-			return problem.New(problem.NotFound).WithDetailf("No order %s exists.", e.id)
+			return problem.New(problem.NotFound).WithDetail("No order " + e.id + " exists.")
 		}),
 	))
 	for _, err := range []error{
@@ -109,7 +104,7 @@ func ExampleMapAs() {
 		fmt.Errorf("load: %w", &notFoundError{id: "42"}),
 	} {
 		p := wr.FromError(err)
-		fmt.Println(p.Status, p.CLILine(), errors.Is(p, errOutOfStock))
+		fmt.Println(p.Status(), p.CLILine(), errors.Is(p, errOutOfStock))
 	}
 	// Output:
 	// 409 conflict: The item is out of stock. true
@@ -134,28 +129,28 @@ func ExampleProblem_WithDetail() {
 // code names the family.
 func ExampleRegistry_ForStatus() {
 	p := problem.DefaultRegistry().ForStatus(http.StatusTeapot)
-	fmt.Println(p.Type, p.Status, p.Title, p.Code)
+	fmt.Println(p.Type(), p.Status(), p.Title(), p.Code())
 	// Output: about:blank 418 I'm a teapot bad_request
 }
 
 // An unknown outcome without an Idempotency-Key: the writer tells the
 // client to verify, never to retry.
 func ExampleProblem_ForRequest() {
-	wr := quietWriter()
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
 	r := httptest.NewRequest("POST", "/v1/payments", nil)
 	rec := httptest.NewRecorder()
 	_ = wr.Write(rec, r, problem.New(problem.Timeout).ForRequest(r))
 	p, _ := problem.Parse(rec.Body.Bytes())
-	fmt.Println(p.Action, p.Retryable, p.Outcome)
+	fmt.Println(p.Action(), p.Retryable(), p.Outcome())
 	// Output: verify false unknown
 }
 
 // Observing every written problem, for metrics or traces.
 func ExampleWithObserver() {
-	wr := quietWriter(problem.WithObserver(func(r *http.Request, p *problem.Problem) {
-		fmt.Fprintln(os.Stdout, "observed", r.Method, p.Status, p.Code, p.Action)
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)), problem.WithObserver(func(r *http.Request, p *problem.Problem) {
+		fmt.Fprintln(os.Stdout, "observed", r.Method, p.Status(), p.Code(), p.Action())
 	}))
-	_ = wr.WriteError(httptest.NewRecorder(), httptest.NewRequest("GET", "/x", nil), errors.New("boom"))
+	_ = wr.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/x", nil), wr.FromError(errors.New("boom")))
 	// Output: observed GET 500 internal retry
 }
 
@@ -166,6 +161,6 @@ func ExampleParse() {
 		panic(err)
 	}
 	balance, _ := p.Extension("balance")
-	fmt.Println(p.Title, p.Status, balance)
+	fmt.Println(p.Title(), p.Status(), balance)
 	// Output: You do not have enough credit. 0 30
 }

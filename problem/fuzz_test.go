@@ -19,7 +19,7 @@ func FuzzAppendJSON(f *testing.F) {
 			WithErrors(FieldError{Detail: detail, Pointer: pointer, Code: "min"}).
 			WithExtension("note", ext).
 			WithExtension("list", []any{ext, 1.5, nil, true})
-		p.Instance = instance
+		p.instance = instance
 		out := p.appendJSON(nil, true)
 		if !json.Valid(out) || !utf8.Valid(out) {
 			t.Fatalf("invalid output %q", out)

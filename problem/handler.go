@@ -8,21 +8,9 @@ import (
 	"sync/atomic"
 )
 
-// HandlerFunc is a handler that returns its failure instead of writing it,
-// so the error path cannot forget a return after writing.
-type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
-
-// ServeHTTP runs f and writes a returned error with the Writer the
-// request's context carries, or the default Writer. The problem's log
-// record names f as its source (slog.HandlerOptions.AddSource).
-func (f HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := f(w, r); failed(err) {
-		writerFor(r).writeReturned(w, r, err, sourceOf(f))
-	}
-}
-
-// Handler is HandlerFunc bound to a specific Writer: a returned error is
-// written with wr, and its log record names f as its source. It returns an
+// Handler adapts a handler that returns its failure instead of writing
+// it, so the error path cannot forget a return after writing: a returned
+// error is written with wr, and its log record names f as its source. It returns an
 // http.HandlerFunc so it fits every router's handler-function slot
 // (chi's r.Get, http.ServeMux's HandleFunc) as well as Handle.
 func (wr *Writer) Handler(f func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
@@ -35,7 +23,7 @@ func (wr *Writer) Handler(f func(w http.ResponseWriter, r *http.Request) error) 
 }
 
 // writeReturned writes the error a handler returned; it is called
-// directly by the adapter, as WriteError would be, so that the adapter is
+// directly by the adapter, as Write would be, so that the adapter is
 // the source write finds on the stack when pc is 0.
 func (wr *Writer) writeReturned(w http.ResponseWriter, r *http.Request, err error, pc uintptr) {
 	var p Problem

@@ -46,7 +46,7 @@ func TestRenderCyclicExtensionValue(t *testing.T) {
 		if !json.Valid(doc) {
 			t.Errorf("%s: invalid JSON %s", name, doc)
 		}
-		if err := wellFormedXML(p.AppendXML(nil)); err != nil {
+		if err := wellFormedXML(problem.AppendXML(p, nil)); err != nil {
 			t.Errorf("%s: XML: %v", name, err)
 		}
 	}
@@ -78,7 +78,7 @@ func TestParseDeepNestingRenders(t *testing.T) {
 	if !json.Valid(doc) || bytes.Count(doc, []byte(`[{"k":`)) != depth/2 {
 		t.Fatalf("deep document not rendered whole (%d bytes)", len(doc))
 	}
-	if err := wellFormedXML(p.AppendXML(nil)); err != nil {
+	if err := wellFormedXML(problem.AppendXML(p, nil)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -89,9 +89,8 @@ func TestFromErrorNeverReturnsTheSentinel(t *testing.T) {
 	sentinel := problem.New(problem.NotFound).WithDetail("No such book.")
 	for _, err := range []error{sentinel, fmt.Errorf("load: %w", sentinel)} {
 		p := problem.From(nil, err)
-		p.Detail = "Book 7 (owned by alice@example.com) is gone."
-		p.Retryable = true
-		if sentinel.Detail != "No such book." || sentinel.Retryable {
+		p = p.WithDetail("Book 7 (owned by alice@example.com) is gone.").WithRetryable(true)
+		if sentinel.Detail() != "No such book." || sentinel.Retryable() {
 			t.Fatalf("sentinel changed through FromError(%v): %+v", err, sentinel)
 		}
 		if !errors.Is(p, problem.NotFound) {
@@ -138,7 +137,7 @@ func TestRenderMapWithInterfaceKeys(t *testing.T) {
 			t.Errorf("missing %s in %s", want, doc)
 		}
 	}
-	x := p.AppendXML(nil)
+	x := problem.AppendXML(p, nil)
 	if err := wellFormedXML(x); err != nil || bytes.Contains(x, []byte("S3cretValue9")) || !bytes.Contains(x, []byte("db1")) {
 		t.Errorf("XML: %v %s", err, x)
 	}

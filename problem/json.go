@@ -37,29 +37,29 @@ func (p *Problem) appendJSONWith(dst []byte, legacy bool, seg *jsonSegments) []b
 	title := p.renderedTitle()
 	// The legacy message usually repeats the detail: sanitize it once.
 	detail := p.renderedDetail()
-	if seg != nil && p.fromKind && p.Type == seg.typ && p.Status == seg.status && title == seg.title && detail == seg.detail {
+	if seg != nil && p.fromKind && p.typ == seg.typ && p.status == seg.status && title == seg.title && detail == seg.detail {
 		dst = append(dst, seg.head...)
 	} else {
 		dst = p.appendHead(dst, title, detail)
 	}
-	if p.Instance != "" {
+	if p.instance != "" {
 		dst = append(dst, `,"instance":`...)
-		dst = appendString(dst, publicInstance(p.Instance))
+		dst = appendString(dst, publicInstance(p.instance))
 	}
-	code := p.peerText(p.Code)
+	code := p.peerText(p.code)
 	g := p.renderedGuidance()
-	if guide := seg.guideFor(code, g, p.Retryable); guide != nil {
+	if guide := seg.guideFor(code, g, p.retryable); guide != nil {
 		dst = append(dst, guide...)
 	} else {
-		dst = appendGuidance(dst, code, g, p.Retryable)
+		dst = appendGuidance(dst, code, g, p.retryable)
 	}
-	if p.CorrelationID != "" {
+	if p.correlationID != "" {
 		dst = append(dst, `,"correlation_id":`...)
 		dst = appendString(dst, p.renderedCorrelationID())
 	}
-	if len(p.Errors) > 0 {
+	if len(p.fieldErrors) > 0 {
 		dst = append(dst, `,"errors":[`...)
-		for i, fe := range p.Errors {
+		for i, fe := range p.fieldErrors {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -104,7 +104,7 @@ func (p *Problem) appendHead(dst []byte, title, detail string) []byte {
 	// Only type is optional ahead of title, so every member after title
 	// opens with its comma: member names are constants, not built per call.
 	dst = append(dst, '{')
-	if p.Type != "" {
+	if p.typ != "" {
 		dst = append(dst, `"type":`...)
 		dst = appendString(dst, p.renderedType())
 		dst = append(dst, ',')
@@ -113,7 +113,7 @@ func (p *Problem) appendHead(dst []byte, title, detail string) []byte {
 	dst = appendString(dst, title)
 	if p.hasStatus() {
 		dst = append(dst, `,"status":`...)
-		dst = strconv.AppendInt(dst, int64(p.Status), 10)
+		dst = strconv.AppendInt(dst, int64(p.status), 10)
 	}
 	if detail != "" {
 		dst = append(dst, `,"detail":`...)
@@ -175,11 +175,11 @@ var outcomes = [...]Outcome{"", OutcomeNotStarted, OutcomeNotCommitted, OutcomeC
 
 func newJSONSegments(k Kind, typ string) *jsonSegments {
 	t := problemOf(k)
-	t.Type, t.kindType = typ, typ
-	t.Outcome = ""
+	t.typ, t.kindType = typ, typ
+	t.outcome = ""
 	s := &jsonSegments{
-		typ: t.Type, title: t.renderedTitle(), detail: t.renderedDetail(), status: t.Status,
-		code: t.peerText(t.Code), guidance: t.renderedGuidance(), retryable: t.Retryable,
+		typ: t.typ, title: t.renderedTitle(), detail: t.renderedDetail(), status: t.status,
+		code: t.peerText(t.code), guidance: t.renderedGuidance(), retryable: t.retryable,
 	}
 	s.head = t.appendHead(nil, s.title, s.detail)
 	for i, o := range outcomes {

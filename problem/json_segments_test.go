@@ -41,15 +41,15 @@ func FuzzJSONSegments(f *testing.F) {
 		typ := "https://errors.example.com/" + k.Name
 		seg := newJSONSegments(k, typ)
 		p := New(k)
-		p.Type = typ
+		p.typ = typ
 		if detail != "" {
 			p = p.WithDetail(detail)
 		}
 		switch variant % 6 {
 		case 1:
-			p.Title = title
+			p.title = title
 		case 2:
-			p.Status = int(retryMS % 1000)
+			p.status = int(retryMS % 1000)
 		case 3:
 			// A peer's document: the same members, but not made by New.
 			parsed, err := Parse(p.appendJSON(nil, false))
@@ -58,24 +58,24 @@ func FuzzJSONSegments(f *testing.F) {
 			}
 			p = parsed
 		case 4:
-			p.Type = "https://errors.example.com/other"
+			p.typ = "https://errors.example.com/other"
 		case 5:
-			p.Code = "other_code"
+			p.code = "other_code"
 		}
 		if action != 0 {
-			p.Action = actions[int(action)%len(actions)]
+			p.action = actions[int(action)%len(actions)]
 		}
 		if cause != 0 {
-			p.Cause = causes[int(cause)%len(causes)]
+			p.cause = causes[int(cause)%len(causes)]
 		}
-		p.Retryable = p.Retryable != retryable
+		p.retryable = p.retryable != retryable
 		if retryMS != 0 {
-			p.RetryAfter = time.Duration(retryMS) * time.Millisecond
+			p.retryAfter = time.Duration(retryMS) * time.Millisecond
 		}
 		if outcome != 0 {
-			p.Outcome = anyOutcome[int(outcome)%len(anyOutcome)]
+			p.outcome = anyOutcome[int(outcome)%len(anyOutcome)]
 		}
-		p.Instance = instance
+		p.instance = instance
 		want := p.appendJSON(nil, legacy)
 		if got := p.appendJSONWith(nil, legacy, seg); !bytes.Equal(got, want) {
 			t.Fatalf("with the code's runs:\n%s\nmember by member:\n%s", got, want)

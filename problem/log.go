@@ -17,8 +17,8 @@ import (
 //
 // The record is built here and handed to the handler directly: Logger.LogAttrs
 // would need the attributes in a slice that escapes, and would report this
-// function as the source. The source is the code that called Write or
-// WriteError (log, write, then the exported function: four frames up).
+// function as the source. The source is the code that called Write
+// (log, write, then the exported function: four frames up).
 func (wr *Writer) log(r *http.Request, res *Problem, e *codeEntry, started bool, pc uintptr) {
 	ctx := context.Background()
 	if r != nil {
@@ -73,20 +73,20 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	}
 	if !codeInHandler {
 		var code slog.Attr
-		if e != nil && e.kind.Name == res.Code {
+		if e != nil && e.kind.Name == res.code {
 			code = e.code
 		} else {
-			code = logString("code", res.Code)
+			code = logString("code", res.code)
 		}
-		attrs[0], attrs[1], attrs[2], attrs[3] = code, slog.Int("status", res.Status),
-			causeAttrs.attr(res.Cause), actionAttrs.attr(res.Action)
+		attrs[0], attrs[1], attrs[2], attrs[3] = code, slog.Int("status", res.status),
+			causeAttrs.attr(res.cause), actionAttrs.attr(res.action)
 		n = 4
 	}
 	if r != nil && !routeInHandler {
 		attrs[n], attrs[n+1] = methodAttrs.attr(r.Method), textAttrs.attr("path", r.URL.Path)
 		n += 2
 	}
-	attrs[n] = logString("correlation_id", res.CorrelationID)
+	attrs[n] = logString("correlation_id", res.correlationID)
 	n++
 	if res.err != nil {
 		attrs[n] = textAttrs.attr("error", res.err.Error())
@@ -114,10 +114,10 @@ func (wr *Writer) level(p *Problem) slog.Level {
 	case p.buildErr != nil:
 		// A programming error in how the problem was built.
 		return slog.LevelError
-	case p.Status >= 500:
+	case p.status >= 500:
 		return slog.LevelError
-	case p.Status == http.StatusTooManyRequests, p.Status == http.StatusUnauthorized,
-		p.Status == http.StatusForbidden, p.Cause == CauseAuth:
+	case p.status == http.StatusTooManyRequests, p.status == http.StatusUnauthorized,
+		p.status == http.StatusForbidden, p.cause == CauseAuth:
 		return slog.LevelWarn
 	}
 	return wr.clientErrorLevel

@@ -30,7 +30,7 @@ func TestLogRecordSameThroughAnyHandler(t *testing.T) {
 	write := func(h slog.Handler, method, path string, err error) {
 		wr := problem.NewWriter(problem.WithLogger(slog.New(h)))
 		r := httptest.NewRequest(method, "http://x"+path, nil)
-		_ = wr.WriteError(httptest.NewRecorder(), r, err)
+		_ = wr.Write(httptest.NewRecorder(), r, wr.FromError(err))
 	}
 	for _, c := range []struct {
 		method, path string
@@ -71,10 +71,9 @@ func TestLogRecordAttributesFromEverySourcePassTheLogTier(t *testing.T) {
 		var buf bytes.Buffer
 		wr := problem.NewWriter(problem.WithLogger(slog.New(h(&buf))))
 		r := httptest.NewRequest(token, "/x", nil)
-		p := problem.New(problem.Conflict).WithLogAttrs(slog.String("upstream", "Authorization: Bearer "+token))
-		p.CorrelationID = token
+		p := peerDoc(map[string]any{"code": "conflict", "correlation_id": token}).WithLogAttrs(slog.String("upstream", "Authorization: Bearer "+token))
 		_ = wr.Write(httptest.NewRecorder(), r, p)
-		_ = wr.Write(httptest.NewRecorder(), r, &problem.Problem{Code: token, Status: 418})
+		_ = wr.Write(httptest.NewRecorder(), r, peerDoc(map[string]any{"code": token, "status": 418}))
 		logged := buf.String()
 		if name == "json" {
 			// The builder's own attribute is the handler's to redact.
@@ -155,7 +154,7 @@ func TestLogRecordSameWithTheCodesAttributesAddedOnce(t *testing.T) {
 					} {
 						r := httptest.NewRequest(route.method, route.target, nil)
 						r = r.WithContext(correlation.WithID(r.Context(), "req-0123456789"))
-						_ = wr.WriteError(httptest.NewRecorder(), r, errors.New("dial tcp 10.0.0.7:5432: token=s3cr3t refused"))
+						_ = wr.Write(httptest.NewRecorder(), r, wr.FromError(errors.New("dial tcp 10.0.0.7:5432: token=s3cr3t refused")))
 						_ = wr.Write(httptest.NewRecorder(), r, problem.New(problem.NotFound))
 					}
 				}

@@ -56,7 +56,7 @@ func FuzzLogRecordShortcuts(f *testing.F) {
 			// record goes through the handler with the route's attributes.
 			for range 3 {
 				r := (&http.Request{Method: method, URL: &url.URL{Path: path}, Header: http.Header{}}).WithContext(ctx)
-				_ = wr.WriteError(httptest.NewRecorder(), r, errors.New(text))
+				_ = wr.Write(httptest.NewRecorder(), r, wr.FromError(errors.New(text)))
 				_ = wr.Write(httptest.NewRecorder(), r, problem.New(problem.Conflict))
 			}
 			return buf.String()

@@ -17,7 +17,7 @@ func TestLogSourceIsTheCaller(t *testing.T) {
 	var buf bytes.Buffer
 	wr := NewWriter(WithLogger(slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{AddSource: true}))))
 	_ = wr.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil), New(NotFound))
-	_ = wr.WriteError(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil), errors.New("boom"))
+	_ = wr.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil), wr.FromError(errors.New("boom")))
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 2 {
 		t.Fatalf("want 2 records, got %q", buf.String())
@@ -52,7 +52,6 @@ func TestLogSourceOfAReturnedError(t *testing.T) {
 		file, fn string
 	}{
 		{"Writer.Handler", wr.Handler(fail), "log_test.go", "TestLogSourceOfAReturnedError.func1"},
-		{"HandlerFunc", HandlerFunc(fail), "log_test.go", "TestLogSourceOfAReturnedError.func1"},
 		{"method value", wr.Handler(sourceHandlers{}.fail), "handler.go", "problem.(*Writer).Handler.func1"},
 	} {
 		for range 2 { // the second answer comes from sourceOf's memory

@@ -27,8 +27,8 @@ type prefixedHandler struct {
 // keeps all four and base writes them as it would write them at the head
 // of the record. Otherwise nil: they go in the record.
 func (e *codeEntry) prefixed(base slog.Handler, res *Problem) slog.Handler {
-	if e == nil || res.Code != e.kind.Name || res.Status != e.kind.Status ||
-		res.Cause != e.kind.Cause || res.Action != e.kind.Action {
+	if e == nil || res.code != e.kind.Name || res.status != e.kind.Status ||
+		res.cause != e.kind.Cause || res.action != e.kind.Action {
 		return nil
 	}
 	if p := e.prefix.Load(); p != nil && p.base == base {

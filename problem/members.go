@@ -19,7 +19,7 @@ import (
 // tier and never repeat a name at the top level, and the value of a member
 // named like a secret is redacted. The common case, names set with
 // WithExtension and no secret among them, returns p.ext itself.
-func (p *Problem) extensionMembers(legacy bool) []Extension {
+func (p *Problem) extensionMembers(legacy bool) []extension {
 	plain := true
 	for _, e := range p.ext {
 		if !validExtensionName(e.Name) || reserved[e.Name] || secretName(e.Name) {
@@ -39,7 +39,7 @@ func (p *Problem) extensionMembers(legacy bool) []Extension {
 		delete(seen, "error")
 		delete(seen, "message")
 	}
-	out := make([]Extension, 0, len(p.ext))
+	out := make([]extension, 0, len(p.ext))
 	for _, e := range p.ext {
 		out = append(out, publicMember(seen, e.Name, e.Value))
 	}
@@ -49,21 +49,21 @@ func (p *Problem) extensionMembers(legacy bool) []Extension {
 // publicMembers returns the members of a map value in the order they are
 // rendered: sorted by key, names through the public tier and unique,
 // secrets redacted.
-func publicMembers(m map[string]any) []Extension {
+func publicMembers(m map[string]any) []extension {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	seen := make(map[string]bool, len(m))
-	out := make([]Extension, 0, len(m))
+	out := make([]extension, 0, len(m))
 	for _, k := range keys {
 		out = append(out, publicMember(seen, k, m[k]))
 	}
 	return out
 }
 
-func publicMember(seen map[string]bool, name string, value any) Extension {
+func publicMember(seen map[string]bool, name string, value any) extension {
 	if secretName(name) {
 		value = sanitize.Redacted
 	}
@@ -79,7 +79,7 @@ func publicMember(seen map[string]bool, name string, value any) Extension {
 		}
 	}
 	seen[name] = true
-	return Extension{Name: name, Value: value}
+	return extension{Name: name, Value: value}
 }
 
 // renderedName is name with what every representation writes as U+FFFD

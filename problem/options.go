@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
 // Legacy configures the transition window during which the pre-RFC members
@@ -61,8 +62,9 @@ func WithCorrelationHeader(name string) Option {
 // describes.
 func WithLegacy(l Legacy) Option { return func(w *Writer) { w.legacy = &l } }
 
-// WithClock replaces time.Now, for tests of the legacy window.
-func WithClock(now func() time.Time) Option { return func(w *Writer) { w.now = now } }
+func init() {
+	problemhook.WithClock = func(now func() time.Time) any { return Option(func(w *Writer) { w.now = now }) }
+}
 
 // WithLogger sets where every written problem is logged (default
 // slog.Default()).
@@ -75,7 +77,7 @@ func WithClientErrorLevel(l slog.Level) Option {
 }
 
 // WithMappers appends error mappers, consulted in order whenever the
-// writer maps an error (From, FromError, WriteError, a returned error).
+// writer maps an error (From, FromError, a returned error).
 func WithMappers(m ...Mapper) Option {
 	return func(w *Writer) { w.mappers = append(w.mappers, m...) }
 }

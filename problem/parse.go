@@ -2,6 +2,7 @@ package problem
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,11 +10,13 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
-// ErrNotProblem is wrapped by Parse's error when the body is not a problem
+// errNotProblem is wrapped by Parse's error when the body is not a problem
 // document.
-var ErrNotProblem = errors.New("problem: not a problem document")
+var errNotProblem = errors.New("problem: not a problem document")
 
 // Parse reads a problem+json body back into a Problem, for clients,
 // gateways and tests. It reads what any server sends, not only faultline:
@@ -52,10 +55,10 @@ func Parse(data []byte) (*Problem, error) {
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotProblem, err)
+		return nil, fmt.Errorf("%w: %v", errNotProblem, err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("%w: not a JSON object", ErrNotProblem)
+		return nil, fmt.Errorf("%w: not a JSON object", errNotProblem)
 	}
 	p := &Problem{}
 	known := false
@@ -63,12 +66,12 @@ func Parse(data []byte) (*Problem, error) {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrNotProblem, err)
+			return nil, fmt.Errorf("%w: %v", errNotProblem, err)
 		}
 		name := tok.(string)
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%w: member %q: %v", ErrNotProblem, name, err)
+			return nil, fmt.Errorf("%w: member %q: %v", errNotProblem, name, err)
 		}
 		if m, ok := v.(string); ok && name == "message" {
 			message = m
@@ -76,98 +79,103 @@ func Parse(data []byte) (*Problem, error) {
 		known = p.parseMember(name, v) || known
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotProblem, err)
+		return nil, fmt.Errorf("%w: %v", errNotProblem, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: data after the object", ErrNotProblem)
+		return nil, fmt.Errorf("%w: data after the object", errNotProblem)
 	}
-	if p.Detail == "" && message != "" && message != p.Title {
-		p.Detail = message
+	if p.detail == "" && message != "" && message != p.title {
+		p.detail = message
 		known = true
 	}
 	if !known {
-		return nil, fmt.Errorf("%w: none of type, title, status, detail, instance, code or message", ErrNotProblem)
+		return nil, fmt.Errorf("%w: none of type, title, status, detail, instance, code or message", errNotProblem)
 	}
 	return p, nil
 }
 
 // parseMember sets one member from its decoded value, ignoring a value of
-// the wrong type, and reports whether the name is a problem member.
+// the wrong type, and reports whether the name is one of the members that
+// make a document a problem (type, title, status, detail, instance, code).
 func (p *Problem) parseMember(name string, v any) bool {
-	s, isString := v.(string)
-	switch name {
-	case "type":
+	if dst := p.identifyingString(name); dst != nil {
+		s, isString := v.(string)
 		if isString {
-			p.Type = s
+			*dst = s
 		}
 		return isString
-	case "title":
-		if isString {
-			p.Title = s
-		}
-		return isString
-	case "status":
+	}
+	if name == "status" {
 		// 404.0 and 4.04e2 are the same JSON number as 404.
 		if n, ok := v.(json.Number); ok {
 			if f, err := n.Float64(); err == nil && f >= 100 && f <= 999 && f == math.Trunc(f) {
-				p.Status = int(f)
+				p.status = int(f)
 				return true
 			}
 		}
 		return false
+	}
+	if !p.parseGuidance(name, v) {
+		p.setParsedExtension(name, v)
+	}
+	return false
+}
+
+// identifyingString is where a string member that identifies a problem
+// document goes; nil for any other name.
+func (p *Problem) identifyingString(name string) *string {
+	switch name {
+	case "type":
+		return &p.typ
+	case "title":
+		return &p.title
 	case "detail":
-		if isString {
-			p.Detail = s
-		}
-		return isString
+		return &p.detail
 	case "instance":
-		if isString {
-			p.Instance = s
-		}
-		return isString
+		return &p.instance
 	case "code":
-		if isString {
-			p.Code = s
-		}
-		return isString
+		return &p.code
+	}
+	return nil
+}
+
+// parseGuidance sets one of faultline's members (or skips a legacy one)
+// and reports whether name was one; a value of the wrong type, or a cause
+// outside the closed set, is ignored.
+func (p *Problem) parseGuidance(name string, v any) bool {
+	s, isString := v.(string)
+	switch name {
 	case "action":
 		if isString && s != "" {
-			p.Action = Action(s)
+			p.action = Action(s)
 		}
-		return false
 	case "cause":
 		if c := Cause(s); isString && c.valid() {
-			p.Cause = c
+			p.cause = c
 		}
-		return false
 	case "outcome":
 		if isString && s != "" {
-			p.Outcome = Outcome(s)
+			p.outcome = Outcome(s)
 		}
-		return false
 	case "retryable":
 		if b, ok := v.(bool); ok {
-			p.Retryable = b
+			p.retryable = b
 		}
-		return false
 	case "retry_after_ms":
 		if n, ok := v.(json.Number); ok {
-			p.RetryAfter = parseMillis(n)
+			p.retryAfter = parseMillis(n)
 		}
-		return false
 	case "correlation_id":
 		if isString {
-			p.CorrelationID = s
+			p.correlationID = s
 		}
-		return false
 	case "errors":
-		p.Errors = parseFieldErrors(v)
-		return false
+		p.fieldErrors = parseFieldErrors(v)
 	case "error", "message":
+	default:
 		return false
 	}
-	p.setParsedExtension(name, v)
-	return false
+	return true
 }
 
 // parseMillis reads a JSON number of milliseconds, whatever its spelling,
@@ -209,7 +217,7 @@ func (p *Problem) setParsedExtension(name string, v any) {
 			return
 		}
 	}
-	p.ext = append(p.ext, Extension{Name: name, Value: v})
+	p.ext = append(p.ext, extension{Name: name, Value: v})
 }
 
 func parseFieldErrors(v any) []FieldError {
@@ -234,4 +242,20 @@ func parseFieldErrors(v any) []FieldError {
 		out = append(out, fe)
 	}
 	return out
+}
+
+func init() {
+	problemhook.CompletePeer = func(v any, m problemhook.PeerMembers) {
+		p := v.(*Problem)
+		if m.Status != 0 {
+			p.status = m.Status
+		}
+		p.code = cmp.Or(m.Code, p.code)
+		p.title = cmp.Or(m.Title, p.title)
+		p.detail = cmp.Or(m.Detail, p.detail)
+		p.correlationID = cmp.Or(m.CorrelationID, p.correlationID)
+		if m.RetryAfter != 0 {
+			p.retryAfter = m.RetryAfter
+		}
+	}
 }

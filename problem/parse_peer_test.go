@@ -38,8 +38,8 @@ func TestParseRetryAfterEveryJSONNumber(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
-		if p.RetryAfter != want {
-			t.Errorf("retry_after_ms %s read as %v, want %v", raw, p.RetryAfter, want)
+		if p.retryAfter != want {
+			t.Errorf("retry_after_ms %s read as %v, want %v", raw, p.retryAfter, want)
 		}
 		out := p.AppendJSON(nil)
 		var back map[string]any
@@ -50,7 +50,7 @@ func TestParseRetryAfterEveryJSONNumber(t *testing.T) {
 	// A status is a number too: 404.0 and 4.04e2 are 404; 404.5 is no status.
 	for raw, want := range map[string]int{"404": 404, "404.0": 404, "4.04e2": 404, "4.04E+2": 404, "404.5": 0, "1e400": 0} {
 		p, err := Parse([]byte(`{"title":"t","status":` + raw + `}`))
-		if err != nil || p.Status != want {
+		if err != nil || p.status != want {
 			t.Errorf("status %s: %v, %v; want %d", raw, p, err, want)
 		}
 	}
@@ -73,11 +73,11 @@ func TestParseIgnoresPerMemberNeverPerDocument(t *testing.T) {
 			t.Errorf("Parse(%s): %v", body, err)
 			continue
 		}
-		if p.Detail != want {
-			t.Errorf("Parse(%s).Detail = %q, want %q", body, p.Detail, want)
+		if p.detail != want {
+			t.Errorf("Parse(%s).Detail = %q, want %q", body, p.detail, want)
 		}
-		if p.Status != 0 && strings.Contains(body, `"status":"`) {
-			t.Errorf("Parse(%s): a string status was read as %d", body, p.Status)
+		if p.status != 0 && strings.Contains(body, `"status":"`) {
+			t.Errorf("Parse(%s): a string status was read as %d", body, p.status)
 		}
 	}
 	// Nothing left to read is still no problem.
@@ -117,8 +117,8 @@ func TestParseKeepsUnknownGuidance(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.body, err)
 		}
-		if p.Action != tc.action || p.Outcome != tc.outcome {
-			t.Errorf("%s: action %q outcome %q, want %q %q", tc.body, p.Action, p.Outcome, tc.action, tc.outcome)
+		if p.action != tc.action || p.outcome != tc.outcome {
+			t.Errorf("%s: action %q outcome %q, want %q %q", tc.body, p.action, p.outcome, tc.action, tc.outcome)
 		}
 		out := string(p.AppendJSON(nil))
 		for _, unknown := range []string{"retry_later", `"Retry"`, "partially_committed"} {

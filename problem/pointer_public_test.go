@@ -18,8 +18,8 @@ func TestFieldErrorPointerPassesThePublicTier(t *testing.T) {
 		problem.FieldError{Pointer: "/items/0/sku", Detail: "is required", Code: "required"},
 	)
 	js := string(p.AppendJSON(nil))
-	xml := string(p.AppendXML(nil))
-	txt := string(p.AppendText(nil, "faultline"))
+	xml := string(problem.AppendXML(p, nil))
+	txt := string(problem.AppendText(p, nil, "faultline"))
 	for name, out := range map[string]string{"json": js, "xml": xml, "text": txt} {
 		if strings.Contains(out, secret) {
 			t.Errorf("%s echoes a token from a pointer: %s", name, out)

@@ -15,36 +15,37 @@ import (
 // guidance members, field errors and extension members. It implements error,
 // so handlers can return it and errors.As finds it.
 //
-// Every With method returns a new Problem and leaves its receiver as it was,
-// so a Problem may be shared (a package-level sentinel such as
-// `var ErrNoBook = problem.New(NoBook)`): deriving one request's occurrence
-// from it can never show up in another request's response. Writing a
-// Problem never modifies it either. Assigning to the fields of a shared
-// Problem is the one way to break this; build a new one instead.
+// Its members are read through methods named after them and set only by
+// the With methods, each of which returns a new Problem and leaves its
+// receiver as it was, so a Problem may be shared (a package-level sentinel
+// such as `var ErrNoBook = problem.New(NoBook)`): deriving one request's
+// occurrence from it can never show up in another request's response.
+// Writing a Problem never modifies it either. The code decides type, title
+// and status: a failure that needs another status is another Kind.
 type Problem struct {
-	Type   string
-	Title  string
-	Status int
-	// Detail is the occurrence's public text. For a code that does not show
+	typ    string
+	title  string
+	status int
+	// detail is the occurrence's public text. For a code that does not show
 	// details (Kind.ShowDetail false, such as internal) it is never
 	// rendered, however it was set: the client sees the code's default
 	// detail and the text goes to the log.
-	Detail string
-	// Instance is a URI reference to the occurrence; the writer sets the
+	detail string
+	// instance is a URI reference to the occurrence; the writer sets the
 	// request's escaped path.
-	Instance string
+	instance string
 
-	// Code is the Name of the Kind this problem is an occurrence of.
-	Code      string
-	Action    Action
-	Cause     Cause
-	Retryable bool
-	// RetryAfter is rendered as retry_after_ms and as the Retry-After header
+	// code is the Name of the Kind this problem is an occurrence of.
+	code      string
+	action    Action
+	cause     Cause
+	retryable bool
+	// retryAfter is rendered as retry_after_ms and as the Retry-After header
 	// when the problem is retryable.
-	RetryAfter    time.Duration
-	Outcome       Outcome
-	CorrelationID string
-	Errors        []FieldError
+	retryAfter    time.Duration
+	outcome       Outcome
+	correlationID string
+	fieldErrors   []FieldError
 
 	// hideDetail mirrors !Kind.ShowDetail; defaultDetail is then the only
 	// detail a client sees.
@@ -67,7 +68,7 @@ type Problem struct {
 	correlationPublic bool
 	// rpcCode is the kind's JSON-RPC error code.
 	rpcCode  int
-	ext      []Extension
+	ext      []extension
 	err      error
 	logAttrs []slog.Attr
 	// origin is the shared Problem FromError copied this occurrence from,
@@ -78,6 +79,49 @@ type Problem struct {
 	buildErr error
 }
 
+// Type is the type URI; the Writer sets it from the code when it resolves
+// the problem.
+func (p *Problem) Type() string { return p.typ }
+
+// Title is the code's title, or a peer's.
+func (p *Problem) Title() string { return p.title }
+
+// Status is the HTTP status; zero for a peer's document without one.
+func (p *Problem) Status() int { return p.status }
+
+// Detail is the occurrence's detail as set, before the code decides
+// whether a client may see it (see Message).
+func (p *Problem) Detail() string { return p.detail }
+
+// Instance is the URI reference of the occurrence: the request's path
+// once the Writer resolved it.
+func (p *Problem) Instance() string { return p.instance }
+
+// Code is the Name of the Kind the problem is an occurrence of.
+func (p *Problem) Code() string { return p.code }
+
+// Action is what the client should do next.
+func (p *Problem) Action() Action { return p.action }
+
+// Cause is whose problem the failure is.
+func (p *Problem) Cause() Cause { return p.cause }
+
+// Retryable reports whether the client may repeat the request.
+func (p *Problem) Retryable() bool { return p.retryable }
+
+// RetryAfter is how long the client should wait before retrying; it is
+// rendered as retry_after_ms and Retry-After when the problem is retryable.
+func (p *Problem) RetryAfter() time.Duration { return p.retryAfter }
+
+// Outcome is what became of the operation.
+func (p *Problem) Outcome() Outcome { return p.outcome }
+
+// CorrelationID is the request's correlation ID, set by the Writer.
+func (p *Problem) CorrelationID() string { return p.correlationID }
+
+// Errors returns the field errors of validation_failed.
+func (p *Problem) Errors() []FieldError { return slices.Clone(p.fieldErrors) }
+
 // FieldError is one entry of the errors array of validation_failed.
 type FieldError struct {
 	Detail  string `json:"detail"`
@@ -85,8 +129,8 @@ type FieldError struct {
 	Code    string `json:"code,omitempty"`
 }
 
-// Extension is one extension member, in the order it was set.
-type Extension struct {
+// extension is one extension member, in the order it was set.
+type extension struct {
 	Name  string
 	Value any
 }
@@ -100,17 +144,17 @@ func New(k Kind) *Problem {
 // problemOf is New as a value.
 func problemOf(k Kind) Problem {
 	return Problem{
-		Title:         k.Title,
-		Status:        k.Status,
-		Detail:        k.DefaultDetail,
-		Code:          k.Name,
-		Action:        k.Action,
-		Cause:         k.Cause,
-		Retryable:     k.Retryable,
-		Outcome:       k.Outcome,
+		title:         k.Title,
+		status:        k.Status,
+		detail:        k.DefaultDetail,
+		code:          k.Name,
+		action:        k.Action,
+		cause:         k.Cause,
+		retryable:     k.Retryable,
+		outcome:       k.Outcome,
 		hideDetail:    !k.ShowDetail,
 		defaultDetail: k.DefaultDetail,
-		rpcCode:       k.JSONRPCCode(),
+		rpcCode:       k.jsonRPCCode(),
 		fromKind:      true,
 		kindTitle:     k.Title,
 	}
@@ -120,10 +164,10 @@ func problemOf(k Kind) Problem {
 // a Problem not made by New (a peer's, read with Parse) pass the public
 // tier, and type stays a URI reference.
 func (p *Problem) renderedType() string {
-	if p.fromKind && p.Type == p.kindType {
-		return p.Type
+	if p.fromKind && p.typ == p.kindType {
+		return p.typ
 	}
-	return publicInstance(p.Type)
+	return publicInstance(p.typ)
 }
 
 // peerText passes text of a Problem not made by New through the public
@@ -139,16 +183,16 @@ func (p *Problem) peerText(s string) string {
 // renderedCorrelationID is correlation_id as every representation sends it.
 func (p *Problem) renderedCorrelationID() string {
 	if p.correlationPublic {
-		return p.CorrelationID
+		return p.correlationID
 	}
-	return sanitize.Public(p.CorrelationID)
+	return sanitize.Public(p.correlationID)
 }
 
 func (p *Problem) renderedTitle() string {
-	if p.fromKind && p.Title == p.kindTitle {
-		return p.Title
+	if p.fromKind && p.title == p.kindTitle {
+		return p.title
 	}
-	return sanitize.Public(p.Title)
+	return sanitize.Public(p.title)
 }
 
 // Error returns the code and the public message, through the public tier
@@ -158,7 +202,7 @@ func (p *Problem) Error() string {
 	if p == nil {
 		return "problem: <nil>"
 	}
-	return p.peerText(p.Code) + ": " + sanitize.Public(p.Message())
+	return p.peerText(p.code) + ": " + sanitize.Public(p.Message())
 }
 
 // Is reports whether target is the Kind p is an occurrence of (same code),
@@ -174,7 +218,7 @@ func (p *Problem) Is(target error) bool {
 		return false
 	}
 	k, ok := target.(Kind)
-	return ok && p != nil && k.Name == p.Code
+	return ok && p != nil && k.Name == p.code
 }
 
 // Unwrap returns the error the problem was built from, for errors.Is/As and
@@ -192,7 +236,7 @@ func (p *Problem) Message() string {
 	if d := p.publicDetail(); d != "" {
 		return d
 	}
-	return p.Title
+	return p.title
 }
 
 // publicDetail is the detail a client may see: for a code that hides
@@ -201,7 +245,7 @@ func (p *Problem) publicDetail() string {
 	if p.hideDetail {
 		return p.defaultDetail
 	}
-	return p.Detail
+	return p.detail
 }
 
 // renderedDetail is the public detail as rendered. A code's default detail
@@ -229,11 +273,11 @@ type guidance struct {
 }
 
 func (p *Problem) renderedGuidance() guidance {
-	g := guidance{action: p.Action, cause: p.Cause, outcome: p.Outcome}
+	g := guidance{action: p.action, cause: p.cause, outcome: p.outcome}
 	if g.action != "" && !g.action.valid() {
 		g.action = ""
 	}
-	if g.action == ActionRetry && !p.Retryable {
+	if g.action == ActionRetry && !p.retryable {
 		g.action = ActionNone
 	}
 	if g.cause != "" && !g.cause.valid() {
@@ -242,8 +286,8 @@ func (p *Problem) renderedGuidance() guidance {
 	if !g.outcome.valid() {
 		g.outcome = ""
 	}
-	if p.Retryable {
-		g.retryAfterMS = p.RetryAfter.Milliseconds()
+	if p.retryable {
+		g.retryAfterMS = p.retryAfter.Milliseconds()
 	}
 	return g
 }
@@ -251,12 +295,12 @@ func (p *Problem) renderedGuidance() guidance {
 // hasStatus reports whether the problem has an HTTP status to render: a
 // peer's document may have none, and RFC 9457 makes the member optional
 // rather than let a client read 0 as a status.
-func (p *Problem) hasStatus() bool { return p.Status >= 100 && p.Status <= 999 }
+func (p *Problem) hasStatus() bool { return p.status >= 100 && p.status <= 999 }
 
 // hiddenDetail is a detail that was set but may not be shown, for the log.
 func (p *Problem) hiddenDetail() string {
-	if p.hideDetail && p.Detail != p.defaultDetail {
-		return p.Detail
+	if p.hideDetail && p.detail != p.defaultDetail {
+		return p.detail
 	}
 	return ""
 }
@@ -272,13 +316,8 @@ func (p *Problem) derive() *Problem {
 // hides details, in which case it goes to the log.
 func (p *Problem) WithDetail(detail string) *Problem {
 	c := p.derive()
-	c.Detail = detail
+	c.detail = detail
 	return c
-}
-
-// WithDetailf is WithDetail with formatting. Never format an error into it.
-func (p *Problem) WithDetailf(format string, args ...any) *Problem {
-	return p.WithDetail(fmt.Sprintf(format, args...))
 }
 
 // Wrap returns a copy that records the error behind the problem. It is
@@ -297,9 +336,9 @@ func (p *Problem) WithRetryAfter(d time.Duration) *Problem {
 		d = time.Millisecond
 	}
 	c := p.derive()
-	c.RetryAfter = d
+	c.retryAfter = d
 	if d > 0 {
-		c.Retryable = true
+		c.retryable = true
 	}
 	return c
 }
@@ -307,7 +346,38 @@ func (p *Problem) WithRetryAfter(d time.Duration) *Problem {
 // WithOutcome returns a copy saying what became of the operation.
 func (p *Problem) WithOutcome(o Outcome) *Problem {
 	c := p.derive()
-	c.Outcome = o
+	c.outcome = o
+	return c
+}
+
+// WithAction returns a copy telling the client what to do next, in place
+// of the code's default. An action outside the closed set is a
+// programming error: the Writer sends the code's action instead and logs
+// the misuse at error level, and Writer.Check returns it.
+func (p *Problem) WithAction(a Action) *Problem {
+	c := p.derive()
+	c.action = a
+	return c
+}
+
+// WithCause returns a copy saying whose problem the failure is, in place
+// of the code's default; a cause outside the closed set is treated as
+// WithAction treats an unknown action.
+func (p *Problem) WithCause(cause Cause) *Problem {
+	c := p.derive()
+	c.cause = cause
+	return c
+}
+
+// WithRetryable returns a copy saying whether the client may repeat the
+// request. Refusing a retry also drops the retry time, which only a
+// retryable problem carries.
+func (p *Problem) WithRetryable(retryable bool) *Problem {
+	c := p.derive()
+	c.retryable = retryable
+	if !retryable {
+		c.retryAfter = 0
+	}
 	return c
 }
 
@@ -316,7 +386,7 @@ func (p *Problem) WithErrors(errs ...FieldError) *Problem {
 	c := p.derive()
 	// Clipping makes append copy, so the copy never writes into an array
 	// the receiver still uses.
-	c.Errors = append(slices.Clip(p.Errors), errs...)
+	c.fieldErrors = append(slices.Clip(p.fieldErrors), errs...)
 	return c
 }
 
@@ -342,12 +412,12 @@ func (p *Problem) ForRequest(r *http.Request) *Problem {
 func (p *Problem) forRequest(r *http.Request) {
 	switch {
 	case safeMethod(r.Method):
-		p.Outcome = OutcomeNotCommitted
+		p.outcome = OutcomeNotCommitted
 	default:
-		p.Outcome = OutcomeUnknown
+		p.outcome = OutcomeUnknown
 		if r.Header.Get("Idempotency-Key") == "" {
-			p.Retryable = false
-			p.Action = ActionVerify
+			p.retryable = false
+			p.action = ActionVerify
 		}
 	}
 }
@@ -362,13 +432,13 @@ func safeMethod(method string) bool {
 	return false
 }
 
-// ErrReservedExtension is wrapped by the build error of an extension whose
+// errReservedExtension is wrapped by the build error of an extension whose
 // name is a standard or faultline member.
-var ErrReservedExtension = errors.New("problem: reserved extension name")
+var errReservedExtension = errors.New("problem: reserved extension name")
 
-// ErrExtensionName is wrapped by the build error of an extension name
+// errExtensionName is wrapped by the build error of an extension name
 // outside RFC 9457 §3.2's recommended form.
-var ErrExtensionName = errors.New("problem: invalid extension name")
+var errExtensionName = errors.New("problem: invalid extension name")
 
 var reserved = map[string]bool{
 	"type": true, "title": true, "status": true, "detail": true, "instance": true,
@@ -399,23 +469,18 @@ func (p *Problem) WithExtension(name string, value any) *Problem {
 			return c
 		}
 	}
-	c.ext = append(c.ext, Extension{Name: name, Value: value})
+	c.ext = append(c.ext, extension{Name: name, Value: value})
 	return c
 }
 
 func checkExtensionName(name string) error {
 	if reserved[name] {
-		return fmt.Errorf("%w: %q", ErrReservedExtension, name)
+		return fmt.Errorf("%w: %q", errReservedExtension, name)
 	}
 	if !validExtensionName(name) {
-		return fmt.Errorf("%w: %q", ErrExtensionName, name)
+		return fmt.Errorf("%w: %q", errExtensionName, name)
 	}
 	return nil
-}
-
-// Extensions returns the extension members in the order they were set.
-func (p *Problem) Extensions() []Extension {
-	return slices.Clone(p.ext)
 }
 
 // Extension returns the value of one extension member.

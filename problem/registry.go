@@ -21,27 +21,24 @@ type Registry struct {
 // registries work exactly like the default one; nothing here needs global
 // state.
 func NewRegistry() *Registry {
-	r := NewEmptyRegistry()
+	r := newEmptyRegistry()
 	for _, k := range builtin {
 		r.MustRegister(k)
 	}
 	return r
 }
 
-// NewEmptyRegistry returns a registry without the built-in catalog, for
+// newEmptyRegistry returns a registry without the built-in catalog, for
 // services that define every code themselves.
-func NewEmptyRegistry() *Registry {
+func newEmptyRegistry() *Registry {
 	return &Registry{byName: map[string]Kind{}, byStatus: map[int]string{}, retired: map[string]bool{}}
 }
 
 var defaultRegistry = NewRegistry()
 
 // DefaultRegistry returns the registry that holds the built-in catalog and
-// the codes registered through the package-level Register.
+// the codes registered through the package-level MustRegister.
 func DefaultRegistry() *Registry { return defaultRegistry }
-
-// Register adds k to the default registry.
-func Register(k Kind) error { return defaultRegistry.Register(k) }
 
 // MustRegister adds k to the default registry and returns it, so a service
 // can declare its codes as package variables.
@@ -50,7 +47,7 @@ func MustRegister(k Kind) Kind { return defaultRegistry.MustRegister(k) }
 // Register adds k. A malformed kind, a name already taken, a retired name
 // or a retired successor is an error: codes are never redefined nor reused.
 func (r *Registry) Register(k Kind) error {
-	if err := k.Validate(); err != nil {
+	if err := k.validate(); err != nil {
 		return err
 	}
 	r.mu.Lock()
@@ -150,14 +147,18 @@ func (r *Registry) ForStatus(status int) *Problem {
 		family = BadRequest
 	}
 	p := New(family)
-	p.Type = "about:blank"
-	p.Status = status
-	p.Title = http.StatusText(status)
-	if p.Title == "" {
-		p.Title = family.Title
+	p.typ = "about:blank"
+	p.status = status
+	p.title = http.StatusText(status)
+	if status == http.StatusRequestedRangeNotSatisfiable {
+		// RFC 9110's phrase; net/http keeps RFC 2616's.
+		p.title = "Range Not Satisfiable"
 	}
-	p.kindType, p.kindTitle = p.Type, p.Title
-	p.Detail = ""
+	if p.title == "" {
+		p.title = family.Title
+	}
+	p.kindType, p.kindTitle = p.typ, p.title
+	p.detail = ""
 	p.defaultDetail = ""
 	p.unclaimed = true
 	return p

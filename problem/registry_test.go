@@ -24,7 +24,7 @@ func TestRegistryRejectsMalformedCodes(t *testing.T) {
 		"unknown action":    {Name: "bad_action", Status: 400, Title: "t", Action: "pray", Cause: CausePolicy},
 		"unknown cause":     {Name: "bad_cause", Status: 400, Title: "t", Action: ActionNone, Cause: "fate"},
 	}
-	reg := NewEmptyRegistry()
+	reg := newEmptyRegistry()
 	for name, c := range cases {
 		if err := reg.Register(c); !errors.Is(err, ErrInvalidCode) {
 			t.Errorf("%s: Register(%+v) = %v, want ErrInvalidCode", name, c, err)
@@ -57,7 +57,7 @@ func TestExplicitRegistriesAreIndependent(t *testing.T) {
 	if _, ok := DefaultRegistry().Lookup("quota_exhausted"); ok {
 		t.Fatal("code leaked into the default registry")
 	}
-	if got := a.ForStatus(402).Code; got != "quota_exhausted" {
+	if got := a.ForStatus(402).code; got != "quota_exhausted" {
 		t.Fatalf("ForStatus(402) = %q", got)
 	}
 }
@@ -94,8 +94,8 @@ func TestForStatus(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := reg.ForStatus(c.status)
-		if got.Code != c.code || got.Status != c.status {
-			t.Errorf("ForStatus(%d) = %s/%d, want %s/%d", c.status, got.Code, got.Status, c.code, c.status)
+		if got.code != c.code || got.status != c.status {
+			t.Errorf("ForStatus(%d) = %s/%d, want %s/%d", c.status, got.code, got.status, c.code, c.status)
 		}
 	}
 }
@@ -110,7 +110,8 @@ func TestUnclaimedStatusIsAboutBlank(t *testing.T) {
 		418: {"I'm a teapot", "bad_request", "fix_request"},
 		451: {"Unavailable For Legal Reasons", "bad_request", "fix_request"},
 		507: {"Insufficient Storage", "internal", "retry"},
-		416: {"Requested Range Not Satisfiable", "bad_request", "fix_request"},
+		// RFC 9110's phrase, not net/http's RFC 2616 one.
+		416: {"Range Not Satisfiable", "bad_request", "fix_request"},
 	} {
 		rec := httptest.NewRecorder()
 		_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), wr.Registry().ForStatus(status))
@@ -148,10 +149,10 @@ func TestRetiredNamesAreNeverReused(t *testing.T) {
 			t.Errorf("re-registering %s: %v", name, err)
 		}
 	}
-	if got := reg.ForStatus(504); got.Type != "about:blank" {
+	if got := reg.ForStatus(504); got.typ != "about:blank" {
 		t.Errorf("504 still claimed after retiring its only code: %+v", got)
 	}
-	md := reg.Markdown()
+	md := reg.markdown()
 	if strings.Contains(md, "| `upstream_timeout` |") || !strings.Contains(md, "Retired, never to be reused: `legacy_quota`, `upstream_timeout`.") {
 		t.Errorf("markdown:\n%s", md)
 	}
@@ -160,23 +161,23 @@ func TestRetiredNamesAreNeverReused(t *testing.T) {
 // TestDeprecationIsDocumented: a deprecated code keeps working, and the
 // table and the JSON catalog say since when and what replaces it.
 func TestDeprecationIsDocumented(t *testing.T) {
-	reg := NewEmptyRegistry()
+	reg := newEmptyRegistry()
 	since := time.Date(2027, 1, 15, 0, 0, 0, 0, time.UTC)
 	reg.MustRegister(Kind{Name: "quota_low", Status: 429, Title: "Quota low", Action: ActionRetry, Cause: CauseRequest,
 		Retryable: true, Deprecated: Deprecation{Since: since, Successor: "rate_limited"}})
-	if !strings.Contains(reg.Markdown(), "**Deprecated** since 2027-01-15; use `rate_limited`.") {
-		t.Errorf("markdown:\n%s", reg.Markdown())
+	if !strings.Contains(reg.markdown(), "**Deprecated** since 2027-01-15; use `rate_limited`.") {
+		t.Errorf("markdown:\n%s", reg.markdown())
 	}
-	data, _ := reg.JSON("urn:x:")
+	data, _ := reg.catalogJSON("urn:x:")
 	if !strings.Contains(string(data), `"since": "2027-01-15"`) || !strings.Contains(string(data), `"successor": "rate_limited"`) ||
 		!strings.Contains(string(data), `"type": "urn:x:quota_low"`) {
 		t.Errorf("json: %s", data)
 	}
 	bad := Kind{Name: "x_y", Status: 400, Title: "X", Action: ActionNone, Cause: CauseRequest, Deprecated: Deprecation{Since: since, Successor: "x_y"}}
-	if !errors.Is(bad.Validate(), ErrInvalidCode) {
+	if !errors.Is(bad.validate(), ErrInvalidCode) {
 		t.Error("a code that succeeds itself was accepted")
 	}
-	if err := (Kind{Name: "x_z", Status: 500, Title: "X", Action: ActionRetry, Cause: CauseInternal}).Validate(); !errors.Is(err, ErrInvalidCode) {
+	if err := (Kind{Name: "x_z", Status: 500, Title: "X", Action: ActionRetry, Cause: CauseInternal}).validate(); !errors.Is(err, ErrInvalidCode) {
 		t.Error("action retry on a non-retryable code was accepted")
 	}
 }
@@ -199,11 +200,11 @@ func TestContractCodes(t *testing.T) {
 		"not_found":                     {404, RPCInvalidParams, ""},
 	} {
 		k, ok := reg.Lookup(name)
-		if !ok || k.Status != want.status || k.JSONRPCCode() != want.rpc || k.Outcome != want.outcome {
+		if !ok || k.Status != want.status || k.jsonRPCCode() != want.rpc || k.Outcome != want.outcome {
 			t.Errorf("%s: %+v", name, k)
 		}
-		if p := New(k); p.RPCCode() != want.rpc || p.Outcome != want.outcome {
-			t.Errorf("%s occurrence: rpc %d outcome %q", name, p.RPCCode(), p.Outcome)
+		if p := New(k); p.RPCCode() != want.rpc || p.outcome != want.outcome {
+			t.Errorf("%s occurrence: rpc %d outcome %q", name, p.RPCCode(), p.outcome)
 		}
 	}
 }

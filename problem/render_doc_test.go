@@ -37,7 +37,7 @@ func TestPackageDocStatesEveryRenderingRule(t *testing.T) {
 		"passes sanitize.Public",
 		"is sanitize.Redacted, at any depth",
 		`a second "ip" becomes "ip (2)"`,
-		"one the problem names itself (a literal, a field set by hand) passes the public tier",
+		"one the problem names itself (a peer's, read with Parse) passes the public tier",
 		`"https://x.test/p?q=a b" is sent as "https://x.test/p?q=a%20b"`,
 		`"/v1/SELECT * FROM users/x" is sent as "/v1/%5Bredacted%5D/x"`,
 		"a nil map of any type is {} and a nil slice []",
@@ -68,7 +68,7 @@ func TestTypeAndInstanceAreURIReferences(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _ = wr.Write(w, r, current) }))
 	defer srv.Close()
 	for _, c := range cases {
-		current = &Problem{Type: c.typ, Instance: c.instance, Code: "conflict", Status: 409, Title: "Conflict"}
+		current = &Problem{typ: c.typ, instance: c.instance, code: "conflict", status: 409, title: "Conflict"}
 		resp, err := http.Get(srv.URL)
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +97,7 @@ func TestXMLReservedExtensionNames(t *testing.T) {
 		"xmlish": true, "XMLdata": true, "Xml_1": true, "xMl_payload": true,
 		"xylophone": false, "x_ml": false, "axml": false, "mlx": false,
 	} {
-		x := string(New(Conflict).WithExtension(name, "v").AppendXML(nil))
+		x := string(New(Conflict).WithExtension(name, "v").appendXML(nil, false))
 		wrapped := strings.Contains(x, `<member name="`+name+`">v</member>`)
 		element := strings.Contains(x, "<"+name+">v</"+name+">")
 		if wrapped != member || element == member {

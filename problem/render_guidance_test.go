@@ -10,17 +10,14 @@ import (
 )
 
 // Whatever path set a problem's fields (a peer's document read by Parse,
-// a direct assignment), no rendering pairs action retry with retryable
+// a builder given values outside the closed sets), no rendering pairs action retry with retryable
 // false, shows a retry time on a problem that is not retryable, sends an
 // action, cause or outcome outside the closed sets, or reads a missing
 // status as 0.
 func TestRenderingsNeverContradictRetrySignals(t *testing.T) {
-	assigned := problem.New(problem.BadRequest)
-	assigned.Action, assigned.Cause, assigned.Outcome = "reboot", "gremlins", "maybe"
-	retryFalse := problem.New(problem.Unavailable)
-	retryFalse.Retryable = false
-	retryFalse.RetryAfter = 3 * time.Second
-	var problems = map[string]*problem.Problem{"assigned": assigned, "retry without retryable": retryFalse}
+	assigned := problem.New(problem.BadRequest).WithAction("reboot").WithCause("gremlins").WithOutcome("maybe")
+	retryFalse := problem.New(problem.Unavailable).WithRetryAfter(3 * time.Second).WithRetryable(false)
+	var problems = map[string]*problem.Problem{"built": assigned, "retry without retryable": retryFalse}
 	for _, doc := range []string{
 		`{"title":"Busy","status":503,"action":"retry","retryable":false,"retry_after_ms":5000}`,
 		`{"title":"Busy","status":503,"action":"retry","retry_after_ms":5000}`,
@@ -57,9 +54,8 @@ func TestRenderingsNeverContradictRetrySignals(t *testing.T) {
 			t.Errorf("%s: JSON status %v", name, s)
 		}
 		for surface, out := range map[string]string{
-			"xml":  string(p.AppendXML(nil)),
-			"text": string(p.AppendText(nil, "Gateway")),
-			"rpc":  string(p.AppendJSONRPCError(nil)),
+			"xml":  string(problem.AppendXML(p, nil)),
+			"text": string(problem.AppendText(p, nil, "Gateway")),
 		} {
 			for _, bad := range []string{"reboot", "gremlins", "maybe", "<status>0<", "status: 0\n", `"status":0`} {
 				if strings.Contains(out, bad) {
@@ -77,12 +73,12 @@ func TestRenderingsNeverContradictRetrySignals(t *testing.T) {
 func TestParseStatusAsAnyJSONNumberForm(t *testing.T) {
 	for _, doc := range []string{`{"status":404.0}`, `{"status":4.04e2}`, `{"status":404}`} {
 		p, err := problem.Parse([]byte(doc))
-		if err != nil || p.Status != 404 {
+		if err != nil || p.Status() != 404 {
 			t.Errorf("%s: status %v, %v", doc, p, err)
 		}
 	}
 	for _, doc := range []string{`{"status":404.5,"title":"t"}`, `{"status":1e400,"title":"t"}`, `{"status":-404,"title":"t"}`} {
-		if p, err := problem.Parse([]byte(doc)); err != nil || p.Status != 0 {
+		if p, err := problem.Parse([]byte(doc)); err != nil || p.Status() != 0 {
 			t.Errorf("%s: status %v, %v", doc, p, err)
 		}
 	}

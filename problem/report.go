@@ -17,13 +17,13 @@ func (wr *Writer) Report(ctx context.Context, correlationID string, p *Problem) 
 		p = New(Internal)
 	}
 	res, e := wr.resolve(nil, p, nil)
-	if p.CorrelationID == "" {
+	if p.correlationID == "" {
 		// The caller's ID or the context's is the kit's own, logged
 		// under the same value; resolve sent a literal through the
 		// public tier.
-		res.CorrelationID = correlationID
-		if res.CorrelationID == "" && ctx != nil {
-			res.CorrelationID = correlation.ID(ctx)
+		res.correlationID = correlationID
+		if res.correlationID == "" && ctx != nil {
+			res.correlationID = correlation.ID(ctx)
 		}
 	}
 	// logRecord, Report, then the caller: three frames up.

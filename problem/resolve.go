@@ -29,7 +29,7 @@ func (wr *Writer) Resolve(r *http.Request, p *Problem) *Problem {
 // time.
 func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Problem, *codeEntry) {
 	res := *p
-	if res.Code == "" {
+	if res.code == "" {
 		wr.standForStatus(&res)
 	}
 	entry := wr.applyCode(&res, p)
@@ -51,16 +51,16 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Pro
 // standForStatus gives a problem built by hand without a code the code of
 // its status.
 func (wr *Writer) standForStatus(res *Problem) {
-	fs := wr.registry.ForStatus(res.Status)
-	res.Code, res.Action, res.Cause, res.unclaimed = fs.Code, fs.Action, fs.Cause, fs.unclaimed
-	if res.Status < 400 || res.Status > 599 {
-		res.Status = fs.Status
+	fs := wr.registry.ForStatus(res.status)
+	res.code, res.action, res.cause, res.unclaimed = fs.code, fs.action, fs.cause, fs.unclaimed
+	if res.status < 400 || res.status > 599 {
+		res.status = fs.status
 	}
-	if fs.unclaimed && res.Type == "" {
-		res.Type = fs.Type
+	if fs.unclaimed && res.typ == "" {
+		res.typ = fs.typ
 	}
-	if res.Title == "" {
-		res.Title = fs.Title
+	if res.title == "" {
+		res.title = fs.title
 	}
 }
 
@@ -71,28 +71,28 @@ func (wr *Writer) applyCode(res, p *Problem) *codeEntry {
 	if res.unclaimed {
 		// Family codes keep their family's rules whatever the registry.
 		k := Internal
-		if res.Status < 500 {
+		if res.status < 500 {
 			k = BadRequest
 		}
-		res.Action, res.Cause, res.hideDetail = k.Action, k.Cause, !k.ShowDetail
+		res.action, res.cause, res.hideDetail = k.Action, k.Cause, !k.ShowDetail
 		return nil
 	}
-	e := wr.cached(res.Code)
+	e := wr.cached(res.code)
 	if e == nil {
 		*res = wr.unregistered(p)
 		return nil
 	}
 	k := &e.kind
-	if res.Type == "" || res.Type == e.typ {
+	if res.typ == "" || res.typ == e.typ {
 		// A type documents one title and one status.
-		res.Type, res.Title, res.Status, res.fromKind = e.typ, k.Title, k.Status, true
+		res.typ, res.title, res.status, res.fromKind = e.typ, k.Title, k.Status, true
 		res.kindType, res.kindTitle = e.typ, k.Title
 	}
-	if !res.Action.valid() {
-		res.Action = k.Action
+	if !res.action.valid() {
+		res.action = k.Action
 	}
-	if !res.Cause.valid() {
-		res.Cause = k.Cause
+	if !res.cause.valid() {
+		res.cause = k.Cause
 	}
 	if !k.ShowDetail && !res.hideDetail {
 		res.hideDetail, res.defaultDetail = true, k.DefaultDetail
@@ -103,35 +103,35 @@ func (wr *Writer) applyCode(res, p *Problem) *codeEntry {
 // settle makes status, outcome and title members a client can read: an
 // error status, an outcome of the closed set, a title.
 func settle(res *Problem, r *http.Request) {
-	if res.Status < 400 || res.Status > 599 {
-		res.Status = http.StatusInternalServerError
+	if res.status < 400 || res.status > 599 {
+		res.status = http.StatusInternalServerError
 	}
-	if !res.Outcome.valid() {
-		res.Outcome = OutcomeUnknown
+	if !res.outcome.valid() {
+		res.outcome = OutcomeUnknown
 	}
-	if res.Outcome == "" && res.Retryable && r != nil && (res.Cause == CauseInternal || res.Cause == CauseUpstream) {
+	if res.outcome == "" && res.retryable && r != nil && (res.cause == CauseInternal || res.cause == CauseUpstream) {
 		// The server or a dependency failed while the request ran: what
 		// became of a write nobody knows, so it says so, as a panic or a
 		// timeout of the same request would.
 		res.forRequest(r)
 	}
-	if res.Title == "" {
-		res.Title = http.StatusText(res.Status)
+	if res.title == "" {
+		res.title = http.StatusText(res.status)
 	}
 }
 
 // fillFromRequest sets instance and correlation_id from the request.
 func fillFromRequest(res *Problem, r *http.Request) {
-	if r != nil && res.Instance == "" && r.URL != nil {
-		res.Instance = r.URL.EscapedPath()
-		if strings.HasPrefix(res.Instance, "//") {
+	if r != nil && res.instance == "" && r.URL != nil {
+		res.instance = r.URL.EscapedPath()
+		if strings.HasPrefix(res.instance, "//") {
 			// "//host/x" would read as a network-path reference to
 			// another host; a leading dot segment keeps it the path it
 			// is (RFC 3986 §3.3), and resolving removes the dot again.
-			res.Instance = "/." + res.Instance
+			res.instance = "/." + res.instance
 		}
 	}
-	res.CorrelationID, res.correlationPublic = correlationOf(r, res)
+	res.correlationID, res.correlationPublic = correlationOf(r, res)
 }
 
 // applyRetryRules holds the retry rules, in one place for every problem.
@@ -142,37 +142,37 @@ func (wr *Writer) applyRetryRules(res *Problem, r *http.Request, retryAfter []st
 	// A write whose outcome is unknown may be replayed only under an
 	// Idempotency-Key; without one the client must find out what happened
 	// first.
-	if res.Outcome == OutcomeUnknown && !keyed {
-		res.Retryable = false
-		res.Action = ActionVerify
+	if res.outcome == OutcomeUnknown && !keyed {
+		res.retryable = false
+		res.action = ActionVerify
 	}
 	// A write that took effect is not repeated: without an Idempotency-Key
 	// the server could not tell the replay from a second write. Outside
 	// HTTP (Report) only the caller knows whether the operation may be
 	// repeated (mcpfault reads a tool's idempotent annotation), so it
 	// decides.
-	if res.Outcome == OutcomeCommitted && r != nil && !safeMethod(r.Method) && !keyed {
-		res.Retryable = false
+	if res.outcome == OutcomeCommitted && r != nil && !safeMethod(r.Method) && !keyed {
+		res.retryable = false
 	}
-	if res.Action == ActionRetry && !res.Retryable {
+	if res.action == ActionRetry && !res.retryable {
 		// Telling a client to retry what it may not retry is the one
 		// contradiction a client cannot resolve; refusing is the safe side.
-		res.Action = ActionNone
+		res.action = ActionNone
 	}
-	if !res.Retryable {
-		res.RetryAfter = 0
-	} else if res.RetryAfter <= 0 && len(retryAfter) > 0 {
-		res.RetryAfter = retryAfterFromHeader(retryAfter[0], wr.now())
+	if !res.retryable {
+		res.retryAfter = 0
+	} else if res.retryAfter <= 0 && len(retryAfter) > 0 {
+		res.retryAfter = retryAfterFromHeader(retryAfter[0], wr.now())
 	}
 }
 
 // closeSets replaces what is still outside the closed sets.
 func closeSets(res *Problem) {
-	if !res.Action.valid() {
-		res.Action = ActionNone
+	if !res.action.valid() {
+		res.action = ActionNone
 	}
-	if !res.Cause.valid() {
-		res.Cause = CauseInternal
+	if !res.cause.valid() {
+		res.cause = CauseInternal
 	}
 }
 
@@ -181,7 +181,7 @@ func closeSets(res *Problem) {
 // same, otherwise res's own through the public tier, since a literal
 // (`Problem{CorrelationID: ...}`) is text like any other. r may be nil.
 func correlationOf(r *http.Request, res *Problem) (string, bool) {
-	id := res.CorrelationID
+	id := res.correlationID
 	if res.correlationPublic {
 		return id, true
 	}
@@ -202,29 +202,29 @@ func correlationOf(r *http.Request, res *Problem) (string, bool) {
 func (wr *Writer) unregistered(p *Problem) Problem {
 	res := *New(Internal)
 	if e := wr.cached(Internal.Name); e != nil {
-		res.Type = e.typ
+		res.typ = e.typ
 	}
 	res.err, res.logAttrs, res.buildErr = p.err, p.logAttrs, p.buildErr
-	res.logAttrs = append(slices.Clip(res.logAttrs), logString("unregistered_code", p.Code))
-	if p.Detail != "" {
-		res.Detail = p.Detail
+	res.logAttrs = append(slices.Clip(res.logAttrs), logString("unregistered_code", p.code))
+	if p.detail != "" {
+		res.detail = p.detail
 	}
-	res.Instance, res.CorrelationID = p.Instance, p.CorrelationID
+	res.instance, res.correlationID = p.instance, p.correlationID
 	return res
 }
 
 // developmentMembers are the members WithInsecureDevelopmentMode adds.
-func developmentMembers(p *Problem) []Extension {
-	var out []Extension
+func developmentMembers(p *Problem) []extension {
+	var out []extension
 	if d := p.hiddenDetail(); d != "" {
-		out = append(out, Extension{"debug_detail", logText(sanitize.Log(d))})
+		out = append(out, extension{"debug_detail", logText(sanitize.Log(d))})
 	}
 	var chain []any
 	for err := p.err; err != nil; err = errors.Unwrap(err) {
 		chain = append(chain, logText(sanitize.Log(err.Error())))
 	}
 	if chain != nil {
-		out = append(out, Extension{"debug_errors", chain})
+		out = append(out, extension{"debug_errors", chain})
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -20,7 +21,7 @@ func TestRetrySignalsNeverContradict(t *testing.T) {
 	// The clock puts the handler's HTTP-date Retry-After 28 minutes ahead.
 	now := time.Date(2026, 10, 21, 7, 0, 0, 0, time.UTC)
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		problem.WithClock(func() time.Time { return now }))
+		problemhook.WithClock(func() time.Time { return now }).(problem.Option))
 	actions := map[string]bool{"retry": true, "verify": true, "fix_request": true, "reauthenticate": true, "configure": true, "approve": true, "unlock": true, "none": true}
 	causes := map[string]bool{"request": true, "auth": true, "policy": true, "config": true, "internal": true, "upstream": true, "environment": true}
 	outcomes := []problem.Outcome{"", problem.OutcomeNotStarted, problem.OutcomeNotCommitted, problem.OutcomeCommitted, problem.OutcomeUnknown, "bogus"}

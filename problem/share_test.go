@@ -54,8 +54,8 @@ func TestSharedSentinelNeverLeaks(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if sentinel.Detail != before.Detail || sentinel.RetryAfter != 0 || sentinel.Outcome != "" ||
-		sentinel.Errors != nil || sentinel.ext != nil || sentinel.err != nil || sentinel.logAttrs != nil {
+	if sentinel.detail != before.detail || sentinel.retryAfter != 0 || sentinel.outcome != "" ||
+		sentinel.fieldErrors != nil || sentinel.ext != nil || sentinel.err != nil || sentinel.logAttrs != nil {
 		t.Fatalf("the sentinel was modified: %+v", sentinel)
 	}
 }
@@ -67,8 +67,8 @@ func TestBuildersShareNoArrays(t *testing.T) {
 	base := New(ValidationFailed).WithErrors(make([]FieldError, 1, 8)...)
 	a := base.WithErrors(FieldError{Detail: "a"})
 	b := base.WithErrors(FieldError{Detail: "b"})
-	if a.Errors[1].Detail != "a" || b.Errors[1].Detail != "b" || len(base.Errors) != 1 {
-		t.Fatalf("errors shared: %v %v %v", a.Errors, b.Errors, base.Errors)
+	if a.fieldErrors[1].Detail != "a" || b.fieldErrors[1].Detail != "b" || len(base.fieldErrors) != 1 {
+		t.Fatalf("errors shared: %v %v %v", a.fieldErrors, b.fieldErrors, base.fieldErrors)
 	}
 	la := base.WithLogAttrs(slog.Int("n", 1))
 	lb := la.WithLogAttrs(slog.Int("n", 2))
@@ -87,7 +87,7 @@ func TestBuildersShareNoArrays(t *testing.T) {
 }
 
 var builderMethods = map[string]bool{
-	"WithDetail": true, "WithDetailf": true, "Wrap": true, "WithRetryAfter": true, "WithOutcome": true,
+	"WithDetail": true, "WithAction": true, "WithCause": true, "WithRetryable": true, "Wrap": true, "WithRetryAfter": true, "WithOutcome": true,
 	"WithErrors": true, "WithLogAttrs": true, "ForRequest": true, "WithExtension": true,
 }
 

@@ -4,13 +4,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/sanitize"
 )
 
-// AppendText appends the plain-text proxy plane: a first line
+// appendText appends the plain-text proxy plane: a first line
 // "<brand>: <code>: <message>" that no JSON, XML or HTML parser accepts as
 // the upstream's payload, then one "name: value" line per guidance member.
-func (p *Problem) AppendText(dst []byte, brand string) []byte {
+func (p *Problem) appendText(dst []byte, brand string) []byte {
 	dst = append(dst, oneLine(brand)...)
 	dst = append(dst, ": "...)
 	dst = append(dst, p.CLILine()...)
@@ -22,7 +23,7 @@ func (p *Problem) AppendText(dst []byte, brand string) []byte {
 		dst = append(dst, '\n')
 	}
 	if p.hasStatus() {
-		line("status", strconv.Itoa(p.Status))
+		line("status", strconv.Itoa(p.status))
 	}
 	g := p.renderedGuidance()
 	if g.action != "" {
@@ -31,17 +32,17 @@ func (p *Problem) AppendText(dst []byte, brand string) []byte {
 	if g.cause != "" {
 		line("cause", string(g.cause))
 	}
-	line("retryable", strconv.FormatBool(p.Retryable))
+	line("retryable", strconv.FormatBool(p.retryable))
 	if ms := g.retryAfterMS; ms > 0 {
 		line("retry_after_ms", strconv.FormatInt(ms, 10))
 	}
 	if g.outcome != "" {
 		line("outcome", string(g.outcome))
 	}
-	if p.CorrelationID != "" {
+	if p.correlationID != "" {
 		line("correlation_id", p.renderedCorrelationID())
 	}
-	for _, fe := range p.Errors {
+	for _, fe := range p.fieldErrors {
 		value := sanitize.Public(fe.Detail)
 		if fe.Pointer != "" {
 			value = sanitize.Public(fe.Pointer) + " " + value
@@ -53,7 +54,7 @@ func (p *Problem) AppendText(dst []byte, brand string) []byte {
 
 // CLILine is the one-line form for command-line tools: "<code>: <message>".
 func (p *Problem) CLILine() string {
-	return oneLine(p.peerText(p.Code)) + ": " + oneLine(sanitize.Public(p.Message()))
+	return oneLine(p.peerText(p.code)) + ": " + oneLine(sanitize.Public(p.Message()))
 }
 
 // oneLine folds line breaks and other control characters into spaces so a
@@ -68,4 +69,8 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+func init() {
+	problemhook.AppendText = func(p any, dst []byte, brand string) []byte { return p.(*Problem).appendText(dst, brand) }
 }

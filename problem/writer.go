@@ -39,23 +39,6 @@ type Writer struct {
 	codes sync.Map
 }
 
-// DevelopmentMode reports whether WithInsecureDevelopmentMode is in effect.
-func (wr *Writer) DevelopmentMode() bool { return wr.dev }
-
-// BaseURI returns the prefix of every type URI.
-func (wr *Writer) BaseURI() string { return wr.baseURI }
-
-// CodeHeader returns the name of the header that carries the code, or ""
-// when it is disabled.
-func (wr *Writer) CodeHeader() string { return wr.codeHeader }
-
-// CorrelationHeader returns the header that echoes the correlation ID.
-func (wr *Writer) CorrelationHeader() string { return wr.correlationHeader }
-
-// TypeURI returns the type URI of a code: the base URI plus the code, or
-// about:blank for a service's own code under DefaultBaseURI.
-func (wr *Writer) TypeURI(code string) string { return wr.typeURI(code) }
-
 var defaultWriter atomic.Pointer[Writer]
 
 func init() { defaultWriter.Store(NewWriter()) }
@@ -73,15 +56,6 @@ func Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
 	return writerFor(r).write(w, r, p, 0)
 }
 
-// WriteError maps err and writes it with the Writer r's context carries, or
-// the default Writer.
-func WriteError(w http.ResponseWriter, r *http.Request, err error) error {
-	wr := writerFor(r)
-	var p Problem
-	wr.fromError(err, &p)
-	return wr.write(w, r, &p, 0)
-}
-
 // Registry returns the writer's registry.
 func (wr *Writer) Registry() *Registry { return wr.registry }
 
@@ -94,9 +68,6 @@ func (wr *Writer) Logger() *slog.Logger {
 	}
 	return slog.Default()
 }
-
-// Brand returns the name the text plane opens with.
-func (wr *Writer) Brand() string { return wr.brand }
 
 // ErrResponseStarted is returned by Write when the response was already
 // committed: a second status line cannot be sent, so nothing is written.
@@ -214,7 +185,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 	if m, ok := w.(problemhook.ProblemMarker); ok {
 		m.MarkProblem()
 	}
-	w.WriteHeader(res.Status)
+	w.WriteHeader(res.status)
 	wr.log(r, &res, e, false, pc)
 	var err error
 	if r.Method != http.MethodHead {
@@ -231,7 +202,7 @@ func (wr *Writer) setHeaders(h http.Header, hs *headerScan, res *Problem, e *cod
 		for name := range h {
 			// A 416's Content-Range ("bytes */length") describes the selected
 			// representation, not the body, and RFC 9110 §15.5.17 asks for it.
-			if isRepresentationHeader(name) && (name != "Content-Range" || res.Status != http.StatusRequestedRangeNotSatisfiable) {
+			if isRepresentationHeader(name) && (name != "Content-Range" || res.status != http.StatusRequestedRangeNotSatisfiable) {
 				delete(h, name)
 			}
 		}
@@ -248,15 +219,15 @@ func (wr *Writer) setHeaders(h http.Header, hs *headerScan, res *Problem, e *cod
 		if e != nil {
 			h[wr.codeHeader] = e.header
 		} else {
-			h[wr.codeHeader] = wr.codeValue(res.Code)
+			h[wr.codeHeader] = wr.codeValue(res.code)
 		}
 	}
 	setRetryAfter(h, hs, res)
 	if wr.correlationRewritten {
 		hs.correlation = h[wr.correlationHeader]
 	}
-	if wr.correlationHeader != "" && res.CorrelationID != "" && (len(hs.correlation) == 0 || hs.correlation[0] != res.CorrelationID) {
-		h.Set(wr.correlationHeader, res.CorrelationID)
+	if wr.correlationHeader != "" && res.correlationID != "" && (len(hs.correlation) == 0 || hs.correlation[0] != res.correlationID) {
+		h.Set(wr.correlationHeader, res.correlationID)
 	}
 	if legacy && wr.legacy.DeprecationHeaders && !wr.legacy.Until.IsZero() {
 		since := wr.legacy.Since
@@ -270,9 +241,9 @@ func (wr *Writer) setHeaders(h http.Header, hs *headerScan, res *Problem, e *cod
 
 // setRetryAfter makes Retry-After agree with the body.
 func setRetryAfter(h http.Header, hs *headerScan, res *Problem) {
-	if res.RetryAfter > 0 {
-		h["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10)}
-	} else if (res.Retryable || res.Action == ActionVerify) && hs.hasRetryAfter {
+	if res.retryAfter > 0 {
+		h["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(res.retryAfter), 10)}
+	} else if (res.retryable || res.action == ActionVerify) && hs.hasRetryAfter {
 		// A retryable problem had no usable retry time in the handler's
 		// Retry-After (malformed, zero or a past date): sent alone, it would
 		// disagree with the body. Under verify a retry time would invite
@@ -291,7 +262,7 @@ func (wr *Writer) writeBody(w http.ResponseWriter, res *Problem, e *codeEntry, m
 	case mediaXML:
 		buf = res.appendXML(buf, legacy)
 	case mediaText:
-		buf = res.AppendText(buf, wr.brand)
+		buf = res.appendText(buf, wr.brand)
 	default:
 		buf = res.appendJSONWith(buf, legacy, e.jsonSegments())
 	}
@@ -313,25 +284,17 @@ func (wr *Writer) observe(r *http.Request, res *Problem) {
 	}
 }
 
-// WriteError maps err to a problem and writes it; the error is kept for the
-// log.
-func (wr *Writer) WriteError(w http.ResponseWriter, r *http.Request, err error) error {
-	var p Problem
-	wr.fromError(err, &p)
-	return wr.write(w, r, &p, 0)
-}
-
-// LegacyActive reports whether the legacy members are emitted now.
-func (wr *Writer) LegacyActive() bool { return wr.legacyActive() }
-
-// LegacyWindow returns the transition window WithLegacy configured, and
-// false when there is none, so that the documentation (problemdocs'
-// type-URI pages) can announce the legacy members and their end date.
-func (wr *Writer) LegacyWindow() (Legacy, bool) {
-	if wr.legacy == nil {
-		return Legacy{}, false
+func init() {
+	problemhook.FactsOf = func(v any) problemhook.WriterFacts {
+		wr := v.(*Writer)
+		f := problemhook.WriterFacts{Brand: wr.brand, CorrelationHeader: wr.correlationHeader, LegacyActive: wr.legacyActive()}
+		if wr.legacy != nil {
+			// The documentation (problemdocs' type-URI pages) announces
+			// the legacy members and their end date.
+			f.Legacy = *wr.legacy
+		}
+		return f
 	}
-	return *wr.legacy, true
 }
 
 func (wr *Writer) legacyActive() bool {

@@ -120,8 +120,8 @@ func TestWriteOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Type != "https://errors.example.com/rate_limited" || p.Instance != "/v1/orders" ||
-		p.Status != 429 || p.CorrelationID != "req-abcdefgh" || p.RetryAfter != 2400*time.Millisecond || !p.Retryable {
+	if p.typ != "https://errors.example.com/rate_limited" || p.instance != "/v1/orders" ||
+		p.status != 429 || p.correlationID != "req-abcdefgh" || p.retryAfter != 2400*time.Millisecond || !p.retryable {
 		t.Errorf("body %s", body)
 	}
 	recs := sink.records(t)
@@ -193,7 +193,7 @@ func TestLegacyWindow(t *testing.T) {
 	now := until.Add(-time.Hour)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithLegacy(Legacy{Since: since, Until: until, DeprecationHeaders: true}), WithClock(clock))
+	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithLegacy(Legacy{Since: since, Until: until, DeprecationHeaders: true}), func(w *Writer) { w.now = clock })
 	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = wr.Write(w, r, New(Conflict).WithDetail("Order 7 changed."))
 	}))
@@ -222,7 +222,7 @@ func TestLegacyWindow(t *testing.T) {
 
 func TestLegacyMessageFallsBackToTitle(t *testing.T) {
 	p := New(NotFound)
-	p.Detail = ""
+	p.detail = ""
 	var m map[string]any
 	_ = json.Unmarshal(p.appendJSON(nil, true), &m)
 	if m["message"] != "Not found" {
@@ -246,7 +246,7 @@ func TestHandlerErrorNeverRendersRawText(t *testing.T) {
 	wr := NewWriter(WithLogger(newLogger(sink)))
 	raw := &dbError{dsn: "postgres://app:s3cr3t-pw@10.20.30.40:5432/orders"}
 	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = wr.WriteError(w, r, fmt.Errorf("create order: %w", raw))
+		_ = wr.Write(w, r, wr.FromError(fmt.Errorf("create order: %w", raw)))
 	}))
 	resp, body := do(t, "POST", srv.URL+"/v1/orders", nil)
 	if resp.StatusCode != 500 {
@@ -258,7 +258,7 @@ func TestHandlerErrorNeverRendersRawText(t *testing.T) {
 		}
 	}
 	p, err := Parse(body)
-	if err != nil || p.Code != "internal" || p.Detail != Internal.DefaultDetail {
+	if err != nil || p.code != "internal" || p.detail != Internal.DefaultDetail {
 		t.Errorf("body %s (%v)", body, err)
 	}
 	recs := sink.records(t)
@@ -305,8 +305,8 @@ func TestFromError(t *testing.T) {
 	}
 	for _, c := range cases {
 		p := wr.FromError(c.err)
-		if p.Code != c.code || c.detail != "" && p.Message() != c.detail {
-			t.Errorf("FromError(%v) = %s %q, want %s %q", c.err, p.Code, p.Message(), c.code, c.detail)
+		if p.code != c.code || c.detail != "" && p.Message() != c.detail {
+			t.Errorf("FromError(%v) = %s %q, want %s %q", c.err, p.code, p.Message(), c.code, c.detail)
 		}
 		if c.err != nil && !errors.Is(p, c.err) {
 			t.Errorf("FromError(%v) lost the chain", c.err)
@@ -317,7 +317,7 @@ func TestFromError(t *testing.T) {
 	}
 	// A PublicDetailer is honoured when the code shows details.
 	withPublic := wr.FromError(fmt.Errorf("lookup: %w", &publicTimeout{}))
-	if withPublic.Code != "timeout" || withPublic.Detail != "The catalogue search took too long." {
+	if withPublic.code != "timeout" || withPublic.detail != "The catalogue search took too long." {
 		t.Errorf("public detail ignored: %+v", withPublic)
 	}
 }
@@ -343,13 +343,13 @@ func TestWriteDoesNotModifySharedProblem(t *testing.T) {
 			defer wg.Done()
 			_, body := do(t, "GET", fmt.Sprintf("%s/%08d", srv.URL, i), nil)
 			p, _ := Parse(body)
-			if p.CorrelationID != fmt.Sprintf("req-%08d", i) {
+			if p.correlationID != fmt.Sprintf("req-%08d", i) {
 				t.Errorf("got %s", body)
 			}
 		}()
 	}
 	wg.Wait()
-	if shared.Instance != "" || shared.CorrelationID != "" || shared.Type != "" {
+	if shared.instance != "" || shared.correlationID != "" || shared.typ != "" {
 		t.Fatalf("shared problem modified: %+v", shared)
 	}
 }

@@ -11,15 +11,13 @@ import (
 	"github.com/faultline-go/faultline/sanitize"
 )
 
-// AppendXML appends the application/problem+xml form of RFC 9457
+// appendXML appends the application/problem+xml form of RFC 9457
 // Appendix B: namespace urn:ietf:rfc:7807, members as elements in the JSON
-// order, array entries as <i> elements, without the legacy members. It
-// carries exactly the members and values AppendJSON does; a member name
-// that is not an XML name, or that starts with "xml" in any case (a name
-// XML reserves), becomes <member name="...">. The output is well-formed
-// XML whatever the problem holds.
-func (p *Problem) AppendXML(dst []byte) []byte { return p.appendXML(dst, false) }
-
+// order, array entries as <i> elements, with the legacy members only when
+// legacy is set. It carries exactly the members and values AppendJSON
+// does; a member name that is not an XML name, or that starts with "xml"
+// in any case (a name XML reserves), becomes <member name="...">. The
+// output is well-formed XML whatever the problem holds.
 func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 	dst = append(dst, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+`<problem xmlns="urn:ietf:rfc:7807">`...)
 	elem := func(name, value string, public bool) {
@@ -34,20 +32,20 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		dst = append(dst, name...)
 		dst = append(dst, '>')
 	}
-	if p.Type != "" {
+	if p.typ != "" {
 		elem("type", p.renderedType(), false)
 	}
 	elem("title", p.renderedTitle(), false)
 	if p.hasStatus() {
-		elem("status", strconv.Itoa(p.Status), false)
+		elem("status", strconv.Itoa(p.status), false)
 	}
 	if d := p.renderedDetail(); d != "" {
 		elem("detail", d, false)
 	}
-	if p.Instance != "" {
-		elem("instance", publicInstance(p.Instance), false)
+	if p.instance != "" {
+		elem("instance", publicInstance(p.instance), false)
 	}
-	elem("code", p.peerText(p.Code), false)
+	elem("code", p.peerText(p.code), false)
 	g := p.renderedGuidance()
 	if g.action != "" {
 		elem("action", string(g.action), false)
@@ -55,19 +53,19 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 	if g.cause != "" {
 		elem("cause", string(g.cause), false)
 	}
-	elem("retryable", strconv.FormatBool(p.Retryable), false)
+	elem("retryable", strconv.FormatBool(p.retryable), false)
 	if ms := g.retryAfterMS; ms > 0 {
 		elem("retry_after_ms", strconv.FormatInt(ms, 10), false)
 	}
 	if g.outcome != "" {
 		elem("outcome", string(g.outcome), false)
 	}
-	if p.CorrelationID != "" {
+	if p.correlationID != "" {
 		elem("correlation_id", p.renderedCorrelationID(), false)
 	}
-	if len(p.Errors) > 0 {
+	if len(p.fieldErrors) > 0 {
 		dst = append(dst, "<errors>"...)
-		for _, fe := range p.Errors {
+		for _, fe := range p.fieldErrors {
 			dst = append(dst, "<i>"...)
 			elem("detail", fe.Detail, true)
 			elem("pointer", sanitize.Public(fe.Pointer), false)
@@ -82,7 +80,7 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		dst = appendXMLValue(dst, e.Name, toGeneric(e.Value))
 	}
 	if legacy {
-		elem("error", p.peerText(p.Code), false)
+		elem("error", p.peerText(p.code), false)
 		elem("message", p.Message(), true)
 	}
 	return append(dst, "</problem>"...)

@@ -3,8 +3,11 @@ package problemdocs
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"time"
 
+	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -56,11 +59,12 @@ type legacyNotice struct {
 }
 
 func legacyOf(wr *problem.Writer) *legacyNotice {
-	l, ok := wr.LegacyWindow()
+	facts := problemhook.FactsOf(wr)
+	l, ok := facts.Legacy.(problem.Legacy)
 	if !ok {
 		return nil
 	}
-	n := &legacyNotice{Members: []string{"error", "message"}, Active: wr.LegacyActive()}
+	n := &legacyNotice{Members: []string{"error", "message"}, Active: facts.LegacyActive}
 	if !l.Until.IsZero() {
 		n.Until = l.Until.UTC().Format(time.RFC3339)
 		n.UntilDate = l.Until.UTC().Format(time.DateOnly)
@@ -102,9 +106,7 @@ func withLegacyMembers(doc []byte) []byte {
 const exampleCorrelationID = "0193b1c2-7d4e-7a51-9c3f-2b8e4f6a1d90"
 
 func newEntry(wr *problem.Writer, c problem.Kind) entry {
-	p := exampleOf(c)
-	res := wr.Resolve(nil, p)
-	res.CorrelationID = exampleCorrelationID
+	res := wr.Resolve(exampleRequest(), exampleOf(c))
 	example := res.AppendJSON(nil)
 	legacy := legacyOf(wr)
 	if legacy != nil && legacy.Active {
@@ -123,7 +125,7 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 		Deprecated:    dep,
 		Legacy:        legacy,
 		Code:          c.Name,
-		Type:          res.Type,
+		Type:          res.Type(),
 		Status:        c.Status,
 		Title:         c.Title,
 		Action:        c.Action,
@@ -135,7 +137,7 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 		Reaction:      reaction(c.Action),
 		Example:       json.RawMessage(example),
 		examplePage:   pretty.String(),
-		exampleText:   string(res.AppendText(nil, wr.Brand())),
+		exampleText:   string(problemhook.AppendText(res, nil, problemhook.FactsOf(wr).Brand)),
 	}
 }
 
@@ -143,7 +145,6 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 // carries, and field errors for validation_failed.
 func exampleOf(c problem.Kind) *problem.Problem {
 	p := problem.New(c)
-	p.Instance = "/v1/orders"
 	if c.Retryable {
 		p = p.WithRetryAfter(2400 * time.Millisecond)
 	}
@@ -154,6 +155,13 @@ func exampleOf(c problem.Kind) *problem.Problem {
 		)
 	}
 	return p
+}
+
+// exampleRequest is the request every example answers: its path is the
+// example's instance and its correlation ID one like the kit generates.
+func exampleRequest() *http.Request {
+	r, _ := http.NewRequest(http.MethodGet, "/v1/orders", nil)
+	return r.WithContext(correlation.WithID(r.Context(), exampleCorrelationID))
 }
 
 func entries(wr *problem.Writer) []entry {

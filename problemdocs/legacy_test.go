@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/problemdocs"
 )
@@ -47,7 +48,7 @@ func liveBody(t *testing.T, wr *problem.Writer, k problem.Kind) map[string]any {
 // with none, nothing of it appears.
 func TestPagesAnnounceTheLegacyWindow(t *testing.T) {
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	clock := problem.WithClock(func() time.Time { return now })
+	clock := problemhook.WithClock(func() time.Time { return now }).(problem.Option)
 	for _, c := range []struct {
 		name     string
 		legacy   *problem.Legacy

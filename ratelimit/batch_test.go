@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"context"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"net/http"
 	"strconv"
@@ -29,7 +30,7 @@ func TestRedisConcurrentChecksShareRoundTrips(t *testing.T) {
 	l, err := ratelimit.New([]ratelimit.Policy{
 		{Name: "roomy", Limit: 1_000_000, Window: time.Hour, Key: ratelimit.ByHeader("X-Key")},
 		{Name: "tight", Limit: limit, Window: time.Hour, Key: ratelimit.ByHeader("X-Shared")},
-	}, ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(5*time.Second), ratelimit.WithWriter(quietWriter(io.Discard)))
+	}, ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(5*time.Second), ratelimit.WithWriter(testlog.Writer(io.Discard)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestRedisPanicInABatchStrandsNoCheck(t *testing.T) {
 	client.AddHook(hook)
 	l, err := ratelimit.New([]ratelimit.Policy{{Limit: 1000, Window: time.Hour, Key: ratelimit.ByHeader("X-Key")}},
 		ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(5*time.Second),
-		ratelimit.WithProbeInterval(20*time.Millisecond), ratelimit.WithWriter(quietWriter(io.Discard)))
+		ratelimit.WithProbeInterval(20*time.Millisecond), ratelimit.WithWriter(testlog.Writer(io.Discard)))
 	if err != nil {
 		t.Fatal(err)
 	}

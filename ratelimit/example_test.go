@@ -53,8 +53,8 @@ func describe(resp *http.Response) {
 		return
 	}
 	p, _ := problem.Parse(body)
-	fmt.Println(resp.StatusCode, p.Code, p.Action, "retryable:", p.Retryable, "| Retry-After set:", resp.Header.Get("Retry-After") != "")
-	fmt.Println(p.Detail)
+	fmt.Println(resp.StatusCode, p.Code(), p.Action(), "retryable:", p.Retryable(), "| Retry-After set:", resp.Header.Get("Retry-After") != "")
+	fmt.Println(p.Detail())
 }
 
 // A limit of two requests per minute per client IP on a plain ServeMux:

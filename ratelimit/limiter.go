@@ -351,8 +351,8 @@ func (l *Limiter) keyFailed(w http.ResponseWriter, r *http.Request, p *policy, e
 		return
 	}
 	misconfigured := problem.New(problem.Internal).Wrap(err).
-		WithLogAttrs(slog.String("ratelimit_policy", p.Name))
-	misconfigured.Action, misconfigured.Cause, misconfigured.Retryable = problem.ActionNone, problem.CauseConfig, false
+		WithLogAttrs(slog.String("ratelimit_policy", p.Name)).
+		WithAction(problem.ActionNone).WithCause(problem.CauseConfig).WithRetryable(false)
 	l.write(w, r, misconfigured)
 }
 

@@ -21,10 +21,6 @@ import (
 	"github.com/faultline-go/faultline/ratelimit"
 )
 
-func quietWriter(buf io.Writer) *problem.Writer {
-	return problem.NewWriter(problem.WithLogger(slog.New(slog.NewTextHandler(buf, nil))))
-}
-
 var okHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 	_, _ = io.WriteString(w, "ok")
 })
@@ -92,7 +88,7 @@ func TestRefusalIsARateLimitedProblem(t *testing.T) {
 	sleepUntilPhase(window, 0.5)
 	var logs testlog.Buffer
 	mw := ratelimit.LimitBy(limit, window, httprate.Key("all"),
-		ratelimit.WithWriter(quietWriter(&logs)), ratelimit.WithDraftHeaders())
+		ratelimit.WithWriter(testlog.Writer(&logs)), ratelimit.WithDraftHeaders())
 	srv, _ := serve(t, mw(okHandler))
 
 	for i := range limit {
@@ -115,13 +111,13 @@ func TestRefusalIsARateLimitedProblem(t *testing.T) {
 	if err != nil {
 		t.Fatalf("parse %s: %v", body, err)
 	}
-	if p.Code != "rate_limited" || p.Status != 429 || p.Action != problem.ActionRetry || !p.Retryable {
-		t.Errorf("members: code %q status %d action %q retryable %v", p.Code, p.Status, p.Action, p.Retryable)
+	if p.Code() != "rate_limited" || p.Status() != 429 || p.Action() != problem.ActionRetry || !p.Retryable() {
+		t.Errorf("members: code %q status %d action %q retryable %v", p.Code(), p.Status(), p.Action(), p.Retryable())
 	}
-	if want := "The limit of 3 requests per 2 seconds was reached."; p.Detail != want {
-		t.Errorf("detail %q, want %q", p.Detail, want)
+	if want := "The limit of 3 requests per 2 seconds was reached."; p.Detail() != want {
+		t.Errorf("detail %q, want %q", p.Detail(), want)
 	}
-	ms := p.RetryAfter.Milliseconds()
+	ms := p.RetryAfter().Milliseconds()
 	if ms <= 0 || ms >= window.Milliseconds() {
 		t.Errorf("retry_after_ms %d, want in (0, %d)", ms, window.Milliseconds())
 	}
@@ -169,7 +165,7 @@ func TestRetryAfterIsWhenTheWindowAdmits(t *testing.T) {
 	// Start right after a window boundary so the first burst and the refusal
 	// both fall into one window and the retry lands in the next.
 	time.Sleep(time.Until(time.Now().Truncate(window).Add(window + 20*time.Millisecond)))
-	srv, _ := serve(t, ratelimit.LimitBy(limit, window, httprate.Key("k"), ratelimit.WithWriter(quietWriter(io.Discard)))(okHandler))
+	srv, _ := serve(t, ratelimit.LimitBy(limit, window, httprate.Key("k"), ratelimit.WithWriter(testlog.Writer(io.Discard)))(okHandler))
 	for range limit {
 		if resp, _ := get(t, srv.URL, nil); resp.StatusCode != 200 {
 			t.Fatalf("status %d", resp.StatusCode)
@@ -187,7 +183,7 @@ func TestRetryAfterIsWhenTheWindowAdmits(t *testing.T) {
 	// Started just after a boundary, the real wait is longer than the rest
 	// of the window: 4 requests early in one window still weigh
 	// 4*(1-1/8) = 3.5 one eighth into the next, which rounds to a refusal.
-	wait := p.RetryAfter
+	wait := p.RetryAfter()
 	if wait <= 0 || wait >= 2*window {
 		t.Fatalf("retry after %v", wait)
 	}
@@ -215,7 +211,7 @@ func TestSeveralPolicies(t *testing.T) {
 	l, err := ratelimit.New([]ratelimit.Policy{
 		{Name: "burst", Limit: 2, Window: time.Second, Key: httprate.Key("k")},
 		{Name: "sustained", Limit: 100, Window: time.Hour, Key: httprate.Key("k")},
-	}, ratelimit.WithDraftHeaders(), ratelimit.WithWriter(quietWriter(io.Discard)))
+	}, ratelimit.WithDraftHeaders(), ratelimit.WithWriter(testlog.Writer(io.Discard)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,8 +229,8 @@ func TestSeveralPolicies(t *testing.T) {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
 	p, _ := problem.Parse(body)
-	if p.Detail != "The limit of 2 requests per second was reached." || p.RetryAfter <= 0 || p.RetryAfter >= 2*time.Second {
-		t.Errorf("detail %q retry %v", p.Detail, p.RetryAfter)
+	if p.Detail() != "The limit of 2 requests per second was reached." || p.RetryAfter() <= 0 || p.RetryAfter() >= 2*time.Second {
+		t.Errorf("detail %q retry %v", p.Detail(), p.RetryAfter())
 	}
 	if !strings.HasPrefix(resp.Header.Get("RateLimit"), `"burst";r=0;t=`) {
 		t.Errorf("RateLimit %q", resp.Header.Get("RateLimit"))
@@ -269,7 +265,7 @@ func TestInvalidPolicies(t *testing.T) {
 
 func TestEmptyKeyFailsLoudly(t *testing.T) {
 	var logs testlog.Buffer
-	wr := quietWriter(&logs)
+	wr := testlog.Writer(&logs)
 	r := chi.NewRouter()
 	empty := func(*http.Request) (string, error) { return "", nil }
 	r.With(ratelimit.LimitBy(10, time.Minute, empty, ratelimit.WithWriter(wr))).Get("/empty", okHandler)
@@ -282,7 +278,7 @@ func TestEmptyKeyFailsLoudly(t *testing.T) {
 		p, err := problem.Parse(body)
 		// A configuration bug: retrying cannot help, so the client is not
 		// told to.
-		if resp.StatusCode != 500 || err != nil || p.Code != "internal" || p.Retryable || p.Action != problem.ActionNone || p.Cause != problem.CauseConfig {
+		if resp.StatusCode != 500 || err != nil || p.Code() != "internal" || p.Retryable() || p.Action() != problem.ActionNone || p.Cause() != problem.CauseConfig {
 			t.Errorf("%s: status %d body %s", path, resp.StatusCode, body)
 		}
 		if strings.Contains(string(body), "ratelimit") {
@@ -297,7 +293,7 @@ func TestEmptyKeyFailsLoudly(t *testing.T) {
 
 	resp, body := get(t, srv.URL+"/apikey", nil)
 	p, _ := problem.Parse(body)
-	if resp.StatusCode != 400 || p.Code != "bad_request" || p.Detail != "The request must carry the X-Api-Key header." {
+	if resp.StatusCode != 400 || p.Code() != "bad_request" || p.Detail() != "The request must carry the X-Api-Key header." {
 		t.Errorf("missing API key: status %d body %s", resp.StatusCode, body)
 	}
 	if resp, _ := get(t, srv.URL+"/apikey", map[string]string{"X-Api-Key": "k1"}); resp.StatusCode != 200 {
@@ -329,7 +325,7 @@ func TestWriterFromRequestContext(t *testing.T) {
 	get(t, srv.URL, nil)
 	resp, body := get(t, srv.URL, nil)
 	p, err := problem.Parse(body)
-	if err != nil || resp.StatusCode != 429 || p.Type != "urn:acme:rate_limited" || !strings.Contains(logs.String(), `"code":"rate_limited"`) {
+	if err != nil || resp.StatusCode != 429 || p.Type() != "urn:acme:rate_limited" || !strings.Contains(logs.String(), `"code":"rate_limited"`) {
 		t.Fatalf("%d %s (%v); log %s", resp.StatusCode, body, err, logs.String())
 	}
 }

@@ -130,10 +130,10 @@ func TestRedisRefusalIsARateLimitedProblem(t *testing.T) {
 	}
 	resp, body := get(t, in.url, nil)
 	p, err := problem.Parse(body)
-	if resp.StatusCode != 429 || err != nil || p.Code != "rate_limited" || p.Action != problem.ActionRetry || !p.Retryable {
+	if resp.StatusCode != 429 || err != nil || p.Code() != "rate_limited" || p.Action() != problem.ActionRetry || !p.Retryable() {
 		t.Fatalf("status %d body %s", resp.StatusCode, body)
 	}
-	if ms := p.RetryAfter.Milliseconds(); ms <= 0 || ms >= window.Milliseconds() {
+	if ms := p.RetryAfter().Milliseconds(); ms <= 0 || ms >= window.Milliseconds() {
 		t.Errorf("retry_after_ms %d", ms)
 	}
 	if resp.Header.Get("X-RateLimit-Remaining") != "0" || resp.Header.Get("X-RateLimit-Limit") != "2" ||
@@ -291,7 +291,7 @@ func TestRedisOutageFailClosed(t *testing.T) {
 			t.Errorf("request %d took %v", i, d)
 		}
 		p, err := problem.Parse(body)
-		if resp.StatusCode != 503 || err != nil || p.Code != "unavailable" || p.Action != problem.ActionRetry || !p.Retryable || p.RetryAfter <= 0 {
+		if resp.StatusCode != 503 || err != nil || p.Code() != "unavailable" || p.Action() != problem.ActionRetry || !p.Retryable() || p.RetryAfter() <= 0 {
 			t.Fatalf("request %d during the outage: status %d body %s", i, resp.StatusCode, body)
 		}
 		if strings.Contains(string(body), "refused") || strings.Contains(string(body), "127.0.0.1") {
@@ -338,7 +338,7 @@ func TestRedisNoGoroutineLeft(t *testing.T) {
 	client := redis.NewUniversalClient(redisOptions(rs.Addr()))
 	l, err := ratelimit.New([]ratelimit.Policy{{Limit: 100, Window: time.Second, Key: httprate.Key("k")}},
 		ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(testTimeout),
-		ratelimit.WithWriter(quietWriter(io.Discard)))
+		ratelimit.WithWriter(testlog.Writer(io.Discard)))
 	if err != nil {
 		t.Fatal(err)
 	}

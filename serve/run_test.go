@@ -156,8 +156,8 @@ func TestRunAnswersRequestsCutByShutdown(t *testing.T) {
 			t.Errorf("%s: no problem: %d %v", name, r.status, r.err)
 			continue
 		}
-		if r.status != 503 || r.p.Code != "unavailable" || r.p.Outcome != w.outcome || r.p.Retryable != w.retryable {
-			t.Errorf("%s: %d %s outcome %q retryable %v", name, r.status, r.p.Code, r.p.Outcome, r.p.Retryable)
+		if r.status != 503 || r.p.Code() != "unavailable" || r.p.Outcome() != w.outcome || r.p.Retryable() != w.retryable {
+			t.Errorf("%s: %d %s outcome %q retryable %v", name, r.status, r.p.Code(), r.p.Outcome(), r.p.Retryable())
 		}
 		if got := r.header.Get("Retry-After"); got != w.retryAfter {
 			t.Errorf("%s: Retry-After %q, want %q", name, got, w.retryAfter)
@@ -165,14 +165,14 @@ func TestRunAnswersRequestsCutByShutdown(t *testing.T) {
 		if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/problem+json") {
 			t.Errorf("%s: Content-Type %q", name, ct)
 		}
-		if id := r.header.Get("X-Request-Id"); id == "" || id != r.p.CorrelationID {
-			t.Errorf("%s: X-Request-Id %q, correlation_id %q", name, id, r.p.CorrelationID)
+		if id := r.header.Get("X-Request-Id"); id == "" || id != r.p.CorrelationID() {
+			t.Errorf("%s: X-Request-Id %q, correlation_id %q", name, id, r.p.CorrelationID())
 		}
 		if r.header.Get("X-Handler") != "" {
 			t.Errorf("%s: the stuck handler's header leaked into the problem", name)
 		}
 	}
-	if id := got["delete"].p.CorrelationID; id != "req-from-client-0001" {
+	if id := got["delete"].p.CorrelationID(); id != "req-from-client-0001" {
 		t.Errorf("the client's request ID was not kept: %q", id)
 	}
 
@@ -265,9 +265,9 @@ func TestRefusedWhileDraining(t *testing.T) {
 	if err != nil || ran {
 		t.Fatalf("ran %v: %v", ran, err)
 	}
-	if rec.Code != 503 || p.Code != "unavailable" || p.Outcome != problem.OutcomeNotStarted || !p.Retryable ||
+	if rec.Code != 503 || p.Code() != "unavailable" || p.Outcome() != problem.OutcomeNotStarted || !p.Retryable() ||
 		rec.Header().Get("Retry-After") != "2" || rec.Header().Get("Connection") != "close" {
-		t.Fatalf("%d %s %s %v %v", rec.Code, p.Code, p.Outcome, p.Retryable, rec.Header())
+		t.Fatalf("%d %s %s %v %v", rec.Code, p.Code(), p.Outcome(), p.Retryable(), rec.Header())
 	}
 }
 

@@ -140,7 +140,7 @@ func (t *tracker) cut(c *call, budget time.Duration) bool {
 	p := problem.New(problem.Unavailable).
 		WithDetail("The server is shutting down; the request was stopped before it finished.").
 		ForRequest(c.r)
-	if p.Retryable {
+	if p.Retryable() {
 		p = p.WithRetryAfter(t.retryAfter)
 	}
 	p = p.WithLogAttrs(

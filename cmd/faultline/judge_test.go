@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/faultline-go/faultline/internal/testlog"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -74,8 +76,12 @@ func TestSchemaRules(t *testing.T) {
 	if _, why := parseProblemJSON(p.AppendJSON(nil)); len(why) > 0 {
 		t.Errorf("the kit's JSON: %q", why)
 	}
-	if _, why := parseProblemXML(p.AppendXML(nil)); len(why) > 0 {
-		t.Errorf("the kit's XML: %q\n%s", why, p.AppendXML(nil))
+	rec := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodGet, "/items/7", nil)
+	r.Header.Set("Accept", "application/problem+xml")
+	_ = testlog.Writer(nil).Write(rec, r, p)
+	if _, why := parseProblemXML(rec.Body.Bytes()); len(why) > 0 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/problem+xml") {
+		t.Errorf("the kit's XML: %q\n%s", why, rec.Body)
 	}
 	for _, tc := range []struct{ body, want string }{
 		{`[1]`, "not an object"},

@@ -82,7 +82,7 @@ func TestApprovalLoopWithTheClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	var re *client.ResponseError
-	if err := client.ReadError(res); !errors.As(err, &re) || re.Problem.Code != "validation_failed" || re.Problem.Status != 422 {
+	if err := client.ReadError(res); !errors.As(err, &re) || re.Problem.Code() != "validation_failed" || re.Problem.Status() != 422 {
 		t.Fatalf("refused refund: %v", err)
 	}
 }

@@ -95,7 +95,7 @@ func TestLimitHoldsAcrossInstances(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Code != "rate_limited" || string(p.Action) != "retry" || !p.Retryable || p.RetryAfter <= 0 {
+		if p.Code() != "rate_limited" || string(p.Action()) != "retry" || !p.Retryable() || p.RetryAfter() <= 0 {
 			t.Errorf("instance %s: %+v", inst, p)
 		}
 		if res.Header.Get("Retry-After") == "" {

@@ -154,12 +154,12 @@ func checkProblem(t *testing.T, inst *instance, res response, w want) (*problem.
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
-	if p.Status != w.status || p.Code != w.code || string(p.Action) != w.action || p.Retryable != w.retryable {
-		t.Errorf("got status=%d code=%s action=%s retryable=%v, want %+v", p.Status, p.Code, p.Action, p.Retryable, w)
+	if p.Status() != w.status || p.Code() != w.code || string(p.Action()) != w.action || p.Retryable() != w.retryable {
+		t.Errorf("got status=%d code=%s action=%s retryable=%v, want %+v", p.Status(), p.Code(), p.Action(), p.Retryable(), w)
 	}
 	id := res.header.Get("X-Request-Id")
-	if id == "" || p.CorrelationID != id {
-		t.Errorf("correlation_id %q, X-Request-Id %q: want equal and set", p.CorrelationID, id)
+	if id == "" || p.CorrelationID() != id {
+		t.Errorf("correlation_id %q, X-Request-Id %q: want equal and set", p.CorrelationID(), id)
 	}
 	if time.Now().Before(legacyUntil) {
 		if raw["error"] != w.code || raw["message"] != p.Message() {
@@ -207,8 +207,8 @@ func TestOrders(t *testing.T) {
 	}
 	res = inst.do(t, http.MethodGet, "/v1/orders/ord_404", "", "")
 	p, _ := checkProblem(t, inst, res, want{404, "not_found", "fix_request", false})
-	if p.Instance != "/v1/orders/ord_404" {
-		t.Errorf("instance = %q", p.Instance)
+	if p.Instance() != "/v1/orders/ord_404" {
+		t.Errorf("instance = %q", p.Instance())
 	}
 }
 
@@ -232,12 +232,12 @@ func TestCreateOrder(t *testing.T) {
 	res = inst.do(t, http.MethodPost, "/v1/orders", "application/json", `{"sku":"","quantity":0,"email":"nope"}`)
 	p, _ := checkProblem(t, inst, res, want{422, "validation_failed", "fix_request", false})
 	pointers := map[string]bool{}
-	for _, fe := range p.Errors {
+	for _, fe := range p.Errors() {
 		pointers[fe.Pointer] = true
 	}
 	for _, ptr := range []string{"/sku", "/quantity", "/email"} {
 		if !pointers[ptr] {
-			t.Errorf("errors lack %s: %+v", ptr, p.Errors)
+			t.Errorf("errors lack %s: %+v", ptr, p.Errors())
 		}
 	}
 
@@ -262,8 +262,8 @@ func TestRouterProblems(t *testing.T) {
 	big := `{"sku":"` + strings.Repeat("A", 5000) + `"}`
 	res = inst.do(t, http.MethodPost, "/v1/orders", "application/json", big)
 	p, _ := checkProblem(t, inst, res, want{413, "request_too_large", "fix_request", false})
-	if !strings.Contains(p.Detail, "4096 bytes") {
-		t.Errorf("detail should name the limit: %q", p.Detail)
+	if !strings.Contains(p.Detail(), "4096 bytes") {
+		t.Errorf("detail should name the limit: %q", p.Detail())
 	}
 
 	res = inst.do(t, http.MethodDelete, "/v1/orders/ord_1", "", "")
@@ -287,13 +287,13 @@ func TestPanic(t *testing.T) {
 	inst := start(t)
 	res := inst.do(t, http.MethodGet, "/v1/panic", "", "")
 	p, _ := checkProblem(t, inst, res, want{500, "internal", "retry", true})
-	if p.Outcome != problem.OutcomeNotCommitted {
-		t.Errorf("outcome = %q: a GET changed nothing", p.Outcome)
+	if p.Outcome() != problem.OutcomeNotCommitted {
+		t.Errorf("outcome = %q: a GET changed nothing", p.Outcome())
 	}
 	if strings.Contains(string(res.body), "pricing table") || strings.Contains(string(res.body), "goroutine") {
 		t.Errorf("the panic reached the client: %s", res.body)
 	}
-	recs := inst.logRecords(t, p.CorrelationID)
+	recs := inst.logRecords(t, p.CorrelationID())
 	if len(recs) == 0 || !strings.Contains(recs[0]["panic"].(string), "pricing table") || recs[0]["stack"] == nil {
 		t.Errorf("the panic value and stack belong in the log: %v", recs)
 	}
@@ -321,8 +321,8 @@ func TestSlowTimesOut(t *testing.T) {
 			t.Errorf("%s /v1/slow took %s: the deadline did not answer", tc.method, took)
 		}
 		p, _ := checkProblem(t, inst, res, want{503, "timeout", tc.action, tc.retryable})
-		if p.Outcome != tc.outcome {
-			t.Errorf("%s key=%q: outcome = %q, want %q", tc.method, tc.key, p.Outcome, tc.outcome)
+		if p.Outcome() != tc.outcome {
+			t.Errorf("%s key=%q: outcome = %q, want %q", tc.method, tc.key, p.Outcome(), tc.outcome)
 		}
 	}
 }
@@ -359,8 +359,8 @@ func testLimited(t *testing.T, inst *instance) {
 	p, _ := checkProblem(t, inst, res, want{429, "rate_limited", "retry", true})
 	// A sliding window may ask for more than one window: the weighted count
 	// of the previous window must drop far enough to admit one more.
-	if p.RetryAfter <= 0 || p.RetryAfter > 2*time.Minute {
-		t.Errorf("retry_after_ms = %s, want between 0 and two 1m windows", p.RetryAfter)
+	if p.RetryAfter() <= 0 || p.RetryAfter() > 2*time.Minute {
+		t.Errorf("retry_after_ms = %s, want between 0 and two 1m windows", p.RetryAfter())
 	}
 	if ra := res.header.Get("Retry-After"); ra == "" || ra == "0" {
 		t.Errorf("Retry-After = %q", ra)
@@ -372,8 +372,8 @@ func TestInboundCorrelationIDIsEchoed(t *testing.T) {
 	const id = "client-chosen-id-0001"
 	res := inst.do(t, http.MethodGet, "/v1/orders/ord_404", "", "", "X-Request-Id", id)
 	p, _ := checkProblem(t, inst, res, want{404, "not_found", "fix_request", false})
-	if p.CorrelationID != id {
-		t.Errorf("correlation_id = %q, want the client's %q", p.CorrelationID, id)
+	if p.CorrelationID() != id {
+		t.Errorf("correlation_id = %q, want the client's %q", p.CorrelationID(), id)
 	}
 }
 
@@ -444,14 +444,14 @@ func checkAgainstCatalog(t *testing.T, inst *instance, body []byte, p *problem.P
 	if err := schema.VisitJSON(v, openapi3.EnableJSONSchema2020()); err != nil {
 		t.Errorf("body does not fit the generated schema: %v\n%s", err, body)
 	}
-	if !strings.HasPrefix(p.Type, inst.base+"/problems/") {
-		t.Errorf("type %q does not point at the showcase's catalog", p.Type)
+	if !strings.HasPrefix(p.Type(), inst.base+"/problems/") {
+		t.Errorf("type %q does not point at the showcase's catalog", p.Type())
 		return
 	}
-	page := inst.do(t, http.MethodGet, strings.TrimPrefix(p.Type, inst.base), "", "", "Accept", "text/html")
+	page := inst.do(t, http.MethodGet, strings.TrimPrefix(p.Type(), inst.base), "", "", "Accept", "text/html")
 	if page.status != http.StatusOK || !strings.HasPrefix(page.header.Get("Content-Type"), "text/html") ||
-		!strings.Contains(string(page.body), `<code id="code">`+p.Code+`</code>`) {
-		t.Errorf("type %s does not resolve to its page: %d %s", p.Type, page.status, page.header.Get("Content-Type"))
+		!strings.Contains(string(page.body), `<code id="code">`+p.Code()+`</code>`) {
+		t.Errorf("type %s does not resolve to its page: %d %s", p.Type(), page.status, page.header.Get("Content-Type"))
 	}
 }
 

@@ -68,11 +68,11 @@ func expectProblem(t *testing.T, res *http.Response, body []byte, status int, co
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Code != code || p.Status != status {
-		t.Errorf("code %q status %d, want %q %d", p.Code, p.Status, code, status)
+	if p.Code() != code || p.Status() != status {
+		t.Errorf("code %q status %d, want %q %d", p.Code(), p.Status(), code, status)
 	}
-	if id := res.Header.Get("X-Request-Id"); id == "" || id != p.CorrelationID {
-		t.Errorf("correlation_id %q vs header %q", p.CorrelationID, id)
+	if id := res.Header.Get("X-Request-Id"); id == "" || id != p.CorrelationID() {
+		t.Errorf("correlation_id %q vs header %q", p.CorrelationID(), id)
 	}
 	return p
 }
@@ -99,8 +99,8 @@ func TestStdlib(t *testing.T) {
 
 	res, body = call(t, "POST", base+"/v1/orders", "application/json", `{"sku":"","quantity":500}`)
 	p := expectProblem(t, res, body, 422, "validation_failed")
-	if len(p.Errors) != 2 {
-		t.Errorf("want both field errors: %+v", p.Errors)
+	if len(p.Errors()) != 2 {
+		t.Errorf("want both field errors: %+v", p.Errors())
 	}
 
 	res, body = call(t, "GET", base+"/v1/orders/ord_404", "", "")
@@ -123,8 +123,8 @@ func TestStdlib(t *testing.T) {
 	if strings.Contains(string(body), "10.0.3.7") || strings.Contains(string(body), "pool") {
 		t.Errorf("http.Error text reached the client: %s", body)
 	}
-	if !strings.Contains(logs.String(), p.CorrelationID) {
-		t.Errorf("no log line for %s:\n%s", p.CorrelationID, logs)
+	if !strings.Contains(logs.String(), p.CorrelationID()) {
+		t.Errorf("no log line for %s:\n%s", p.CorrelationID(), logs)
 	}
 
 	res, body = call(t, "POST", base+"/v1/orders", "application/json", `{"sku":"`+strings.Repeat("x", 70<<10)+`"}`)

@@ -175,7 +175,7 @@ func TestLegacyMembersEndWithTheWindow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			a := &app{t: t, logs: &testlog.Buffer{}, legacy: tc.want, execs: &counter{n: map[string]int{}}}
-			wr := problem.NewWriter(problem.WithLogger(newLogger(a.logs)), problem.WithBaseURI("https://errors.example.com/"),
+			wr := problem.NewWriter(problem.WithLogger(testlog.Logger(a.logs)), problem.WithBaseURI("https://errors.example.com/"),
 				problem.WithLegacy(problem.Legacy{Until: tc.until}))
 			mux := http.NewServeMux()
 			for pattern, h := range routes(wr, a.execs) {

@@ -32,7 +32,6 @@ import (
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
-	"github.com/faultline-go/faultline/sanitize"
 )
 
 const (
@@ -90,10 +89,6 @@ func (c *counter) inc(k string) {
 type order struct {
 	SKU      string `json:"sku" validate:"required"`
 	Quantity int    `json:"quantity" validate:"min=1"`
-}
-
-func newLogger(logs io.Writer) *slog.Logger {
-	return slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(logs, nil))))
 }
 
 func newWriter(logger *slog.Logger, legacy bool) *problem.Writer {
@@ -195,7 +190,7 @@ func newChiAppHTTP2(t *testing.T) *app {
 }
 
 func chiRouter(a *app, legacy bool) http.Handler {
-	wr := newWriter(newLogger(a.logs), legacy)
+	wr := newWriter(testlog.Logger(a.logs), legacy)
 	r := chi.NewRouter()
 	r.Use(stack(wr))
 	r.NotFound(middleware.NotFound())
@@ -210,7 +205,7 @@ func chiRouter(a *app, legacy bool) http.Handler {
 // newMuxApp is the same service on http.ServeMux, without chi.
 func newMuxApp(t *testing.T, legacy bool) *app {
 	a := &app{t: t, logs: &testlog.Buffer{}, legacy: legacy, execs: &counter{n: map[string]int{}}}
-	wr := newWriter(newLogger(a.logs), legacy)
+	wr := newWriter(testlog.Logger(a.logs), legacy)
 	mux := http.NewServeMux()
 	for pattern, h := range routes(wr, a.execs) {
 		mux.Handle(pattern, h)
@@ -224,7 +219,7 @@ func newMuxApp(t *testing.T, legacy bool) *app {
 // documents, on a ServeMux: the same contract must hold.
 func newLayersApp(t *testing.T, legacy bool) *app {
 	a := &app{t: t, logs: &testlog.Buffer{}, legacy: legacy, execs: &counter{n: map[string]int{}}}
-	wr := newWriter(newLogger(a.logs), legacy)
+	wr := newWriter(testlog.Logger(a.logs), legacy)
 	mux := http.NewServeMux()
 	for pattern, h := range routes(wr, a.execs) {
 		mux.Handle(pattern, h)

@@ -32,7 +32,7 @@ func TestReplacedResponseKeepsOnlyHeadersThatStillHold(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = io.WriteString(w, "upstream down")
 	})
-	a.srv = httptest.NewServer(stack(newWriter(newLogger(a.logs), false))(h))
+	a.srv = httptest.NewServer(stack(newWriter(testlog.Logger(a.logs), false))(h))
 	t.Cleanup(a.srv.Close)
 	ans := a.request("GET", "/", "", "Accept-Encoding", "gzip")
 	a.checkContract("replaced 503", ans, 503, "unavailable")

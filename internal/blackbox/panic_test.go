@@ -35,7 +35,7 @@ func TestHostilePanicValues(t *testing.T) {
 			t.Parallel()
 			a := &app{t: t, logs: &testlog.Buffer{}}
 			h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(v) })
-			a.srv = httptest.NewServer(stack(newWriter(newLogger(a.logs), false))(h))
+			a.srv = httptest.NewServer(stack(newWriter(testlog.Logger(a.logs), false))(h))
 			t.Cleanup(a.srv.Close)
 			a.checkContract("panic("+name+")", a.request("GET", "/", ""), 500, "internal")
 			a.checkLogRedacted("panic(" + name + ")")

@@ -25,7 +25,7 @@ const bearer = "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlc2l
 // neither to the client nor in the log.
 func limitedMux(t *testing.T, opts ...ratelimit.Option) *app {
 	a := &app{t: t, logs: &testlog.Buffer{}, execs: &counter{n: map[string]int{}}}
-	wr := newWriter(newLogger(a.logs), false)
+	wr := newWriter(testlog.Logger(a.logs), false)
 	l, err := ratelimit.New([]ratelimit.Policy{{Name: "per-token", Limit: 2, Window: time.Minute, Key: ratelimit.ByHeader("Authorization")}},
 		append([]ratelimit.Option{ratelimit.WithWriter(wr)}, opts...)...)
 	if err != nil {

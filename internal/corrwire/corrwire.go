@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -20,7 +21,7 @@ func Options(wr *problem.Writer, own ...correlation.Option) []correlation.Option
 	if wr == nil {
 		return own
 	}
-	name := wr.CorrelationHeader()
+	name := problemhook.FactsOf(wr).CorrelationHeader
 	if name == "" || name == correlation.DefaultHeader {
 		return own
 	}

@@ -5,7 +5,10 @@
 // written. Users never need any of it, so it lives outside the public API.
 package problemhook
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // ContextKey is the key problem.NewContext stores the Writer under. Context
 // types that answer Value themselves (the middleware's per-request state)
@@ -42,3 +45,46 @@ type ProblemMarker interface {
 func TooLargeDetail(limit int64) string {
 	return fmt.Sprintf("The request body exceeds the limit of %d bytes.", limit)
 }
+
+// PeerMembers are members of a peer's problem that the client takes from
+// elsewhere in the response (the status line, headers, a plain error
+// body) when the document lacks them. A zero member is left as it is.
+type PeerMembers struct {
+	Status                             int
+	Code, Title, Detail, CorrelationID string
+	RetryAfter                         time.Duration
+}
+
+// CompletePeer sets m's non-zero members on p, a *problem.Problem that
+// problem.Parse returned to the caller and nobody else holds. The problem
+// package installs it: the members are read-only to everyone else, and a
+// peer's document is the one value whose status and title a client, not
+// a code, decides.
+var CompletePeer func(p any, m PeerMembers)
+
+// WriterFacts is what the kit's other layers read of a problem.Writer's
+// configuration, which is not the Writer's API: a service configures it
+// once with the Writer's options and never needs to read it back.
+type WriterFacts struct {
+	// Brand is the name the text plane opens with (WithBrand).
+	Brand string
+	// CorrelationHeader is the header the ID is echoed under.
+	CorrelationHeader string
+	// Legacy is the problem.Legacy window WithLegacy configured, nil
+	// without one; LegacyActive says whether its members are sent now.
+	Legacy       any
+	LegacyActive bool
+}
+
+// FactsOf returns the facts of wr, a *problem.Writer; the problem package
+// installs it.
+var FactsOf func(wr any) WriterFacts
+
+// AppendText appends the text/plain rendering of p, a *problem.Problem,
+// under brand, for documentation that shows it beside the JSON; the
+// problem package installs it.
+var AppendText func(p any, dst []byte, brand string) []byte
+
+// WithClock returns a problem.Option replacing time.Now, for tests of the
+// legacy window; the problem package installs it.
+var WithClock func(now func() time.Time) any

@@ -78,9 +78,7 @@ func parse(t *testing.T, fset *token.FileSet, rel string) *ast.File {
 // overComplexity lists the functions still above maxComplexity, each with
 // the complexity it may not exceed: the list only shrinks. An entry whose
 // function got under the limit fails too, so the list stays true.
-var overComplexity = map[string]int{
-	"problem/parse.go parseMember": 38,
-}
+var overComplexity = map[string]int{}
 
 // overLines lists the files still above maxLines, as overComplexity does.
 var overLines = map[string]int{}
@@ -153,11 +151,11 @@ func TestNoFileAboveLineLimit(t *testing.T) {
 // set the budgets). A growth fails here, so it is a decision in review
 // rather than drift.
 var exportedBudget = map[string]int{
-	"problem": 132,
+	"problem": 120,
 }
 
 // rootModuleBudget caps the kit's public packages together.
-const rootModuleBudget = 293
+const rootModuleBudget = 276
 
 // TestExportedSurface prints the exported identifiers of every public
 // package of the root module, so a change that grows one is visible in

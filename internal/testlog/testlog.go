@@ -1,6 +1,7 @@
-// Package testlog holds what the kit's tests share for reading logs: a
-// buffer that handler goroutines write records into while the test reads
-// them.
+// Package testlog holds what the kit's tests share, so each helper has one
+// home: a buffer that handler goroutines write records into while the test
+// reads them, a problem writer and a logger wired as a service wires them,
+// and the process's CPU time for benchmarks.
 package testlog
 
 import (

@@ -5,7 +5,7 @@
 //	GET /ok    200 with a small JSON body
 //	GET /fail  a failure: http.Error 500 on the bare router; on faultline, an
 //	           error whose text holds a DSN with a password, returned through
-//	           problem.HandlerFunc, so every response is mapped, sanitized,
+//	           the Writer's Handler, so every response is mapped, sanitized,
 //	           rendered and logged
 //
 // A third mode, handwritten, serves only /fail, as a team writes it by hand

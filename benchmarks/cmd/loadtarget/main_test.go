@@ -42,7 +42,7 @@ func TestRoutes(t *testing.T) {
 			continue
 		}
 		p, err := problem.Parse(body)
-		if err != nil || p.Code != "internal" {
+		if err != nil || p.Code() != "internal" {
 			t.Errorf("faultline /fail is not the internal problem: %v %s", err, body)
 		}
 		if strings.Contains(string(body), "hunter2") || strings.Contains(string(body), "10.1.2.3") {

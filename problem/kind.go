@@ -136,8 +136,8 @@ const (
 	RPCInternalError  = -32603
 )
 
-// JSONRPCCode returns the kind's JSON-RPC 2.0 error code.
-func (k Kind) JSONRPCCode() int {
+// jsonRPCCode returns the kind's JSON-RPC 2.0 error code.
+func (k Kind) jsonRPCCode() int {
 	switch {
 	case k.RPCCode != 0:
 		return k.RPCCode
@@ -159,8 +159,8 @@ var ErrDuplicateCode = errors.New("problem: duplicate code")
 // was retired: a client may still hold the old meaning.
 var ErrRetiredCode = errors.New("problem: retired code")
 
-// Validate reports why k cannot be registered, or nil.
-func (k Kind) Validate() error {
+// validate reports why k cannot be registered, or nil; Register returns it.
+func (k Kind) validate() error {
 	if !validName(k.Name) {
 		return fmt.Errorf("%w: name %q is not snake_case (a-z, 0-9, single underscores, starting with a letter, at most 64 bytes)", ErrInvalidCode, k.Name)
 	}

@@ -1,5 +1,8 @@
 package problem
 
+// The code table as Markdown and JSON, which README.md and the catalog tests
+// compare against the registry.
+
 import (
 	"encoding/json"
 	"strconv"
@@ -7,10 +10,10 @@ import (
 	"time"
 )
 
-// Markdown renders the registry as the documentation table. README.md's
+// markdown renders the registry as the documentation table. README.md's
 // code table is this output for the default registry; a test keeps the two
 // equal.
-func (r *Registry) Markdown() string {
+func (r *Registry) markdown() string {
 	var b strings.Builder
 	b.WriteString("| code | status | JSON-RPC | action | cause | retryable | title | meaning |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
@@ -26,7 +29,7 @@ func (r *Registry) Markdown() string {
 			}
 			meaning += "."
 		}
-		b.WriteString("| `" + k.Name + "` | " + strconv.Itoa(k.Status) + " | " + strconv.Itoa(k.JSONRPCCode()) +
+		b.WriteString("| `" + k.Name + "` | " + strconv.Itoa(k.Status) + " | " + strconv.Itoa(k.jsonRPCCode()) +
 			" | `" + string(k.Action) + "` | `" + string(k.Cause) + "` | " + strconv.FormatBool(k.Retryable) + " | " +
 			markdownCell(k.Title) + " | " + markdownCell(meaning) + " |\n")
 	}
@@ -59,14 +62,14 @@ type deprecatedDoc struct {
 	Successor string `json:"successor,omitempty"`
 }
 
-// JSON renders the registry as a JSON array, for tooling and agents that
+// catalogJSON renders the registry as a JSON array, for tooling and agents that
 // want the catalog ahead of time. Each entry carries its type URI, made
 // from baseURI as the Writer makes it (pass the Writer's BaseURI).
-func (r *Registry) JSON(baseURI string) ([]byte, error) {
+func (r *Registry) catalogJSON(baseURI string) ([]byte, error) {
 	kinds := r.Kinds()
 	docs := make([]codeDoc, len(kinds))
 	for i, k := range kinds {
-		docs[i] = codeDoc{Code: k.Name, Type: typeFor(baseURI, k.Name), Status: k.Status, RPCCode: k.JSONRPCCode(),
+		docs[i] = codeDoc{Code: k.Name, Type: typeFor(baseURI, k.Name), Status: k.Status, RPCCode: k.jsonRPCCode(),
 			Title: k.Title, Action: k.Action, Cause: k.Cause, Retryable: k.Retryable, Outcome: k.Outcome,
 			Meaning: k.Meaning}
 		if d := k.Deprecated; !d.Since.IsZero() {
