@@ -33,7 +33,29 @@ func valueAt(s string, q int, line bool) (int, int) {
 	if !line && p < len(s) && (s[p] == '{' || s[p] == '[') {
 		return p, structureEnd(s, p)
 	}
-	return p, valueEnd(s, p, line)
+	e := valueEnd(s, p, line)
+	if !line {
+		e = pairPasswordEnd(s, p, e)
+	}
+	return p, e
+}
+
+// pairPasswordEnd extends the value s[p:e] that is the user of a
+// user:password pair with quoted parts (token=kevin:'...',
+// "user":"{...}") to the end of its password: the quote after the colon
+// would otherwise end the value, and leave the password.
+func pairPasswordEnd(s string, p, e int) int {
+	c := e
+	if e > p && s[e-1] != ':' {
+		if e >= len(s) || s[e] != ':' || s[p] != '"' && s[p] != '\'' {
+			return e
+		}
+		c = e + 1
+	}
+	if c == p || c >= len(s) || s[c] != '"' && s[c] != '\'' {
+		return e
+	}
+	return valueEnd(s, c, false)
 }
 
 // elementTextEnd returns the end of an element's text starting at s[p],

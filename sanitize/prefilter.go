@@ -197,7 +197,7 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 	// trigger as the full scan does.
 	var g flags
 	if w := want & (fContext | fCard); w != 0 {
-		g = valueScan(t, max(0, p-2*max(maxValueLead, maxCardChain+1)), min(len(t), end+contextReach+maxValueLead), w)
+		g = valueScan(t, max(0, p-2*max(maxValueLead, maxCardChain+1)), min(len(t), end+contextReach+maxPairLead+maxValueLead), w)
 	}
 	want &^= fContext | fCard
 	near := min(hi, end+nearChange)

@@ -150,8 +150,54 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	if r = credentialBefore(s, p); r != nil {
 		return p, runEnd, r
 	}
+	// The password of a user:password pair whose parts are quoted
+	// (kevin:'...', "{user}":"{...}") is announced by the word before the
+	// user: the pair is redacted whole.
+	if u := pairUserStart(s, p); u >= 0 {
+		if r = credentialBefore(s, u); r != nil {
+			return u, runEnd, r
+		}
+	}
 	return 0, runEnd, nil
 }
+
+// maxPairUser bounds the user part of a pair, and maxPairLead how far
+// before its password the pair starts.
+const (
+	maxPairUser = 64
+	maxPairLead = maxPairUser + 5
+)
+
+// pairUserStart returns the start of the user part of a pair whose
+// password starts at s[p] after a quote or a brace: the user, up to two
+// quotes or braces around it, a colon, the password's quotes. It returns
+// -1 when there is none.
+func pairUserStart(s string, p int) int {
+	q := p
+	for n := 0; n < 2 && q > 0 && strings.IndexByte("\"'{", s[q-1]) >= 0; n++ {
+		q--
+	}
+	if q == p || q == 0 || s[q-1] != ':' {
+		return -1
+	}
+	q--
+	for n := 0; n < 2 && q > 0 && strings.IndexByte("\"'}", s[q-1]) >= 0; n++ {
+		q--
+	}
+	u := q
+	for u > 0 && q-u < maxPairUser && pairUserByte[s[u-1]] {
+		u--
+	}
+	spend(p - u)
+	if u == q || u > 0 && pairUserByte[s[u-1]] {
+		return -1
+	}
+	return u
+}
+
+// pairUserByte holds the bytes of the user part of a pair: a name, an
+// address, an identifier in braces.
+var pairUserByte = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.@+")
 
 // credentialBefore reports the rule whose word names the value starting at
 // s[v], reading back no more than contextReach bytes.
