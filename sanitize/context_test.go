@@ -122,3 +122,36 @@ func TestDatabaseMessagesGeneric(t *testing.T) {
 		}
 	}
 }
+
+// A user:password pair whose parts are quoted loses its password (and,
+// after a credential word, its user too) in every syntax that announces
+// it: prose, a secret key's value, curl's user option.
+func TestQuotedCredentialPairs(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"prose single quotes", "login rejected for credentials marta:'Wq4zT8nB2cLx' at edge", []string{"Wq4zT8nB2cLx"}},
+		{"prose braces", `bad auth "{ops-bot}":"{Hy6rP1sK9dQe}" (code 9)`, []string{"Hy6rP1sK9dQe"}},
+		{"prose dotted user", `invalid creds: "r.ortiz":"Tb3mV7xZ0qLw"`, []string{"Tb3mV7xZ0qLw"}},
+		{"key value single", "token=deploy:'Nc5jG2wR8tYp' expired", []string{"Nc5jG2wR8tYp"}},
+		{"key value double", `X-Auth-Token: "svc":"{Lp0aS4dF7gHj}"`, []string{"Lp0aS4dF7gHj"}},
+		{"curl quoted user", `curl --user "carol":"Zu8kE3nM6vBx" https://h`, []string{"Zu8kE3nM6vBx"}},
+		{"curl proxy user", `curl --proxy-user 'dave':'Qe2rT5yU8iOp' https://h`, []string{"Qe2rT5yU8iOp"}},
+	})
+	checkBenign(t, []string{
+		`curl -u "${username}":"${password}" https://h`, `the key "region":"eu-west-1" is set`,
+		`key: "name":"value"`,
+	})
+}
+
+// A secret key's value that stands for a secret kept elsewhere (a
+// variable reference, a template, a mask) is no secret and stays.
+func TestPlaceholderValuesKept(t *testing.T) {
+	checkBenign(t, []string{
+		`<add key="ClearTextPassword" value="%FEED_PASSWORD%" />`, "password=${POSTGRES_PASSWORD}",
+		`api_key: "${{ secrets.API_KEY }}"`, "token={{ .Values.registry.token }}", "DB_PASS=$DB_PASS_FROM_VAULT",
+		`<add key="Password" value="********" />`, "secret: xxxxxxxxxxxx", `{"client_secret":"${CLIENT_SECRET}"}`,
+	})
+	checkLeakCases(t, []leakCase{
+		{"mixed mask", `<add key="Password" value="XXXX-9fQ2-XXXX" />`, []string{"9fQ2"}},
+		{"dollar lower", "password=$ecretPa55", []string{"ecretPa55"}},
+	})
+}

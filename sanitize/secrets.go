@@ -521,7 +521,7 @@ func userOptionPasswordAt(s string, i int) (int, int) {
 	// A quoted password ("kevin:'pa ss'") ends at its closing quote, which
 	// stays.
 	if v < len(s) && (s[v] == '\'' || s[v] == '"') {
-		if q := quotedLen(s, v); q > 0 {
+		if q := quotedLen(s, v); q > 0 && !placeholderAt(s, v+1, v+1+q) {
 			return v + 1, v + 1 + q
 		}
 		return 0, 0
@@ -531,7 +531,7 @@ func userOptionPasswordAt(s string, i int) (int, int) {
 		end++
 	}
 	spend(end - v)
-	if v >= end {
+	if v >= end || placeholderAt(s, v, end) {
 		return 0, 0
 	}
 	return v, end
