@@ -155,3 +155,14 @@ func TestPlaceholderValuesKept(t *testing.T) {
 		{"dollar lower", "password=$ecretPa55", []string{"ecretPa55"}},
 	})
 }
+
+// Bundler reads a private gem host's credentials from BUNDLE_<host>, the
+// host's dots written "__": the value is redacted whatever the host.
+func TestBundlerHostCredentials(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"sidekiq hex pair", "BUNDLE_ENTERPRISE__CONTRIBSYS__COM=0badf00d:feedface1 bundle exec", []string{"0badf00d:feedface1", "feedface1"}},
+		{"quoted", `export BUNDLE_GEMS__GRAPHQL__PRO="9c8b7a6f:1e2d3c4b"`, []string{"1e2d3c4b"}},
+		{"github packages", "env BUNDLE_RUBYGEMS__PKG__GITHUB__COM=octo:ghtokenvalue77 bundle install", []string{"ghtokenvalue77"}},
+	})
+	checkBenign(t, []string{"BUNDLE_GEMFILE=Gemfile.ci", "BUNDLE_PATH__SYSTEM=true", "BUNDLE_WITHOUT=development:test"})
+}
