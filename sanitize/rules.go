@@ -598,7 +598,7 @@ var (
 	bundlerNameAlphabet  = alphabet("A-Z0-9_")
 	bundlerValueAlphabet = alphabet("A-Za-z0-9_.:%+/=-")
 	webhookAlphabet      = alphabet("A-Za-z0-9_/-")
-	jwtAlphabet     = alphabet(b64url)
+	jwtAlphabet          = alphabet(b64url)
 )
 
 // jwtEnd accepts a header and a payload, both base64url JSON objects (which
