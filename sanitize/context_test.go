@@ -166,3 +166,19 @@ func TestBundlerHostCredentials(t *testing.T) {
 	})
 	checkBenign(t, []string{"BUNDLE_GEMFILE=Gemfile.ci", "BUNDLE_PATH__SYSTEM=true", "BUNDLE_WITHOUT=development:test"})
 }
+
+// A value quoted whole right after a credential's name needs only letters
+// and digits (as people choose passwords); a setting's name in quotes
+// stays.
+func TestQuotedPasswordAfterName(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"key double", `license: the key "moonLight42" is unknown`, []string{"moonLight42"}},
+		{"signature single", "bad signature 'Spring2031x' for hook", []string{"Spring2031x"}},
+		{"credentials bracket", `credentials ["tulip88garden"] denied`, []string{"tulip88garden"}},
+		{"backtick", "invalid passphrase `orangeCat7` given", []string{"orangeCat7"}},
+	})
+	checkBenign(t, []string{
+		`unknown key "max_retries_3"`, `key "v2.endpoint" missing`, `unknown key "region1"`,
+		`the key "http-port-8080" is unknown`,
+	})
+}

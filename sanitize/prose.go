@@ -468,6 +468,39 @@ func (sh *valueShape) holds(v string) bool {
 	return rises >= 3 && 4*upper >= letters
 }
 
+// holdsQuoted is holds for a value quoted whole right after its name
+// (`key "thisIsDog11"`, `password 'Summer2024'`): the quotes say where it
+// ends, so letters and digits together are evidence enough, as people
+// choose passwords. A name's separators ('_', '.', '-') mark the key of
+// a setting ("max_retries_3"), which the quotes name as often.
+func (sh *valueShape) holdsQuoted(v string) bool {
+	if len(v) < sh.min || len(v) > sh.max || strings.ContainsAny(v, "_.-") {
+		return false
+	}
+	var digits, letters int
+	same := 1
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case isDigit(c):
+			digits++
+		case isLetter(c):
+			letters++
+		}
+		if i > 0 {
+			if same = runOn(same, v[i] == v[i-1]); same >= maxPlaceholderRun {
+				return false
+			}
+		}
+	}
+	return digits > 0 && letters > 0
+}
+
+// quotedWhole reports whether the value s[vs:ve] stands between two
+// equal quotes.
+func quotedWhole(s string, vs, ve int) bool {
+	return vs > 0 && ve < len(s) && (s[vs-1] == '"' || s[vs-1] == '\'' || s[vs-1] == '`') && s[ve] == s[vs-1]
+}
+
 func runOn(n int, on bool) int {
 	if on {
 		return n + 1
@@ -507,7 +540,7 @@ func redactContextValues(s string) string {
 			continue
 		}
 		ve := contextValueEnd(s, vs, runEnd)
-		if !r.shape.holds(s[vs:ve]) {
+		if !r.shape.holds(s[vs:ve]) && !(quotedWhole(s, vs, ve) && r.shape.holdsQuoted(s[vs:ve])) {
 			continue
 		}
 		e.replace(vs, ve, Redacted)
