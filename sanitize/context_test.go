@@ -182,3 +182,18 @@ func TestQuotedPasswordAfterName(t *testing.T) {
 		`the key "http-port-8080" is unknown`,
 	})
 }
+
+// A value after a colon that decodes to user:password is a credential
+// whatever the entry's name (a Kubernetes Secret's data, a Docker auth);
+// base64 of anything else stays.
+func TestBase64PairsRedacted(t *testing.T) {
+	// "deploy:Qz8-wL!2pR" and "root:hunter22" encoded.
+	checkLeakCases(t, []leakCase{
+		{"secret data", "data:\n  extra: ZGVwbG95OlF6OC13TCEycFI=\n", []string{"ZGVwbG95OlF6OC13TCEycFI="}},
+		{"json member", `{"registry":"cm9vdDpodW50ZXIyMg=="}`, []string{"cm9vdDpodW50ZXIyMg=="}},
+		{"unpadded single quotes", "creds.txt: 'cm9vdDpodW50ZXIyMg'", []string{"cm9vdDpodW50ZXIyMg"}},
+	})
+	checkBenign(t, []string{
+		"payload: aGVsbG8gd29ybGQgYWdhaW4=", "status: ConnectionRefusedByPeer42", "id: 0193b1c27d1e7a3b9c4d5e6f70819203",
+	})
+}

@@ -27,10 +27,11 @@ const (
 	fEscape                       // '\\', '%' or '&': an escape may hide a secret (unhideEscaped)
 	fContext                      // a digit or inner capital after a credential word (the context rule)
 	fCard                         // a chain of 13 to 19 digits (a card number)
+	fBase64Pair                   // a base64 run after a colon (an encoded user:password)
 )
 
 const (
-	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption | fContext | fCard
+	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption | fContext | fCard | fBase64Pair
 	locatorFlags = fIP | fHost | fPath
 	publicFlags  = secretFlags | fStack | fSQL | locatorFlags
 	// logFlags are what the log tier reads: it keeps stack traces, SQL and
@@ -57,7 +58,7 @@ const (
 // raise there.
 var punctFlags = [256]flags{
 	'-': fPEM | fUserOption, '.': fIP | fStack | fSQL | fHost,
-	':': fAssign | fSchemeSep | fIP | fPath | fSQL | fStack, '=': fAssign, '>': fAssign,
+	':': fAssign | fSchemeSep | fIP | fPath | fSQL | fStack | fBase64Pair, '=': fAssign, '>': fAssign,
 	',': fAssign | fStack, '@': fAt | fDSN, '/': fPath, '\\': fPath | fEscape,
 	'[': fStack | fIP, '(': fStack, '\'': fSQL | fAssign, '"': fSQL | fAssign, '%': fEscape, '&': fEscape,
 }
@@ -425,6 +426,9 @@ func colonFlags(s string, i int, want flags) flags {
 		if _, _, ok := keyBefore(s, i); ok {
 			f |= fAssign
 		}
+	}
+	if want&fBase64Pair != 0 && base64PairAhead(s, i) {
+		f |= fBase64Pair
 	}
 	if strings.HasPrefix(s[i:], "://") {
 		f |= fSchemeSep

@@ -36,6 +36,9 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		// make such a pair of what follows it.
 		s = r.noteOpen(s, redactKeyValues(s))
 	}
+	if f&fBase64Pair != 0 {
+		s = r.note(s, redactBase64Pairs(s))
+	}
 	if f&fContext != 0 {
 		s = r.note(s, redactContextValues(s))
 	}
