@@ -113,3 +113,32 @@ func nextLineBreak(s string, i int) int {
 	}
 	return n
 }
+
+// userPartEnd returns the index of the ':' that ends the user part of a
+// "user:password" starting at s[p], bare or quoted ("alice":...), or -1.
+func userPartEnd(s string, p int) int {
+	if p < len(s) && (s[p] == '\'' || s[p] == '"') {
+		q := quotedLen(s, p)
+		if c := p + q + 2; q > 0 && c < len(s) && s[c] == ':' {
+			return c
+		}
+		return -1
+	}
+	end := p
+	for end < len(s) && !endsWord[s[end]] {
+		end++
+	}
+	spend(end - p)
+	if colon := strings.IndexByte(s[p:end], ':'); colon >= 0 {
+		return p + colon
+	}
+	return -1
+}
+
+// quotedLen returns the length of the text quoted by the quote at s[q],
+// up to maxQuotedPassword bytes, or 0 when it is empty or not closed.
+func quotedLen(s string, q int) int {
+	n := strings.IndexByte(s[q+1:min(len(s), q+1+maxQuotedPassword)], s[q])
+	spend(max(n, 0))
+	return max(n, 0)
+}

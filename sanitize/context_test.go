@@ -123,3 +123,78 @@ func TestDatabaseMessagesGeneric(t *testing.T) {
 		}
 	}
 }
+
+// A user:password pair whose parts are quoted loses its password (and,
+// after a credential word, its user too) in every syntax that announces
+// it: prose, a secret key's value, curl's user option.
+func TestQuotedCredentialPairs(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"prose single quotes", "login rejected for credentials marta:'Wq4zT8nB2cLx' at edge", []string{"Wq4zT8nB2cLx"}},
+		{"prose braces", `bad auth "{ops-bot}":"{Hy6rP1sK9dQe}" (code 9)`, []string{"Hy6rP1sK9dQe"}},
+		{"prose dotted user", `invalid creds: "r.ortiz":"Tb3mV7xZ0qLw"`, []string{"Tb3mV7xZ0qLw"}},
+		{"key value single", "token=deploy:'Nc5jG2wR8tYp' expired", []string{"Nc5jG2wR8tYp"}},
+		{"key value double", `X-Auth-Token: "svc":"{Lp0aS4dF7gHj}"`, []string{"Lp0aS4dF7gHj"}},
+		{"curl quoted user", `curl --user "carol":"Zu8kE3nM6vBx" https://h`, []string{"Zu8kE3nM6vBx"}},
+		{"curl proxy user", `curl --proxy-user 'dave':'Qe2rT5yU8iOp' https://h`, []string{"Qe2rT5yU8iOp"}},
+	})
+	checkBenign(t, []string{
+		`curl -u "${username}":"${password}" https://h`, `the key "region":"eu-west-1" is set`,
+		`key: "name":"value"`,
+	})
+}
+
+// A secret key's value that stands for a secret kept elsewhere (a
+// variable reference, a template, a mask) is no secret and stays.
+func TestPlaceholderValuesKept(t *testing.T) {
+	checkBenign(t, []string{
+		`<add key="ClearTextPassword" value="%FEED_PASSWORD%" />`, "password=${POSTGRES_PASSWORD}",
+		`api_key: "${{ secrets.API_KEY }}"`, "token={{ .Values.registry.token }}", "DB_PASS=$DB_PASS_FROM_VAULT",
+		`<add key="Password" value="********" />`, "secret: xxxxxxxxxxxx", `{"client_secret":"${CLIENT_SECRET}"}`,
+	})
+	checkLeakCases(t, []leakCase{
+		{"mixed mask", `<add key="Password" value="XXXX-9fQ2-XXXX" />`, []string{"9fQ2"}},
+		{"dollar lower", "password=$ecretPa55", []string{"ecretPa55"}},
+	})
+}
+
+// Bundler reads a private gem host's credentials from BUNDLE_<host>, the
+// host's dots written "__": the value is redacted whatever the host.
+func TestBundlerHostCredentials(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"sidekiq hex pair", "BUNDLE_ENTERPRISE__CONTRIBSYS__COM=0badf00d:feedface1 bundle exec", []string{"0badf00d:feedface1", "feedface1"}},
+		{"quoted", `export BUNDLE_GEMS__GRAPHQL__PRO="9c8b7a6f:1e2d3c4b"`, []string{"1e2d3c4b"}},
+		{"github packages", "env BUNDLE_RUBYGEMS__PKG__GITHUB__COM=octo:ghtokenvalue77 bundle install", []string{"ghtokenvalue77"}},
+	})
+	checkBenign(t, []string{"BUNDLE_GEMFILE=Gemfile.ci", "BUNDLE_PATH__SYSTEM=true", "BUNDLE_WITHOUT=development:test"})
+}
+
+// A value quoted whole right after a credential's name needs only letters
+// and digits (as people choose passwords); a setting's name in quotes
+// stays.
+func TestQuotedPasswordAfterName(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"key double", `license: the key "moonLight42" is unknown`, []string{"moonLight42"}},
+		{"signature single", "bad signature 'Spring2031x' for hook", []string{"Spring2031x"}},
+		{"credentials bracket", `credentials ["tulip88garden"] denied`, []string{"tulip88garden"}},
+		{"backtick", "invalid passphrase `orangeCat7` given", []string{"orangeCat7"}},
+	})
+	checkBenign(t, []string{
+		`unknown key "max_retries_3"`, `key "v2.endpoint" missing`, `unknown key "region1"`,
+		`the key "http-port-8080" is unknown`,
+	})
+}
+
+// A value after a colon that decodes to user:password is a credential
+// whatever the entry's name (a Kubernetes Secret's data, a Docker auth);
+// base64 of anything else stays.
+func TestBase64PairsRedacted(t *testing.T) {
+	// "deploy:Qz8-wL!2pR" and "root:hunter22" encoded.
+	checkLeakCases(t, []leakCase{
+		{"secret data", "data:\n  extra: ZGVwbG95OlF6OC13TCEycFI=\n", []string{"ZGVwbG95OlF6OC13TCEycFI="}},
+		{"json member", `{"registry":"cm9vdDpodW50ZXIyMg=="}`, []string{"cm9vdDpodW50ZXIyMg=="}},
+		{"unpadded single quotes", "creds.txt: 'cm9vdDpodW50ZXIyMg'", []string{"cm9vdDpodW50ZXIyMg"}},
+	})
+	checkBenign(t, []string{
+		"payload: aGVsbG8gd29ybGQgYWdhaW4=", "status: ConnectionRefusedByPeer42", "id: 0193b1c27d1e7a3b9c4d5e6f70819203",
+	})
+}

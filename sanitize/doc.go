@@ -5,7 +5,8 @@
 // result holds no credential the rules know (vendor-prefixed tokens, JWTs,
 // private keys, a value named by a credential word such as "token", "API
 // key" or "client_secret" with any separator, URL and DSN passwords,
-// command-line passwords, card numbers), no IP address, internal host name
+// command-line passwords, user:password pairs in plain, quoted or base64
+// form, card numbers), no IP address, internal host name
 // or file system path, and nothing of a stack trace, a database statement
 // or a database driver message: such text becomes GenericDetail whole. The
 // result is at most MaxPublicLen bytes, valid UTF-8, and a fixed point:
@@ -18,7 +19,9 @@
 // cannot forge a log line. The result is at most MaxLogLen bytes.
 //
 // Both tiers keep the identifiers the contract hands out (request,
-// correlation, operation, approval and trace ids, idempotency keys), run
+// correlation, operation, approval and trace ids, idempotency keys) and a
+// secret key's value that only refers to a secret kept elsewhere
+// ("${DB_PASSWORD}", "%FEED_PASSWORD%", a template, a mask), run
 // in time linear in their input, and return clean text itself without
 // allocating. NewLogHandler applies the log tier to every record of a
 // slog.Handler.

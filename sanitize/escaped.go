@@ -106,6 +106,21 @@ func decodeEscapes(s string) (string, bool) {
 // out as those bytes.
 const rawByte = utf8.MaxRune + 1
 
+// percentAt decodes the percent escape at s[i], as decodeAt does.
+func percentAt(s string, i int) (rune, int) {
+	if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+		return 0, 0
+	}
+	// A byte above ASCII spells UTF-8 only next to the escapes of the
+	// rest of its sequence: alone it is a name between percent signs
+	// ("%FEED_PASSWORD%"), which hides nothing.
+	v := hexValue(s[i+1])<<4 | hexValue(s[i+2])
+	if v >= utf8.RuneSelf && (i+3 >= len(s) || s[i+3] != '%') && (i < 3 || s[i-3] != '%') {
+		return 0, 0
+	}
+	return byteRune(v), 3
+}
+
 // decodeAt decodes the escape at s[i], returning its value (see byteRune)
 // and length, or a length of 0 when s[i] starts none.
 func decodeAt(s string, i int) (rune, int) {
@@ -113,10 +128,7 @@ func decodeAt(s string, i int) (rune, int) {
 		return entityAt(s, i)
 	}
 	if s[i] == '%' {
-		if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			return byteRune(hexValue(s[i+1])<<4 | hexValue(s[i+2])), 3
-		}
-		return 0, 0
+		return percentAt(s, i)
 	}
 	if i+1 >= len(s) {
 		return 0, 0

@@ -368,6 +368,9 @@ func redactKeyValues(s string) string {
 			continue
 		}
 		cs, ce := valueCore(s, vs, ve)
+		if placeholderAt(s, cs, ce) {
+			continue
+		}
 		e.replace(cs, ce, Redacted)
 		e.last = ve
 		for m, c := range seps {

@@ -33,7 +33,29 @@ func valueAt(s string, q int, line bool) (int, int) {
 	if !line && p < len(s) && (s[p] == '{' || s[p] == '[') {
 		return p, structureEnd(s, p)
 	}
-	return p, valueEnd(s, p, line)
+	e := valueEnd(s, p, line)
+	if !line {
+		e = pairPasswordEnd(s, p, e)
+	}
+	return p, e
+}
+
+// pairPasswordEnd extends the value s[p:e] that is the user of a
+// user:password pair with quoted parts (token=kevin:'...',
+// "user":"{...}") to the end of its password: the quote after the colon
+// would otherwise end the value, and leave the password.
+func pairPasswordEnd(s string, p, e int) int {
+	c := e
+	if e > p && s[e-1] != ':' {
+		if e >= len(s) || s[e] != ':' || s[p] != '"' && s[p] != '\'' {
+			return e
+		}
+		c = e + 1
+	}
+	if c == p || c >= len(s) || s[c] != '"' && s[c] != '\'' {
+		return e
+	}
+	return valueEnd(s, c, false)
 }
 
 // elementTextEnd returns the end of an element's text starting at s[p],
@@ -273,3 +295,47 @@ var (
 	endsBareValue = byteSet(" \t\n\r\f\v&,;\"'<>)}")
 	mayLeadKey    = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-\"'\\")
 )
+
+// placeholderAt reports whether the value s[vs:ve] stands for a secret
+// kept elsewhere, and is none itself: a reference to a variable
+// ("${DB_PASSWORD}", "%NUGET_PW%", "$PGPASS", a "{{ .Values.token }}"
+// template) or a mask of one byte repeated ("XXXXXXXX", "********"). A
+// bare "${NAME" ends before its brace, which is read after it.
+func placeholderAt(s string, vs, ve int) bool {
+	v := s[vs:ve]
+	if len(v) < 3 {
+		return false
+	}
+	if ve < len(s) && s[ve] == '}' && strings.HasPrefix(v, "${") {
+		if ve+1 < len(s) && !endsBareValue[s[ve+1]] {
+			return false
+		}
+		v += "}"
+	}
+	switch {
+	case strings.HasPrefix(v, "${{") && strings.HasSuffix(v, "}}"):
+		return true
+	case strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}"):
+		return allReferenceBytes(v[2 : len(v)-1])
+	case v[0] == '%' && v[len(v)-1] == '%':
+		return allReferenceBytes(v[1 : len(v)-1])
+	case v[0] == '$' && 'A' <= v[1] && v[1] <= 'Z':
+		return strings.ToUpper(v) == v && allReferenceBytes(v[1:])
+	case strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}"):
+		return true
+	}
+	return len(v) >= 4 && strings.Count(v, v[:1]) == len(v)
+}
+
+// allReferenceBytes reports whether a variable's name is all name bytes.
+func allReferenceBytes(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isWordByte(c) && c != '.' && c != '-' && c != ':' {
+			return false
+		}
+	}
+	return true
+}

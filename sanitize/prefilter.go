@@ -27,10 +27,11 @@ const (
 	fEscape                       // '\\', '%' or '&': an escape may hide a secret (unhideEscaped)
 	fContext                      // a digit or inner capital after a credential word (the context rule)
 	fCard                         // a chain of 13 to 19 digits (a card number)
+	fBase64Pair                   // a base64 run after a colon (an encoded user:password)
 )
 
 const (
-	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption | fContext | fCard
+	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption | fContext | fCard | fBase64Pair
 	locatorFlags = fIP | fHost | fPath
 	publicFlags  = secretFlags | fStack | fSQL | locatorFlags
 	// logFlags are what the log tier reads: it keeps stack traces, SQL and
@@ -57,7 +58,7 @@ const (
 // raise there.
 var punctFlags = [256]flags{
 	'-': fPEM | fUserOption, '.': fIP | fStack | fSQL | fHost,
-	':': fAssign | fSchemeSep | fIP | fPath | fSQL | fStack, '=': fAssign, '>': fAssign,
+	':': fAssign | fSchemeSep | fIP | fPath | fSQL | fStack | fBase64Pair, '=': fAssign, '>': fAssign,
 	',': fAssign | fStack, '@': fAt | fDSN, '/': fPath, '\\': fPath | fEscape,
 	'[': fStack | fIP, '(': fStack, '\'': fSQL | fAssign, '"': fSQL | fAssign, '%': fEscape, '&': fEscape,
 }
@@ -197,7 +198,7 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 	// trigger as the full scan does.
 	var g flags
 	if w := want & (fContext | fCard); w != 0 {
-		g = valueScan(t, max(0, p-2*max(maxValueLead, maxCardChain+1)), min(len(t), end+contextReach+maxValueLead), w)
+		g = valueScan(t, max(0, p-2*max(maxValueLead, maxCardChain+1)), min(len(t), end+contextReach+maxPairLead+maxValueLead), w)
 	}
 	want &^= fContext | fCard
 	near := min(hi, end+nearChange)
@@ -226,15 +227,11 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	var f flags
 	byteClass := &sc.class
 	var skips valueSkips
-	// Boring bytes are skipped four at a time; a group of four that holds
-	// something is then read byte by byte, without testing it again.
-	group := lo
+	// Most bytes are boring and cost a table lookup in a loop of their
+	// own; the checks below run only for the others.
 	for i := lo; i < hi; i++ {
-		if i >= group {
-			if i = sc.skipBoring(s, i, hi); i == hi {
-				break
-			}
-			group = i + 4
+		if i = sc.skipBoring(s[:hi], i); i == hi {
+			break
 		}
 		// Only the flags not found yet are looked for: on text that holds
 		// many triggers (a hostile repetition, random bytes) the scan soon
@@ -244,7 +241,6 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 			return f
 		}
 		switch byteClass[s[i]] {
-		case clsBoring:
 		case clsWord, clsTrigger:
 			c := s[i]
 			// Lower-case trigger letters are common inside words, so they
@@ -265,7 +261,7 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 				f |= valueFlags(s, i, w, &skips)
 			}
 		case clsPunct:
-			if punctFlags[s[i]]&w != 0 {
+			if punctFlags[s[i]]&w != 0 && !proseDot(s, i) {
 				f |= scanPunct(s, i, w)
 			}
 			if w&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i) {
@@ -280,14 +276,20 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	return f
 }
 
-// skipBoring returns the first index at or after i, in steps of four, of
-// a group of four bytes below hi that is not all boring.
-func (sc *scanner) skipBoring(s string, i, hi int) int {
-	for ; i+4 <= hi; i += 4 {
-		b := s[i : i+4]
-		if sc.class[b[0]]|sc.class[b[1]]|sc.class[b[2]]|sc.class[b[3]] != clsBoring {
-			return i
-		}
+// proseDot reports whether s[i] is a dot that no letter or digit
+// follows, which ends a sentence (or pads one): every check of scanPunct's
+// for '.' wants one after it.
+func proseDot(s string, i int) bool {
+	return s[i] == '.' && (i+1 == len(s) || !isAlnum(s[i+1]))
+}
+
+// skipBoring returns the index of the first byte at or after i that is
+// not boring, or len(s). It is a function of its own so that its loop
+// keeps its variables in registers, which scanRange's body does not leave.
+func (sc *scanner) skipBoring(s string, i int) int {
+	class := &sc.class
+	for i < len(s) && class[s[i]] == clsBoring {
+		i++
 	}
 	return i
 }
@@ -424,6 +426,9 @@ func colonFlags(s string, i int, want flags) flags {
 		if _, _, ok := keyBefore(s, i); ok {
 			f |= fAssign
 		}
+	}
+	if want&fBase64Pair != 0 && base64PairAhead(s, i) {
+		f |= fBase64Pair
 	}
 	if strings.HasPrefix(s[i:], "://") {
 		f |= fSchemeSep

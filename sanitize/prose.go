@@ -150,8 +150,54 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	if r = credentialBefore(s, p); r != nil {
 		return p, runEnd, r
 	}
+	// The password of a user:password pair whose parts are quoted
+	// (kevin:'...', "{user}":"{...}") is announced by the word before the
+	// user: the pair is redacted whole.
+	if u := pairUserStart(s, p); u >= 0 {
+		if r = credentialBefore(s, u); r != nil {
+			return u, runEnd, r
+		}
+	}
 	return 0, runEnd, nil
 }
+
+// maxPairUser bounds the user part of a pair, and maxPairLead how far
+// before its password the pair starts.
+const (
+	maxPairUser = 64
+	maxPairLead = maxPairUser + 5
+)
+
+// pairUserStart returns the start of the user part of a pair whose
+// password starts at s[p] after a quote or a brace: the user, up to two
+// quotes or braces around it, a colon, the password's quotes. It returns
+// -1 when there is none.
+func pairUserStart(s string, p int) int {
+	q := p
+	for n := 0; n < 2 && q > 0 && strings.IndexByte("\"'{", s[q-1]) >= 0; n++ {
+		q--
+	}
+	if q == p || q == 0 || s[q-1] != ':' {
+		return -1
+	}
+	q--
+	for n := 0; n < 2 && q > 0 && strings.IndexByte("\"'}", s[q-1]) >= 0; n++ {
+		q--
+	}
+	u := q
+	for u > 0 && q-u < maxPairUser && pairUserByte[s[u-1]] {
+		u--
+	}
+	spend(p - u)
+	if u == q || u > 0 && pairUserByte[s[u-1]] {
+		return -1
+	}
+	return u
+}
+
+// pairUserByte holds the bytes of the user part of a pair: a name, an
+// address, an identifier in braces.
+var pairUserByte = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.@+")
 
 // credentialBefore reports the rule whose word names the value starting at
 // s[v], reading back no more than contextReach bytes.
@@ -422,6 +468,39 @@ func (sh *valueShape) holds(v string) bool {
 	return rises >= 3 && 4*upper >= letters
 }
 
+// holdsQuoted is holds for a value quoted whole right after its name
+// (`key "thisIsDog11"`, `password 'Summer2024'`): the quotes say where it
+// ends, so letters and digits together are evidence enough, as people
+// choose passwords. A name's separators ('_', '.', '-') mark the key of
+// a setting ("max_retries_3"), which the quotes name as often.
+func (sh *valueShape) holdsQuoted(v string) bool {
+	if len(v) < sh.min || len(v) > sh.max || strings.ContainsAny(v, "_.-") {
+		return false
+	}
+	var digits, letters int
+	same := 1
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case isDigit(c):
+			digits++
+		case isLetter(c):
+			letters++
+		}
+		if i > 0 {
+			if same = runOn(same, v[i] == v[i-1]); same >= maxPlaceholderRun {
+				return false
+			}
+		}
+	}
+	return digits > 0 && letters > 0
+}
+
+// quotedWhole reports whether the value s[vs:ve] stands between two
+// equal quotes.
+func quotedWhole(s string, vs, ve int) bool {
+	return vs > 0 && ve < len(s) && (s[vs-1] == '"' || s[vs-1] == '\'' || s[vs-1] == '`') && s[ve] == s[vs-1]
+}
+
 func runOn(n int, on bool) int {
 	if on {
 		return n + 1
@@ -461,7 +540,7 @@ func redactContextValues(s string) string {
 			continue
 		}
 		ve := contextValueEnd(s, vs, runEnd)
-		if !r.shape.holds(s[vs:ve]) {
+		if !r.shape.holds(s[vs:ve]) && !(quotedWhole(s, vs, ve) && r.shape.holdsQuoted(s[vs:ve])) {
 			continue
 		}
 		e.replace(vs, ve, Redacted)

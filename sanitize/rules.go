@@ -159,6 +159,10 @@ var tokenFormats = []tokenFormat{
 	// encodings of "-----BEGIN <kind> PRI..." cut to 24 bytes.
 	{name: "base64-private-key", triggers: []string{"LS0tLS1CRUdJTiBSU0EgUFJJ", "LS0tLS1CRUdJTiBQUklWQVRF", "LS0tLS1CRUdJTiBFQyBQUklW",
 		"LS0tLS1CRUdJTiBPUEVOU1NI", "LS0tLS1CRUdJTiBEU0EgUFJJ", "LS0tLS1CRUdJTiBFTkNSWVBU", "LS0tLS1CRUdJTiBQR1AgUFJJ"}, body: b64, min: 40},
+	// Bundler's credentials for a private gem host, in the variable it
+	// reads them from: BUNDLE_<host, its dots written "__">=user:password
+	// (Sidekiq Enterprise's BUNDLE_ENTERPRISE__CONTRIBSYS__COM=hex:hex).
+	{name: "bundler-gem-host-credentials", triggers: []string{"BUNDLE_"}, end: bundlerCredentialEnd},
 	{name: "google-oauth-authorization-code", triggers: []string{"4/0A"}, body: b64url, min: 30, mixed: true},
 	{name: "yandex-token", triggers: []string{"t1."}, body: "A-Za-z0-9_=.-", min: 60},
 	{name: "yandex-api-key", triggers: []string{"AQVN"}, body: b64url, min: 35, max: 38},
@@ -569,9 +573,32 @@ func webhookPathEnd(s string, p int, rc *runs) int {
 	return 0
 }
 
+// bundlerCredentialEnd accepts the rest of a Bundler host variable after
+// "BUNDLE_": a name whose last part follows "__" (a top-level domain of
+// at most maxTLD bytes, so each trigger of a long name reads a bounded
+// part of it), '=', an optional quote and the credential.
+func bundlerCredentialEnd(s string, p int, rc *runs) int {
+	e, _, _ := rc.run(s, bundlerNameAlphabet, p)
+	if e >= len(s) || s[e] != '=' || !strings.Contains(s[max(p, e-maxTLD-2):e], "__") {
+		return 0
+	}
+	v := e + 1
+	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
+		v++
+	}
+	if ve, _, _ := rc.run(s, bundlerValueAlphabet, v); ve-v >= 8 {
+		return ve
+	}
+	return 0
+}
+
+const maxTLD = 24
+
 var (
-	webhookAlphabet = alphabet("A-Za-z0-9_/-")
-	jwtAlphabet     = alphabet(b64url)
+	bundlerNameAlphabet  = alphabet("A-Z0-9_")
+	bundlerValueAlphabet = alphabet("A-Za-z0-9_.:%+/=-")
+	webhookAlphabet      = alphabet("A-Za-z0-9_/-")
+	jwtAlphabet          = alphabet(b64url)
 )
 
 // jwtEnd accepts a header and a payload, both base64url JSON objects (which

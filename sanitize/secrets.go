@@ -36,6 +36,9 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		// make such a pair of what follows it.
 		s = r.noteOpen(s, redactKeyValues(s))
 	}
+	if f&fBase64Pair != 0 {
+		s = r.note(s, redactBase64Pairs(s))
+	}
 	if f&fContext != 0 {
 		s = r.note(s, redactContextValues(s))
 	}
@@ -513,27 +516,25 @@ func userOptionPasswordAt(s string, i int) (int, int) {
 	for p < len(s) && s[p] == ' ' {
 		p++
 	}
-	end := p
+	v := userPartEnd(s, p)
+	if v < 0 {
+		return 0, 0
+	}
+	v++
+	// A quoted password ("kevin:'pa ss'") ends at its closing quote, which
+	// stays.
+	if v < len(s) && (s[v] == '\'' || s[v] == '"') {
+		if q := quotedLen(s, v); q > 0 && !placeholderAt(s, v+1, v+1+q) {
+			return v + 1, v + 1 + q
+		}
+		return 0, 0
+	}
+	end := v
 	for end < len(s) && !endsWord[s[end]] {
 		end++
 	}
-	spend(end - i)
-	colon := strings.IndexByte(s[p:end], ':')
-	if colon < 0 {
-		return 0, 0
-	}
-	// A quoted password ("kevin:'pa ss'") ends at its closing quote, which
-	// stays.
-	v := p + colon + 1
-	if end < len(s) && v == end && (s[v] == '\'' || s[v] == '"') {
-		q := strings.IndexByte(s[v+1:min(len(s), v+1+maxQuotedPassword)], s[v])
-		if q <= 0 {
-			return 0, 0
-		}
-		spend(q)
-		return v + 1, v + 1 + q
-	}
-	if v >= end {
+	spend(end - v)
+	if v >= end || placeholderAt(s, v, end) {
 		return 0, 0
 	}
 	return v, end
