@@ -56,7 +56,13 @@ func (p *Problem) appendJSONWith(dst []byte, legacy bool, seg *jsonSegments) []b
 	}
 	if p.correlationID != "" {
 		dst = append(dst, `,"correlation_id":`...)
-		dst = appendString(dst, p.renderedCorrelationID())
+		if p.correlationPublic {
+			dst = appendString(dst, p.correlationID)
+		} else {
+			// A peer's or a literal ID: the tier's verdict is remembered
+			// like any short text's, and the same as renderedCorrelationID's.
+			dst = appendPublic(dst, p.correlationID)
+		}
 	}
 	if len(p.fieldErrors) > 0 {
 		dst = append(dst, `,"errors":[`...)
@@ -132,11 +138,11 @@ func appendGuidance(dst []byte, code string, g guidance, retryable bool) []byte 
 	// member of the closed set, so it is left out rather than sent as "".
 	if g.action != "" {
 		dst = append(dst, `,"action":`...)
-		dst = appendString(dst, string(g.action))
+		dst = appendToken(dst, string(g.action))
 	}
 	if g.cause != "" {
 		dst = append(dst, `,"cause":`...)
-		dst = appendString(dst, string(g.cause))
+		dst = appendToken(dst, string(g.cause))
 	}
 	dst = append(dst, `,"retryable":`...)
 	dst = strconv.AppendBool(dst, retryable)
@@ -146,9 +152,18 @@ func appendGuidance(dst []byte, code string, g guidance, retryable bool) []byte 
 	}
 	if g.outcome != "" {
 		dst = append(dst, `,"outcome":`...)
-		dst = appendString(dst, string(g.outcome))
+		dst = appendToken(dst, string(g.outcome))
 	}
 	return dst
+}
+
+// appendToken writes a member of a closed set (an action, cause or
+// outcome that renderedGuidance let through): snake_case ASCII, which
+// needs no escaping.
+func appendToken(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // jsonSegments are the two runs of a problem+json body that every
