@@ -93,3 +93,18 @@ func TestAppendJSONSegmentsFollowTheProblem(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPublicMemo: for any two texts rendered in turns (so that each may
+// find the other's slot, or its own, warm), the memo answers as the tier.
+func FuzzPublicMemo(f *testing.F) {
+	f.Add("/items/60/sku", "/items/81/sku")
+	f.Add("password=hunter2", "password=hunter3")
+	f.Add("", "\xff\u2028")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, s := range []string{a, b, a, b} {
+			if got, want := string(appendPublic(nil, s)), string(appendString(nil, sanitize.Public(s))); got != want {
+				t.Fatalf("appendPublic(%q) = %s, want %s", s, got, want)
+			}
+		}
+	})
+}
