@@ -242,15 +242,23 @@ func appendPublic(dst []byte, s string) []byte {
 		return appendString(dst, sanitize.Public(s))
 	}
 	slot := &publicMemo[memoIndex(s)]
-	if !slot.TryLock() {
-		return appendString(dst, sanitize.Public(s))
+	if slot.TryLock() {
+		if len(slot.out) != 0 && string(slot.in) == s {
+			dst = append(dst, slot.out...)
+			slot.Unlock()
+			return dst
+		}
+		slot.Unlock()
 	}
-	if len(slot.out) == 0 || string(slot.in) != s {
+	// The tier runs with no slot held, so nothing it does can leave one
+	// locked.
+	start := len(dst)
+	dst = appendString(dst, sanitize.Public(s))
+	if slot.TryLock() {
 		slot.in = append(slot.in[:0], s...)
-		slot.out = appendString(slot.out[:0], sanitize.Public(s))
+		slot.out = append(slot.out[:0], dst[start:]...)
+		slot.Unlock()
 	}
-	dst = append(dst, slot.out...)
-	slot.Unlock()
 	return dst
 }
 
