@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -82,6 +83,7 @@ func TestAppendJSONSegmentsFollowTheProblem(t *testing.T) {
 		base,
 		base.WithOutcome(OutcomeCommitted),
 		base.WithDetail("the order is closed"),
+		base.WithDetail("a \"quoted\" <b> & \u2028 \xff name"),
 		base.WithRetryAfter(2500 * time.Millisecond),
 		base.WithErrors(FieldError{Detail: "is required", Pointer: "/sku", Code: "required"}),
 	} {
@@ -91,6 +93,28 @@ func TestAppendJSONSegmentsFollowTheProblem(t *testing.T) {
 		if want := string(q.AppendJSON(nil)); got != want {
 			t.Errorf("with the writer's runs:\n%s\nwithout:\n%s", got, want)
 		}
+		for _, r := range []*Problem{p, &q} {
+			legacyRepeats(t, r.appendJSON(nil, true))
+		}
+	}
+	legacyRepeats(t, New(NotFound).appendJSON(nil, true))
+	legacyRepeats(t, (&Problem{code: "x\"<y", title: "t"}).appendJSON(nil, true))
+}
+
+// legacyRepeats checks that a legacy rendering's error and message members
+// are its code and its detail (its title when it has none), as rendered.
+func legacyRepeats(t *testing.T, body []byte) {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	msg, ok := m["detail"]
+	if !ok {
+		msg = m["title"]
+	}
+	if m["error"] != m["code"] || m["message"] != msg {
+		t.Errorf("legacy members of %s: error %q message %q", body, m["error"], m["message"])
 	}
 }
 
