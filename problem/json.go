@@ -50,7 +50,7 @@ func (p *Problem) appendJSONWith(dst []byte, legacy bool, seg *jsonSegments) []b
 	detailEnd := len(dst)
 	if p.instance != "" {
 		dst = append(dst, `,"instance":`...)
-		dst = appendString(dst, publicInstance(p.instance))
+		dst = appendPublicURI(dst, p.instance)
 	}
 	code := p.peerText(p.code)
 	g := p.renderedGuidance()
@@ -121,7 +121,12 @@ func (p *Problem) appendHead(dst []byte, title, detail string) (_ []byte, detail
 	dst = append(dst, '{')
 	if p.typ != "" {
 		dst = append(dst, `"type":`...)
-		dst = appendString(dst, p.renderedType())
+		if p.fromKind && p.typ == p.kindType {
+			// As renderedType: the registry's type needs no tier.
+			dst = appendString(dst, p.typ)
+		} else {
+			dst = appendPublicURI(dst, p.typ)
+		}
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"title":`...)

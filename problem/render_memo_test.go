@@ -29,7 +29,7 @@ func memoInputs() []string {
 			in = append(in, fmt.Sprintf("postgres://u:pw%d@db:5432/x", i))
 		}
 	}
-	return append(in, "", "a", "é\u202e", string(make([]byte, maxMemoPublic)), string(make([]byte, maxMemoPublic+1)))
+	return append(in, "", "a", "é\u202e", string(make([]byte, maxMemoJSON)), string(make([]byte, maxMemoJSON)))
 }
 
 // TestPublicMemoRendersAsTheTier holds the memo of public strings to the
