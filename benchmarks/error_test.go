@@ -97,3 +97,25 @@ func BenchmarkErrorRoute(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkErrorTextLogTier is the log tier's own pass over the error
+// route's texts: what a faultline error route pays for a text it has not
+// seen recently (distinct) and does not pay for one it has (the route
+// remembers the attribute). The difference between the route's two
+// faultline rows is this pass.
+func BenchmarkErrorTextLogTier(b *testing.B) {
+	b.Run("repeated", func(b *testing.B) {
+		text := errWithDSN.Error()
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = sanitize.Log(text)
+		}
+	})
+	b.Run("distinct", func(b *testing.B) {
+		next := cycleErrors()
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = sanitize.Log(next().Error())
+		}
+	})
+}

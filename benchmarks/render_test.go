@@ -2,11 +2,13 @@ package benchmarks
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/moogar0880/problems"
@@ -175,5 +177,74 @@ func TestRenderContendersAgree(t *testing.T) {
 	}
 	if doc.Status != p.Status() || doc.Extensions.Code != p.Code() {
 		t.Fatalf("moogar0880/problems document: %s", out)
+	}
+}
+
+// fieldErrorsProblem is the issue's shape (retry fields, outcome,
+// correlation ID) with n field errors, built by hand as a service does:
+// distinct pointers, messages and codes from a small set, so every field
+// error is text from outside the kit and passes the public tier.
+func fieldErrorsProblem(n int) *problem.Problem {
+	msgs := [...]struct{ detail, code string }{
+		{"must be at least 3 characters", "min"},
+		{"must be a valid email address", "email"},
+		{"is required", "required"},
+	}
+	errs := make([]problem.FieldError, n)
+	for i := range errs {
+		m := msgs[i%len(msgs)]
+		errs[i] = problem.FieldError{Detail: m.detail, Pointer: fmt.Sprintf("/items/%d/sku", i), Code: m.code}
+	}
+	p := problem.New(problem.ValidationFailed).WithRetryAfter(1500 * time.Millisecond).
+		WithOutcome(problem.OutcomeNotStarted).WithErrors(errs...)
+	r := httptest.NewRequest(http.MethodPost, "/v1/orders", nil)
+	r = r.WithContext(correlation.WithID(r.Context(), benchCorrelationID))
+	return problem.Default().Resolve(r, p)
+}
+
+// stdFieldErrorsDocument is fieldErrorsProblem's members for encoding/json.
+type stdFieldErrorsDocument struct {
+	Type          string               `json:"type"`
+	Title         string               `json:"title"`
+	Status        int                  `json:"status"`
+	Detail        string               `json:"detail,omitempty"`
+	Instance      string               `json:"instance,omitempty"`
+	Code          string               `json:"code"`
+	Action        string               `json:"action"`
+	Cause         string               `json:"cause"`
+	Retryable     bool                 `json:"retryable"`
+	RetryAfterMS  int64                `json:"retry_after_ms,omitempty"`
+	Outcome       string               `json:"outcome,omitempty"`
+	CorrelationID string               `json:"correlation_id,omitempty"`
+	Errors        []problem.FieldError `json:"errors,omitempty"`
+}
+
+// BenchmarkRenderFieldErrors is the issue's render rows: validation_failed
+// with 3 and with 100 field errors through AppendJSON into a reused buffer,
+// and encoding/json of the same members.
+func BenchmarkRenderFieldErrors(b *testing.B) {
+	for _, n := range []int{3, 100} {
+		p := fieldErrorsProblem(n)
+		b.Run(fmt.Sprintf("%d/faultline_append_json", n), func(b *testing.B) {
+			buf := make([]byte, 0, 16<<10)
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = p.AppendJSON(buf[:0])
+			}
+		})
+		b.Run(fmt.Sprintf("%d/encoding_json", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				doc := stdFieldErrorsDocument{
+					Type: p.Type(), Title: p.Title(), Status: p.Status(), Detail: p.Detail(), Instance: p.Instance(),
+					Code: p.Code(), Action: string(p.Action()), Cause: string(p.Cause()), Retryable: p.Retryable(),
+					RetryAfterMS: p.RetryAfter().Milliseconds(), Outcome: string(p.Outcome()),
+					CorrelationID: p.CorrelationID(), Errors: p.Errors(),
+				}
+				if _, err := json.Marshal(&doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -27,7 +27,7 @@ import (
 func (p *Problem) AppendJSON(dst []byte) []byte { return p.appendJSON(dst, false) }
 
 func (p *Problem) appendJSON(dst []byte, legacy bool) []byte {
-	return p.appendJSONWith(dst, legacy, nil)
+	return p.appendJSONWith(dst, legacy, p.seg)
 }
 
 // appendJSONWith is appendJSON taking the members before instance and those
@@ -37,25 +37,40 @@ func (p *Problem) appendJSONWith(dst []byte, legacy bool, seg *jsonSegments) []b
 	title := p.renderedTitle()
 	// The legacy message usually repeats the detail: sanitize it once.
 	detail := p.renderedDetail()
+	// The legacy members repeat code and detail as rendered: their bytes
+	// are copied from where they were written (detailAt and codeAt..codeEnd
+	// in dst) rather than escaped again.
+	var detailAt int
 	if seg != nil && p.fromKind && p.typ == seg.typ && p.status == seg.status && title == seg.title && detail == seg.detail {
+		detailAt = len(dst) + seg.detailAt
 		dst = append(dst, seg.head...)
 	} else {
-		dst = p.appendHead(dst, title, detail)
+		dst, detailAt = p.appendHead(dst, title, detail)
 	}
+	detailEnd := len(dst)
 	if p.instance != "" {
 		dst = append(dst, `,"instance":`...)
-		dst = appendString(dst, publicInstance(p.instance))
+		dst = appendPublicURI(dst, p.instance)
 	}
 	code := p.peerText(p.code)
 	g := p.renderedGuidance()
+	codeAt := len(dst) + len(`,"code":`)
+	var codeEnd int
 	if guide := seg.guideFor(code, g, p.retryable); guide != nil {
+		codeEnd = len(dst) + seg.codeEnd
 		dst = append(dst, guide...)
 	} else {
-		dst = appendGuidance(dst, code, g, p.retryable)
+		dst, codeEnd = appendGuidance(dst, code, g, p.retryable)
 	}
 	if p.correlationID != "" {
 		dst = append(dst, `,"correlation_id":`...)
-		dst = appendString(dst, p.renderedCorrelationID())
+		if p.correlationPublic {
+			dst = appendString(dst, p.correlationID)
+		} else {
+			// A peer's or a literal ID: the tier's verdict is remembered
+			// like any short text's, and the same as renderedCorrelationID's.
+			dst = appendPublic(dst, p.correlationID)
+		}
 	}
 	if len(p.fieldErrors) > 0 {
 		dst = append(dst, `,"errors":[`...)
@@ -87,10 +102,10 @@ func (p *Problem) appendJSONWith(dst []byte, legacy bool, seg *jsonSegments) []b
 	}
 	if legacy {
 		dst = append(dst, `,"error":`...)
-		dst = appendString(dst, code)
+		dst = append(dst, dst[codeAt:codeEnd]...)
 		dst = append(dst, `,"message":`...)
 		if detail != "" {
-			dst = appendString(dst, detail)
+			dst = append(dst, dst[detailAt:detailEnd]...)
 		} else {
 			dst = appendString(dst, title)
 		}
@@ -99,14 +114,19 @@ func (p *Problem) appendJSONWith(dst []byte, legacy bool, seg *jsonSegments) []b
 }
 
 // appendHead appends the members before instance: type, title, status
-// and detail.
-func (p *Problem) appendHead(dst []byte, title, detail string) []byte {
+// and detail, the last; detailAt is where the detail's string begins.
+func (p *Problem) appendHead(dst []byte, title, detail string) (_ []byte, detailAt int) {
 	// Only type is optional ahead of title, so every member after title
 	// opens with its comma: member names are constants, not built per call.
 	dst = append(dst, '{')
 	if p.typ != "" {
 		dst = append(dst, `"type":`...)
-		dst = appendString(dst, p.renderedType())
+		if p.fromKind && p.typ == p.kindType {
+			// As renderedType: the registry's type needs no tier.
+			dst = appendString(dst, p.typ)
+		} else {
+			dst = appendPublicURI(dst, p.typ)
+		}
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"title":`...)
@@ -117,25 +137,28 @@ func (p *Problem) appendHead(dst []byte, title, detail string) []byte {
 	}
 	if detail != "" {
 		dst = append(dst, `,"detail":`...)
+		detailAt = len(dst)
 		dst = appendString(dst, detail)
 	}
-	return dst
+	return dst, detailAt
 }
 
 // appendGuidance appends the members between instance and correlation_id:
-// code and the retry guidance.
-func appendGuidance(dst []byte, code string, g guidance, retryable bool) []byte {
+// code, the first, and the retry guidance; codeEnd is where the code's
+// string ends.
+func appendGuidance(dst []byte, code string, g guidance, retryable bool) (_ []byte, codeEnd int) {
 	dst = append(dst, `,"code":`...)
 	dst = appendString(dst, code)
+	codeEnd = len(dst)
 	// A peer's document may lack action or cause; an empty one is not a
 	// member of the closed set, so it is left out rather than sent as "".
 	if g.action != "" {
 		dst = append(dst, `,"action":`...)
-		dst = appendString(dst, string(g.action))
+		dst = appendToken(dst, string(g.action))
 	}
 	if g.cause != "" {
 		dst = append(dst, `,"cause":`...)
-		dst = appendString(dst, string(g.cause))
+		dst = appendToken(dst, string(g.cause))
 	}
 	dst = append(dst, `,"retryable":`...)
 	dst = strconv.AppendBool(dst, retryable)
@@ -145,9 +168,18 @@ func appendGuidance(dst []byte, code string, g guidance, retryable bool) []byte 
 	}
 	if g.outcome != "" {
 		dst = append(dst, `,"outcome":`...)
-		dst = appendString(dst, string(g.outcome))
+		dst = appendToken(dst, string(g.outcome))
 	}
-	return dst
+	return dst, codeEnd
+}
+
+// appendToken writes a member of a closed set (an action, cause or
+// outcome that renderedGuidance let through): snake_case ASCII, which
+// needs no escaping.
+func appendToken(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // jsonSegments are the two runs of a problem+json body that every
@@ -162,6 +194,9 @@ type jsonSegments struct {
 	// guides holds the guidance run under each outcome, in the order of
 	// outcomes.
 	guides [5][]byte
+	// detailAt and codeEnd are appendHead's and appendGuidance's offsets
+	// within head and within each guide (the code comes first in all).
+	detailAt, codeEnd int
 
 	typ, title, detail string
 	status             int
@@ -181,11 +216,11 @@ func newJSONSegments(k Kind, typ string) *jsonSegments {
 		typ: t.typ, title: t.renderedTitle(), detail: t.renderedDetail(), status: t.status,
 		code: t.peerText(t.code), guidance: t.renderedGuidance(), retryable: t.retryable,
 	}
-	s.head = t.appendHead(nil, s.title, s.detail)
+	s.head, s.detailAt = t.appendHead(nil, s.title, s.detail)
 	for i, o := range outcomes {
 		g := s.guidance
 		g.outcome = o
-		s.guides[i] = appendGuidance(nil, s.code, g, s.retryable)
+		s.guides[i], s.codeEnd = appendGuidance(nil, s.code, g, s.retryable)
 	}
 	return s
 }
@@ -210,10 +245,6 @@ func (s *jsonSegments) guideFor(code string, g guidance, retryable bool) []byte 
 // embedded in other JSON documents.
 func (p *Problem) MarshalJSON() ([]byte, error) {
 	return p.AppendJSON(nil), nil
-}
-
-func appendPublic(dst []byte, s string) []byte {
-	return appendString(dst, sanitize.Public(s))
 }
 
 // logText is text that already passed the log tier (development mode):

@@ -83,6 +83,7 @@ func (wr *Writer) applyCode(res, p *Problem) *codeEntry {
 		return nil
 	}
 	k := &e.kind
+	res.seg = e.jsonSegments()
 	if res.typ == "" || res.typ == e.typ {
 		// A type documents one title and one status.
 		res.typ, res.title, res.status, res.fromKind = e.typ, k.Title, k.Status, true
