@@ -119,17 +119,27 @@ func TestTransportCallersDeadlineAfterTheWrite(t *testing.T) {
 			var rec recorder
 			c := newClient(&rec)
 			ctx := context.Background()
+			// The caller's end must come after the server has the request:
+			// a deadline long enough for a loaded machine to deliver it,
+			// or a cancel once the server counted it.
+			const deadline = 400 * time.Millisecond
 			switch way {
 			case "Client.Timeout":
-				c.Timeout = 60 * time.Millisecond
+				c.Timeout = deadline
 			case "context deadline":
 				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, 60*time.Millisecond)
+				ctx, cancel = context.WithTimeout(ctx, deadline)
 				defer cancel()
 			case "cancel":
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithCancel(ctx)
-				time.AfterFunc(60*time.Millisecond, cancel)
+				go func() {
+					for give := time.Now().Add(2 * time.Second); executed.Load() == 0 && time.Now().Before(give); {
+						time.Sleep(time.Millisecond)
+					}
+					time.Sleep(20 * time.Millisecond)
+					cancel()
+				}()
 			}
 			start := time.Now()
 			_, err := c.Do(request(t, ctx, tc.method, srv.URL))
