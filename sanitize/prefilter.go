@@ -306,8 +306,8 @@ func valueScan(s string, lo, hi int, want flags) flags {
 	var skips valueSkips
 	var f flags
 	for i := lo; i < hi; i++ {
-		if !contextTriggerByte[s[i]] {
-			continue
+		if i = nextContextTrigger(s, i, hi); i == hi {
+			break
 		}
 		if f |= valueFlags(s, i, want&^f, &skips); want&^f == 0 {
 			break
