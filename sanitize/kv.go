@@ -121,10 +121,13 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	if j == 0 {
 		return 0, false, false
 	}
-	if v, found := keyElementValue(s, q); s[q] == '>' && found && !secretKeyTag(s, j) {
-		// A property list's value element (<string> after </key>) is a
-		// tag of its own, which the checks below would read as the key.
-		return v, false, true
+	// A property list's value element (<string> after </key>) is a tag of
+	// its own, which the checks below would read as the key. Only '>'
+	// closes one, so the other separators skip the look back.
+	if s[q] == '>' {
+		if v, found := keyElementValue(s, q); found && !secretKeyTag(s, j) {
+			return v, false, true
+		}
 	}
 	start, line, ok = keyNameEnding(s, q, j, plural)
 	if !ok || inPath(s, start, q) && !assignsInPath(s, q) || s[q] == '>' && !xmlTagBefore(s, start, q) {

@@ -54,6 +54,9 @@ const (
 	clsTrigger // a digit or capital that only the context and card rules read
 )
 
+// classFlag is the flag a control or a non-ASCII byte raises by itself.
+var classFlag = [...]flags{clsCtrl: fCtrl, clsHigh: fNonASCII}
+
 // punctFlags holds, for each punctuation byte, the flags scanPunct may
 // raise there.
 var punctFlags = [256]flags{
@@ -228,9 +231,13 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	byteClass := &sc.class
 	var skips valueSkips
 	// Most bytes are boring and cost a table lookup in a loop of their
-	// own; the checks below run only for the others.
+	// own; the checks below run only for the others. The loop is written
+	// out here, not called: a call per stop cost more than it saved.
 	for i := lo; i < hi; i++ {
-		if i = sc.skipBoring(s[:hi], i); i == hi {
+		for i < hi && byteClass[s[i]] == clsBoring {
+			i++
+		}
+		if i == hi {
 			break
 		}
 		// Only the flags not found yet are looked for: on text that holds
@@ -267,10 +274,8 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 			if w&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i) {
 				f |= fToken
 			}
-		case clsCtrl:
-			f |= fCtrl
-		case clsHigh:
-			f |= fNonASCII
+		case clsCtrl, clsHigh:
+			f |= classFlag[byteClass[s[i]]]
 		}
 	}
 	return f
@@ -281,17 +286,6 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 // for '.' wants one after it.
 func proseDot(s string, i int) bool {
 	return s[i] == '.' && (i+1 == len(s) || !isAlnum(s[i+1]))
-}
-
-// skipBoring returns the index of the first byte at or after i that is
-// not boring, or len(s). It is a function of its own so that its loop
-// keeps its variables in registers, which scanRange's body does not leave.
-func (sc *scanner) skipBoring(s string, i int) int {
-	class := &sc.class
-	for i < len(s) && class[s[i]] == clsBoring {
-		i++
-	}
-	return i
 }
 
 // valueSkips hold where the context and card checks may look next: each
@@ -306,8 +300,8 @@ func valueScan(s string, lo, hi int, want flags) flags {
 	var skips valueSkips
 	var f flags
 	for i := lo; i < hi; i++ {
-		if !contextTriggerByte[s[i]] {
-			continue
+		if i = nextContextTrigger(s, i, hi); i == hi {
+			break
 		}
 		if f |= valueFlags(s, i, want&^f, &skips); want&^f == 0 {
 			break

@@ -531,7 +531,10 @@ func redactContextValues(s string) string {
 	e := edit{s: s}
 	skip := 0
 	for i := 0; i < len(s); i++ {
-		if !contextTriggerByte[s[i]] || i < skip || !contextTrigger(s, i) {
+		if i = nextContextTrigger(s, i, len(s)); i == len(s) {
+			break
+		}
+		if i < skip || !contextTrigger(s, i) {
 			continue
 		}
 		vs, runEnd, r := contextValueAt(s, i)
@@ -550,6 +553,31 @@ func redactContextValues(s string) string {
 }
 
 var contextTriggerByte = byteSet("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+// nextContextTrigger returns the index of the first digit or capital in
+// s[i:hi], or hi. Prose holds few of them, so it tests eight bytes at a
+// time: their word has a byte between '0' and '9' or between 'A' and 'Z'
+// exactly when one of them is one (the byte-range test of "Bit Twiddling
+// Hacks", exact for bytes below 0x80, and bytes from 0x80 up are neither).
+func nextContextTrigger(s string, i, hi int) int {
+	const lo7, hi1 = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	const ones = lo7 / 0x7f
+	for ; i+8 <= hi; i += 8 {
+		b := s[i : i+8]
+		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		low := x & lo7
+		digit := (ones*(127+':') - low) & (low + ones*(127-'/'))
+		capital := (ones*(127+'[') - low) & (low + ones*(127-'@'))
+		if (digit|capital)&^x&hi1 != 0 {
+			break
+		}
+	}
+	for i < hi && !contextTriggerByte[s[i]] {
+		i++
+	}
+	return i
+}
 
 // contextAt is the prefilter's check: whether the trigger at s[i] may
 // start what redactContextValues redacts. It returns the end of the run
