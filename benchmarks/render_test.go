@@ -27,8 +27,12 @@ func renderProblem() *problem.Problem {
 		problem.FieldError{Detail: "must be at least 1", Pointer: "/quantity", Code: "min"},
 		problem.FieldError{Detail: "must be a valid email address", Pointer: "/customer/email", Code: "email"},
 	)
-	// Resolved as the default writer sends it for the request, so type,
-	// instance and correlation_id are filled in as on the wire.
+	return resolved(p)
+}
+
+// resolved is p as the default writer sends it for a request, so type,
+// instance and correlation_id are filled in as on the wire.
+func resolved(p *problem.Problem) *problem.Problem {
 	r := httptest.NewRequest(http.MethodPost, "/v1/orders", nil)
 	r = r.WithContext(correlation.WithID(r.Context(), benchCorrelationID))
 	return problem.Default().Resolve(r, p)
@@ -197,9 +201,7 @@ func fieldErrorsProblem(n int) *problem.Problem {
 	}
 	p := problem.New(problem.ValidationFailed).WithRetryAfter(1500 * time.Millisecond).
 		WithOutcome(problem.OutcomeNotStarted).WithErrors(errs...)
-	r := httptest.NewRequest(http.MethodPost, "/v1/orders", nil)
-	r = r.WithContext(correlation.WithID(r.Context(), benchCorrelationID))
-	return problem.Default().Resolve(r, p)
+	return resolved(p)
 }
 
 // stdFieldErrorsDocument is fieldErrorsProblem's members for encoding/json.
