@@ -10,19 +10,15 @@ import (
 // The public tier is the costliest step of rendering, and what reaches it
 // from outside the kit repeats: bind's messages and codes, the pointers of
 // a form's fields, a service's extension values, a route's paths. So the
-// JSON renderings of recent short strings are remembered, as publicInstance
-// remembers paths: the tier is a pure function of its input, each slot
+// JSON renderings of recent short strings are remembered (types and
+// instances are remembered by publicInstance's own memo): the tier is a pure function of its input, each slot
 // keeps copies of its input and output (no caller's memory is retained,
 // and a warm slot is reused without allocating), a slot is checked against
 // its input and never trusted on its hash, and a slot another request
 // holds is not waited for.
-var (
-	// publicMemo holds enough slots for a form of a few hundred fields to
-	// render from memory with few collisions.
-	publicMemo [2048]memoSlotJSON
-	// uriMemo holds the types and instances a service sends.
-	uriMemo [256]memoSlotJSON
-)
+// publicMemo holds enough slots for a form of a few hundred fields to
+// render from memory with few collisions.
+var publicMemo [2048]memoSlotJSON
 
 type memoSlotJSON struct {
 	sync.Mutex
@@ -34,27 +30,20 @@ type memoSlotJSON struct {
 // scan.
 const maxMemoJSON = 128
 
-// appendPublic writes s through the public tier as a JSON string.
-func appendPublic(dst []byte, s string) []byte {
-	return appendMemo(publicMemo[:], dst, s, renderPublic)
-}
-
-func renderPublic(dst []byte, s string) []byte { return appendString(dst, sanitize.Public(s)) }
-
-// appendPublicURI writes s as publicInstance renders it, as a JSON string.
+// appendPublicURI writes s as publicInstance renders it, as a JSON string;
+// publicInstance remembers recent types and instances itself, so a second
+// memo here would only keep the same answer twice.
 func appendPublicURI(dst []byte, s string) []byte {
-	return appendMemo(uriMemo[:], dst, s, renderURI)
+	return appendString(dst, publicInstance(s))
 }
 
-func renderURI(dst []byte, s string) []byte { return appendString(dst, publicInstance(s)) }
-
-// appendMemo appends render(s) from slots, where it is remembered; the
-// length of slots is a power of two.
-func appendMemo(slots []memoSlotJSON, dst []byte, s string, render func([]byte, string) []byte) []byte {
+// appendPublic writes s through the public tier as a JSON string, from
+// publicMemo when it is remembered there.
+func appendPublic(dst []byte, s string) []byte {
 	if len(s) > maxMemoJSON {
-		return render(dst, s)
+		return appendString(dst, sanitize.Public(s))
 	}
-	slot := &slots[memoHash(s)&uint64(len(slots)-1)]
+	slot := &publicMemo[memoHash(s)&uint64(len(publicMemo)-1)]
 	if slot.TryLock() {
 		if len(slot.out) != 0 && string(slot.in) == s {
 			dst = append(dst, slot.out...)
@@ -66,7 +55,7 @@ func appendMemo(slots []memoSlotJSON, dst []byte, s string, render func([]byte, 
 	// The tier runs with no slot held, so nothing it does can leave one
 	// locked.
 	start := len(dst)
-	dst = render(dst, s)
+	dst = appendString(dst, sanitize.Public(s))
 	if slot.TryLock() {
 		slot.in = append(slot.in[:0], s...)
 		slot.out = append(slot.out[:0], dst[start:]...)
