@@ -12,13 +12,14 @@
 // problem. It returns nil once every request was answered, so a main that
 // exits with Run's error exits 0 after a clean shutdown:
 //
-//	wr := serve.WithWriter(problemWriter) // its logger gets net/http's error log and the shutdown records
-//	err := serve.Run(ctx, serve.NewServer(handler, wr), ln, wr, serve.WithShutdownBudget(10*time.Second))
+//	// wr is the writer given to middleware.Stack: its logger gets the
+//	// shutdown records and net/http's error log.
+//	err := serve.Run(ctx, serve.NewServer(handler), ln, serve.WithWriter(wr))
 //
 // # What NewServer sets
 //
-// Each default closes what an http.Server leaves open, and each has an
-// option to change it:
+// Each default closes what an http.Server leaves open; change one by
+// setting the field on the returned server (hs.ReadTimeout = ...):
 //
 //	setting            default  why
 //	ReadHeaderTimeout  5 s      a client trickling its headers (slowloris) holds a connection and a goroutine
@@ -28,8 +29,8 @@
 //	                            ~350 KiB of garbage and gets 431
 //	WriteTimeout       none     it also limits handler time and drops a late response with no status;
 //	                            middleware.Timeout bounds handler time with a problem instead
-//	ErrorLog           slog     the Writer's logger at Warn, source=net/http: TLS handshake errors,
-//	                            panics outside the kit's recover, accept errors
+//	ErrorLog           slog     the Writer's logger (Run's WithWriter) at Warn, source=net/http:
+//	                            TLS handshake errors, panics outside the kit's recover, accept errors
 //
 // # How Run drains
 //

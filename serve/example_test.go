@@ -28,7 +28,8 @@ func ExampleRun() {
 		panic(err)
 	}
 	ctx, stop := context.WithCancel(context.Background()) // signal.NotifyContext in a real main
-	hs := serve.NewServer(mux, serve.WithWriter(wr))
+	hs := serve.NewServer(mux)
+	hs.ReadTimeout = time.Minute // a field of the http.Server, changed as on any other
 	done := make(chan error, 1)
 	go func() { done <- serve.Run(ctx, hs, ln, serve.WithWriter(wr), serve.WithShutdownBudget(5*time.Second)) }()
 

@@ -46,10 +46,17 @@ var ErrResponsesCut = errors.New("serve: shutdown cut responses that had started
 // hs.BaseContext, so hs must not be serving already. It returns the
 // error Serve failed with, ErrResponsesCut if a started response had to
 // be cut, and nil otherwise.
-func Run(ctx context.Context, hs *http.Server, ln net.Listener, opts ...RunOption) error {
-	cfg := runConfig{budget: DefaultShutdownBudget, retryAfter: DefaultRetryAfter}
+//
+// net/http's error log goes to the writer's logger (WithWriter), at Warn
+// with source=net/http, unless hs.ErrorLog was set to a log of the
+// caller's own.
+func Run(ctx context.Context, hs *http.Server, ln net.Listener, opts ...Option) error {
+	cfg := runConfig{budget: DefaultShutdownBudget}
 	for _, o := range opts {
-		o.applyRun(&cfg)
+		o(&cfg)
+	}
+	if ownErrorLog(hs.ErrorLog) {
+		hs.ErrorLog = errorLog(cfg.writer)
 	}
 	next := hs.Handler
 	if next == nil {
@@ -117,38 +124,31 @@ func Run(ctx context.Context, hs *http.Server, ln net.Listener, opts ...RunOptio
 	return nil
 }
 
-// RunOption configures Run.
-type RunOption interface{ applyRun(*runConfig) }
+// Option configures Run.
+type Option func(*runConfig)
 
 type runConfig struct {
 	budget      time.Duration
-	retryAfter  time.Duration
 	writer      *problem.Writer
 	correlation []correlation.Option
 }
 
-type runOption func(*runConfig)
-
-func (o runOption) applyRun(c *runConfig) { o(c) }
+// WithWriter names the problem Writer that writes the problems of
+// requests cut by shutdown and whose logger gets the shutdown records and
+// net/http's error log: the one the service gives middleware.Stack. The
+// default is problem.Default() at the time of the call.
+func WithWriter(wr *problem.Writer) Option {
+	return func(c *runConfig) { c.writer = wr }
+}
 
 // WithShutdownBudget replaces DefaultShutdownBudget; d <= 0 keeps the
 // default.
-func WithShutdownBudget(d time.Duration) RunOption {
-	return runOption(func(c *runConfig) {
+func WithShutdownBudget(d time.Duration) Option {
+	return func(c *runConfig) {
 		if d > 0 {
 			c.budget = d
 		}
-	})
-}
-
-// WithRetryAfter replaces DefaultRetryAfter on the problems of requests
-// shutdown answers; d <= 0 keeps the default.
-func WithRetryAfter(d time.Duration) RunOption {
-	return runOption(func(c *runConfig) {
-		if d > 0 {
-			c.retryAfter = d
-		}
-	})
+	}
 }
 
 // WithCorrelation passes the options the service gives Stack's
@@ -157,6 +157,6 @@ func WithRetryAfter(d time.Duration) RunOption {
 // already does what Stack does by default: it accepts and echoes the ID
 // under the writer's correlation header (problem.WithCorrelationHeader)
 // and reports a rejected inbound ID to the writer's logger.
-func WithCorrelation(opts ...correlation.Option) RunOption {
-	return runOption(func(c *runConfig) { c.correlation = opts })
+func WithCorrelation(opts ...correlation.Option) Option {
+	return func(c *runConfig) { c.correlation = opts }
 }

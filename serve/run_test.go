@@ -34,7 +34,7 @@ func started(t *testing.T, h http.Handler, wr *problem.Writer, budget time.Durat
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	hs := NewServer(h, WithWriter(wr))
+	hs := NewServer(h)
 	go func() { done <- Run(ctx, hs, ln, WithWriter(wr), WithShutdownBudget(budget)) }()
 	t.Cleanup(cancel)
 	return "http://" + ln.Addr().String(), cancel, done
@@ -257,7 +257,7 @@ func TestRefusedWhileDraining(t *testing.T) {
 	wr, _ := newWriter()
 	ran := false
 	tr, h := newTracker(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran = true }),
-		&runConfig{writer: wr, retryAfter: 2 * time.Second})
+		&runConfig{writer: wr})
 	tr.draining.Store(true)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/orders", nil))
@@ -266,7 +266,7 @@ func TestRefusedWhileDraining(t *testing.T) {
 		t.Fatalf("ran %v: %v", ran, err)
 	}
 	if rec.Code != 503 || p.Code() != "unavailable" || p.Outcome() != problem.OutcomeNotStarted || !p.Retryable() ||
-		rec.Header().Get("Retry-After") != "2" || rec.Header().Get("Connection") != "close" {
+		rec.Header().Get("Retry-After") != "1" || rec.Header().Get("Connection") != "close" {
 		t.Fatalf("%d %s %s %v %v", rec.Code, p.Code(), p.Outcome(), p.Retryable(), rec.Header())
 	}
 }

@@ -1,8 +1,11 @@
 package serve
 
 import (
+	"context"
+	"log"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/faultline-go/faultline/problem"
@@ -33,33 +36,28 @@ const (
 
 // NewServer returns an *http.Server for h with the defaults above, no
 // WriteTimeout, and net/http's error log (TLS handshake failures, panics
-// outside the kit's recover, accept errors) written to the problem
-// Writer's logger at Warn with source=net/http.
+// outside the kit's recover, accept errors) written at Warn with
+// source=net/http to the logger of problem.Default() at the time of each
+// record; Run routes it to its own writer's logger instead. Change any of
+// them on the returned server before serving, as with any http.Server:
+//
+//	hs := serve.NewServer(h)
+//	hs.ReadTimeout = 5 * time.Minute // an upload endpoint
 //
 // There is no WriteTimeout by default: it runs from the end of the request
 // headers, so it also limits handler time, and a handler that outlives it
 // has its response thrown away with the connection: the client gets no
 // status at all, a silent drop. The kit's Timeout middleware bounds
-// handler time with a problem instead. Set WithWriteTimeout well above
-// that timeout to bound clients that read responses too slowly.
-func NewServer(h http.Handler, opts ...ServerOption) *http.Server {
-	cfg := serverConfig{
-		readHeader: DefaultReadHeaderTimeout,
-		read:       DefaultReadTimeout,
-		idle:       DefaultIdleTimeout,
-		maxHeader:  DefaultMaxHeaderBytes,
-	}
-	for _, o := range opts {
-		o.applyServer(&cfg)
-	}
+// handler time with a problem instead. Set WriteTimeout well above that
+// timeout to bound clients that read responses too slowly.
+func NewServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: cfg.readHeader,
-		ReadTimeout:       cfg.read,
-		WriteTimeout:      cfg.write,
-		IdleTimeout:       cfg.idle,
-		MaxHeaderBytes:    cfg.maxHeader,
-		ErrorLog:          slog.NewLogLogger(logger(cfg.writer).With(slog.String("source", "net/http")).Handler(), slog.LevelWarn),
+		ReadHeaderTimeout: DefaultReadHeaderTimeout,
+		ReadTimeout:       DefaultReadTimeout,
+		IdleTimeout:       DefaultIdleTimeout,
+		MaxHeaderBytes:    DefaultMaxHeaderBytes,
+		ErrorLog:          errorLog(nil),
 	}
 }
 
@@ -70,77 +68,34 @@ func logger(wr *problem.Writer) *slog.Logger {
 	return wr.Logger()
 }
 
-// ServerOption configures NewServer.
-type ServerOption interface{ applyServer(*serverConfig) }
-
-type serverConfig struct {
-	readHeader, read, write, idle time.Duration
-	maxHeader                     int
-	writer                        *problem.Writer
+// errorLog is net/http's error log as slog records of wr's logger (of
+// problem.Default() when wr is nil), looked up at each record so that a
+// writer or default set after the server was built still gets them.
+func errorLog(wr *problem.Writer) *log.Logger {
+	return log.New(netLog{wr}, "", 0)
 }
 
-type serverOption func(*serverConfig)
+// netLog is the writer behind errorLog; its type is how Run tells the log
+// NewServer set, which it reroutes, from one the caller set, which it
+// keeps.
+type netLog struct{ wr *problem.Writer }
 
-func (o serverOption) applyServer(c *serverConfig) { o(c) }
-
-// WithReadHeaderTimeout replaces DefaultReadHeaderTimeout; d <= 0 keeps
-// the default, since no limit at all is what the default exists to avoid.
-func WithReadHeaderTimeout(d time.Duration) ServerOption {
-	return serverOption(func(c *serverConfig) {
-		if d > 0 {
-			c.readHeader = d
-		}
-	})
+func (n netLog) Write(p []byte) (int, error) {
+	h := logger(n.wr).Handler()
+	ctx := context.Background()
+	if h.Enabled(ctx, slog.LevelWarn) {
+		r := slog.NewRecord(time.Now(), slog.LevelWarn, strings.TrimSuffix(string(p), "\n"), 0)
+		r.AddAttrs(slog.String("source", "net/http"))
+		_ = h.Handle(ctx, r)
+	}
+	return len(p), nil
 }
 
-// WithReadTimeout replaces DefaultReadTimeout; d <= 0 keeps the default.
-// Keep it above the kit's Timeout, so a slow upload is answered by the
-// timeout's problem rather than by a failed read.
-func WithReadTimeout(d time.Duration) ServerOption {
-	return serverOption(func(c *serverConfig) {
-		if d > 0 {
-			c.read = d
-		}
-	})
+// ownErrorLog reports whether l is nil or the log NewServer set.
+func ownErrorLog(l *log.Logger) bool {
+	if l == nil {
+		return true
+	}
+	_, ok := l.Writer().(netLog)
+	return ok
 }
-
-// WithWriteTimeout sets http.Server.WriteTimeout (none by default; see
-// NewServer). It must exceed the longest a handler runs plus the time to
-// send its response, or those responses are dropped without a status.
-func WithWriteTimeout(d time.Duration) ServerOption {
-	return serverOption(func(c *serverConfig) { c.write = max(d, 0) })
-}
-
-// WithIdleTimeout replaces DefaultIdleTimeout; d <= 0 keeps the default.
-func WithIdleTimeout(d time.Duration) ServerOption {
-	return serverOption(func(c *serverConfig) {
-		if d > 0 {
-			c.idle = d
-		}
-	})
-}
-
-// WithMaxHeaderBytes replaces DefaultMaxHeaderBytes; n <= 0 keeps the
-// default. Larger headers get net/http's own 431.
-func WithMaxHeaderBytes(n int) ServerOption {
-	return serverOption(func(c *serverConfig) {
-		if n > 0 {
-			c.maxHeader = n
-		}
-	})
-}
-
-// WithWriter names the problem Writer whose logger gets the server's
-// records and, for Run, which writes the problems of requests cut by
-// shutdown. The default is problem.Default() at the time of the call.
-func WithWriter(wr *problem.Writer) interface {
-	ServerOption
-	RunOption
-} {
-	return writerOption{wr}
-}
-
-type writerOption struct{ wr *problem.Writer }
-
-func (o writerOption) applyServer(c *serverConfig) { c.writer = o.wr }
-func (o writerOption) applyRun(c *runConfig)       { c.writer = o.wr }

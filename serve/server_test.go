@@ -3,6 +3,8 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"log"
 	"net"
 	"net/http"
 	"runtime"
@@ -10,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/problem"
 )
 
 func TestNewServerDefaults(t *testing.T) {
@@ -19,43 +23,77 @@ func TestNewServerDefaults(t *testing.T) {
 		hs.WriteTimeout != 0 || hs.ErrorLog == nil {
 		t.Fatalf("%+v", hs)
 	}
-	hs = NewServer(nil, WithReadHeaderTimeout(time.Second), WithReadTimeout(2*time.Second),
-		WithWriteTimeout(3*time.Second), WithIdleTimeout(4*time.Second), WithMaxHeaderBytes(8<<10),
-		WithReadTimeout(0), WithMaxHeaderBytes(-1))
-	if hs.ReadHeaderTimeout != time.Second || hs.ReadTimeout != 2*time.Second || hs.WriteTimeout != 3*time.Second ||
-		hs.IdleTimeout != 4*time.Second || hs.MaxHeaderBytes != 8<<10 {
-		t.Fatalf("%+v", hs)
-	}
 }
 
-// net/http's own complaints reach the structured log, at Warn, marked as
-// coming from net/http.
-func TestErrorLogGoesToSlog(t *testing.T) {
-	wr, sink := newWriter()
-	hs := NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusAccepted)
-		w.WriteHeader(http.StatusOK) // net/http logs the superfluous call
-	}), WithWriter(wr))
+// panicky panics outside any recover, which net/http reports in its error
+// log.
+var panicky = http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("ledger offline") })
+
+// netRecords serves hs (through Run with wr when run is set) for one
+// request to panicky and returns net/http's report of the panic as logged
+// to sink.
+func netRecords(t *testing.T, hs *http.Server, run bool, wr *problem.Writer, sink *logSink) []map[string]any {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
-	resp, err := http.Get("http://" + ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	if run {
+		go func() { done <- Run(ctx, hs, ln, WithWriter(wr), WithShutdownBudget(time.Second)) }()
+	} else {
+		go func() { done <- hs.Serve(ln) }()
 	}
-	resp.Body.Close()
-	var found bool
+	if resp, err := http.Get("http://" + ln.Addr().String()); err == nil {
+		t.Errorf("a panicking handler answered %d", resp.StatusCode)
+		resp.Body.Close()
+	}
+	cancel()
+	if !run {
+		_ = hs.Close()
+	}
+	<-done
+	var out []map[string]any
 	for _, rec := range sink.records(t) {
-		msg, _ := rec["msg"].(string)
-		if strings.Contains(msg, "superfluous response.WriteHeader") {
-			found = rec["level"] == "WARN" && rec["source"] == "net/http"
+		if msg, _ := rec["msg"].(string); strings.Contains(msg, "panic serving") && strings.Contains(msg, "ledger offline") {
+			out = append(out, rec)
 		}
 	}
-	if !found {
-		t.Fatalf("records: %v", sink.records(t))
+	return out
+}
+
+// net/http's own complaints reach the structured log, at Warn, marked as
+// coming from net/http: Run's writer's logger, or problem.Default()'s when
+// the server runs without Run.
+func TestErrorLogGoesToSlog(t *testing.T) {
+	wr, sink := newWriter()
+	recs := netRecords(t, NewServer(panicky), true, wr, sink)
+	if len(recs) != 1 || recs[0]["level"] != "WARN" || recs[0]["source"] != "net/http" ||
+		strings.HasSuffix(recs[0]["msg"].(string), "\n") {
+		t.Fatalf("records under Run: %v", sink.records(t))
+	}
+
+	def, defSink := newWriter()
+	old := problem.Default()
+	problem.SetDefault(def)
+	t.Cleanup(func() { problem.SetDefault(old) })
+	if recs := netRecords(t, NewServer(panicky), false, nil, defSink); len(recs) != 1 || recs[0]["source"] != "net/http" {
+		t.Fatalf("records of the default writer: %v", defSink.records(t))
+	}
+}
+
+// An ErrorLog the caller set is theirs: Run leaves it alone.
+func TestRunKeepsCallersErrorLog(t *testing.T) {
+	wr, sink := newWriter()
+	own := &logSink{}
+	hs := NewServer(panicky)
+	hs.ErrorLog = log.New(own, "own: ", 0)
+	if recs := netRecords(t, hs, true, wr, sink); len(recs) != 0 {
+		t.Fatalf("the writer's logger got %v", recs)
+	}
+	if got := own.buf.String(); !strings.HasPrefix(got, "own: ") || !strings.Contains(got, "ledger offline") {
+		t.Fatalf("own log: %q", got)
 	}
 }
 

@@ -25,10 +25,9 @@ var ErrShutdown = errors.New("serve: request answered by shutdown")
 // and answer the ones still running when the budget ends. It sits outermost
 // so it sees every request, including those the kit's middlewares answer.
 type tracker struct {
-	next       http.Handler
-	wr         *problem.Writer
-	retryAfter time.Duration
-	draining   atomic.Bool
+	next     http.Handler
+	wr       *problem.Writer
+	draining atomic.Bool
 
 	mu    sync.Mutex
 	calls map[*call]struct{}
@@ -40,7 +39,7 @@ type tracker struct {
 // it), so a request cut by shutdown is logged under the same correlation
 // ID as everything else about it.
 func newTracker(next http.Handler, cfg *runConfig) (*tracker, http.Handler) {
-	t := &tracker{next: next, wr: cfg.writer, retryAfter: cfg.retryAfter, calls: map[*call]struct{}{}}
+	t := &tracker{next: next, wr: cfg.writer, calls: map[*call]struct{}{}}
 	opts := corrwire.Options(cfg.writer, cfg.correlation...)
 	return t, corrstate.NewMiddleware(opts, corrwire.Env{Writer: cfg.writer})(t)
 }
@@ -100,7 +99,7 @@ func (t *tracker) refuse(w http.ResponseWriter, r *http.Request) {
 	p := problem.New(problem.Unavailable).
 		WithDetail("The server is shutting down; the request was not started.").
 		WithOutcome(problem.OutcomeNotStarted).
-		WithRetryAfter(t.retryAfter).
+		WithRetryAfter(DefaultRetryAfter).
 		WithLogAttrs(slog.String("written_by", "faultline.serve"))
 	_ = t.writer().Write(w, r, p)
 }
@@ -141,7 +140,7 @@ func (t *tracker) cut(c *call, budget time.Duration) bool {
 		WithDetail("The server is shutting down; the request was stopped before it finished.").
 		ForRequest(c.r)
 	if p.Retryable() {
-		p = p.WithRetryAfter(t.retryAfter)
+		p = p.WithRetryAfter(DefaultRetryAfter)
 	}
 	p = p.WithLogAttrs(
 		slog.String("written_by", "faultline.serve"),

@@ -39,8 +39,8 @@ func main() {
 	ln, err := net.Listen("tcp", addr)
 	if err == nil {
 		logger.Info("approval example listening", "addr", "http://"+addr)
-		wr := serve.WithWriter(problem.NewWriter(problem.WithLogger(logger)))
-		err = serve.Run(ctx, serve.NewServer(newApp(logger).handler, wr), ln, wr)
+		wr := problem.NewWriter(problem.WithLogger(logger))
+		err = serve.Run(ctx, serve.NewServer(newApp(logger).handler), ln, serve.WithWriter(wr))
 	}
 	if err != nil {
 		logger.Error("server stopped", "err", err)

@@ -110,10 +110,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "instance %s listening on http://%s\n", name, ln.Addr())
-		wr := serve.WithWriter(problem.NewWriter(problem.WithLogger(logger)))
+		wr := problem.NewWriter(problem.WithLogger(logger))
 		started++
 		go func() {
-			errc <- serve.Run(ctx, serve.NewServer(h, wr), ln, wr, serve.WithShutdownBudget(5*time.Second))
+			errc <- serve.Run(ctx, serve.NewServer(h), ln, serve.WithWriter(wr), serve.WithShutdownBudget(5*time.Second))
 		}()
 	}
 	fmt.Fprintf(stdout, "\n# %d requests per %s in total, whichever instance they reach:\n", cfg.limit, cfg.window)

@@ -44,8 +44,7 @@ func main() {
 	if err == nil {
 		logger.Info("mcp server listening", "addr", "http://"+ln.Addr().String()+"/mcp")
 		a := newApp(logger)
-		wr := serve.WithWriter(a.writer)
-		err = serve.Run(ctx, serve.NewServer(a.handler, wr), ln, wr)
+		err = serve.Run(ctx, serve.NewServer(a.handler), ln, serve.WithWriter(a.writer))
 	}
 	if err != nil {
 		logger.Error("server stopped", "err", err)

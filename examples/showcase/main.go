@@ -120,9 +120,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fmt.Fprintf(stdout, "faultline showcase listening on %s\n\n", base)
 	printCurls(stdout, base, cfg)
 
-	wr := serve.WithWriter(srv.writer)
 	logger.Info("listening", slog.String("addr", ln.Addr().String()))
-	return serve.Run(ctx, serve.NewServer(srv.handler, wr), ln, wr, serve.WithShutdownBudget(5*time.Second))
+	return serve.Run(ctx, serve.NewServer(srv.handler), ln, serve.WithWriter(srv.writer), serve.WithShutdownBudget(5*time.Second))
 }
 
 func printCurls(w io.Writer, base string, cfg config) {

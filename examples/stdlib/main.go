@@ -57,8 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "faultline stdlib example listening on http://%s\n", ln.Addr())
-	wr := serve.WithWriter(problem.NewWriter(problem.WithLogger(logger)))
-	return serve.Run(ctx, serve.NewServer(newHandler(logger, *timeout), wr), ln, wr, serve.WithShutdownBudget(5*time.Second))
+	wr := problem.NewWriter(problem.WithLogger(logger))
+	return serve.Run(ctx, serve.NewServer(newHandler(logger, *timeout)), ln, serve.WithWriter(wr), serve.WithShutdownBudget(5*time.Second))
 }
 
 type order struct {

@@ -89,8 +89,7 @@ func main() {
 	}
 	// A hardened http.Server; Run drains on SIGTERM and answers what is
 	// still running with a problem.
-	w := serve.WithWriter(wr)
-	if err := serve.Run(ctx, serve.NewServer(newRouter(wr), w), ln, w); err != nil {
+	if err := serve.Run(ctx, serve.NewServer(newRouter(wr)), ln, serve.WithWriter(wr)); err != nil {
 		logger.Error("server stopped", "error", err)
 		os.Exit(1)
 	}
