@@ -1,6 +1,7 @@
 package approval_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -20,19 +21,24 @@ func TestAcceptedHeadersAndHEAD(t *testing.T) {
 	}
 }
 
+// store is the smallest approval.Store: what a service keeps in its
+// database.
+type store map[string]approval.Approval
+
+func (s store) Get(_ context.Context, id string) (approval.Approval, error) {
+	a, ok := s[id]
+	if !ok {
+		return approval.Approval{}, fmt.Errorf("%w: %s", approval.ErrNotFound, id)
+	}
+	return a, nil
+}
+
 func TestUnmarshalableResultStillTellsTheState(t *testing.T) {
-	store := approval.NewMemoryStore(func(id string) string { return "/a/" + id }, time.Second)
-	a := store.Create()
-	if err := store.Approve(a.ID, "/r/1", func() {}); err != nil {
-		t.Fatal(err)
-	}
+	a := approval.Approval{ID: "apr_9", State: approval.Approved, PollURL: "/a/apr_9", ResultURL: "/r/1", Result: func() {}}
 	rec := httptest.NewRecorder()
-	approval.PollHandler(store, func(*http.Request) string { return a.ID }).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/a/x", nil))
-	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"state":"approved"`) {
-		t.Fatalf("%d %s", rec.Code, rec.Body)
-	}
-	if err := store.Deny(a.ID); err == nil {
-		t.Fatal("a decided approval was decided again")
+	approval.PollHandler(store{a.ID: a}, func(*http.Request) string { return a.ID }).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/a/x", nil))
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"state":"approved"`) || rec.Header().Get("Location") != "/r/1" {
+		t.Fatalf("%d %v %s", rec.Code, rec.Header(), rec.Body)
 	}
 }
 
@@ -52,8 +58,7 @@ func ExampleWriteAccepted() {
 // interval still tells the client when to poll, in the header and the
 // document, on the 202 and on the poll.
 func TestPendingAlwaysSaysWhenToPoll(t *testing.T) {
-	store := approval.NewMemoryStore(func(id string) string { return "/v1/approvals/" + id }, 0)
-	a := store.Create()
+	a := approval.Approval{ID: "apr_3", State: approval.Pending, PollURL: "/v1/approvals/apr_3"}
 	rec := httptest.NewRecorder()
 	approval.WriteAccepted(rec, httptest.NewRequest(http.MethodPost, "/v1/refunds", nil), a)
 	if rec.Code != 202 || rec.Header().Get("Location") != a.PollURL || rec.Header().Get("Retry-After") != "1" ||
@@ -61,8 +66,25 @@ func TestPendingAlwaysSaysWhenToPoll(t *testing.T) {
 		t.Fatalf("202: %v %s", rec.Header(), rec.Body)
 	}
 	rec = httptest.NewRecorder()
-	approval.PollHandler(store, func(*http.Request) string { return a.ID }).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, a.PollURL, nil))
+	approval.PollHandler(store{a.ID: a}, func(*http.Request) string { return a.ID }).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, a.PollURL, nil))
 	if rec.Code != 200 || rec.Header().Get("Retry-After") != "1" || !strings.Contains(rec.Body.String(), `"state":"pending"`) {
 		t.Fatalf("poll: %d %v %s", rec.Code, rec.Header(), rec.Body)
 	}
+}
+
+// The poll endpoint reads the approval from the service's Store; here a
+// pending one, which tells the client when to poll again.
+func ExamplePollHandler() {
+	pending := approval.Approval{ID: "apr_7", State: approval.Pending, PollURL: "/v1/approvals/apr_7", RetryAfter: 5 * time.Second}
+	mux := http.NewServeMux()
+	mux.Handle("GET /v1/approvals/{id}", approval.PollHandler(store{pending.ID: pending}, func(r *http.Request) string { return r.PathValue("id") }))
+
+	for _, path := range []string{"/v1/approvals/apr_7", "/v1/approvals/apr_8"} {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		fmt.Println(rec.Code, rec.Header().Get("Retry-After"), rec.Header().Get("Content-Type"))
+	}
+	// Output:
+	// 200 5 application/json
+	// 404  application/problem+json
 }

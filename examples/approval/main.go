@@ -56,7 +56,7 @@ type refund struct {
 
 type app struct {
 	handler   http.Handler
-	approvals *approval.MemoryStore
+	approvals *memoryStore
 
 	mu      sync.Mutex
 	waiting map[string]refund // approval id -> the refund it would make
@@ -65,7 +65,7 @@ type app struct {
 
 func newApp(logger *slog.Logger) *app {
 	a := &app{
-		approvals: approval.NewMemoryStore(func(id string) string { return "/v1/approvals/" + id }, 2*time.Second),
+		approvals: newMemoryStore(func(id string) string { return "/v1/approvals/" + id }, 2*time.Second),
 		waiting:   map[string]refund{},
 		refunds:   map[string]refund{},
 	}
@@ -85,7 +85,7 @@ func (a *app) requestRefund(w http.ResponseWriter, r *http.Request) error {
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.OrderID == "" || in.Amount <= 0 {
 		return problem.New(problem.ValidationFailed).WithDetail("order_id and a positive amount are required.")
 	}
-	pending := a.approvals.Create()
+	pending := a.approvals.create()
 	a.mu.Lock()
 	a.waiting[pending.ID] = in
 	a.mu.Unlock()
@@ -107,7 +107,7 @@ func (a *app) approve(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return problem.New(problem.Conflict).WithDetail("This approval is not pending.")
 	}
-	if err := a.approvals.Approve(id, "/v1/refunds/"+in.ID, in); err != nil {
+	if err := a.approvals.approve(id, "/v1/refunds/"+in.ID, in); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -123,7 +123,7 @@ func (a *app) deny(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return problem.New(problem.Conflict).WithDetail("This approval is not pending.")
 	}
-	if err := a.approvals.Deny(id); err != nil {
+	if err := a.approvals.deny(id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
