@@ -84,7 +84,7 @@ func decode(r *http.Request, dst any, t reflect.Type, cfg *config) *problem.Prob
 		if cfg.noValidate || indirect(t).Kind() != reflect.Struct {
 			return nil
 		}
-		return validateValue(cfg.validator(), dst, body)
+		return validateValue(cfg, dst, body)
 	}
 	return mistypedProblem(mistyped, body, dst, t, cfg)
 }
@@ -99,7 +99,7 @@ func mistypedProblem(m *mistyped, body []byte, dst any, t reflect.Type, cfg *con
 	err := m.err
 	if !cfg.noValidate && indirect(t).Kind() == reflect.Struct {
 		_ = jsonv2.Unmarshal(body, dst, lenient)
-		if vp := validateValue(cfg.validator(), dst, body); vp != nil {
+		if vp := validateValue(cfg, dst, body); vp != nil {
 			if vp.Code() != problem.ValidationFailed.Name {
 				return vp
 			}

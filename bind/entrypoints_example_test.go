@@ -92,35 +92,39 @@ func ExampleWithoutValidation() {
 	// "A" 0
 }
 
-// A service's own validation, registered on its validator, gets its own
-// sentence through RegisterMessage; the text goes to clients, so it is
-// built from the rule, never from the value.
-func ExampleRegisterMessage() {
+// A service's own rules live on its validator (WithValidator); without a
+// sentence of their own they read "is not valid".
+func ExampleWithValidator() {
 	v := validator.New(validator.WithRequiredStructEnabled())
-	skuPattern := regexp.MustCompile(`^[A-Z]-[0-9]{3}$`)
-	_ = v.RegisterValidation("sku", func(fl validator.FieldLevel) bool { return skuPattern.MatchString(fl.Field().String()) })
-	bind.RegisterMessage("sku", func(validator.FieldError) string { return "must look like A-100" })
-
-	type order struct {
-		SKU string `json:"sku" validate:"sku"`
-	}
-	_, err := bind.Decode[order](post(`{"sku":"a100"}`), bind.WithValidator(v))
-	show(err)
-	// Output:
-	// 422 validation_failed One or more fields are invalid.
-	//   /sku (sku) must look like A-100
-}
-
-// Validator is the default validator: custom rules registered on it
-// before serving apply to every Decode without options.
-func ExampleValidator() {
-	_ = bind.Validator().RegisterValidation("even", func(fl validator.FieldLevel) bool { return fl.Field().Int()%2 == 0 })
+	_ = v.RegisterValidation("even", func(fl validator.FieldLevel) bool { return fl.Field().Int()%2 == 0 })
 	type pair struct {
 		N int `json:"n" validate:"even"`
 	}
-	_, err := bind.Decode[pair](post(`{"n":3}`))
+	_, err := bind.Decode[pair](post(`{"n":3}`), bind.WithValidator(v))
 	show(err)
 	// Output:
 	// 422 validation_failed One or more fields are invalid.
 	//   /n (even) is not valid
+}
+
+// A service's own rule gets its own sentence through WithMessage, passed
+// with its validator on every call (one slice of options); the text goes
+// to clients, so it is built from the rule, never from the value.
+func ExampleWithMessage() {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	skuPattern := regexp.MustCompile(`^[A-Z]-[0-9]{3}$`)
+	_ = v.RegisterValidation("sku", func(fl validator.FieldLevel) bool { return skuPattern.MatchString(fl.Field().String()) })
+	opts := []bind.Option{
+		bind.WithValidator(v),
+		bind.WithMessage("sku", func(validator.FieldError) string { return "must look like A-100" }),
+	}
+
+	type order struct {
+		SKU string `json:"sku" validate:"sku"`
+	}
+	_, err := bind.Decode[order](post(`{"sku":"a100"}`), opts...)
+	show(err)
+	// Output:
+	// 422 validation_failed One or more fields are invalid.
+	//   /sku (sku) must look like A-100
 }

@@ -3,33 +3,14 @@ package bind
 import (
 	"reflect"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-playground/validator/v10"
 )
 
-// MessageFunc writes the public detail of one field error. The text goes
-// to clients: build it from the tag and its parameter, never from the
-// field's value or validator's own error string.
-type MessageFunc func(fe validator.FieldError) string
-
-var (
-	messagesMu sync.RWMutex
-	messages   = map[string]MessageFunc{}
-)
-
-// RegisterMessage sets the detail of field errors with the given tag (or
-// alias), overriding the built-in sentence. Safe to call at any time.
-func RegisterMessage(tag string, fn MessageFunc) {
-	messagesMu.Lock()
-	defer messagesMu.Unlock()
-	messages[tag] = fn
-}
-
-func customMessage(fe validator.FieldError) (string, bool) {
-	messagesMu.RLock()
-	defer messagesMu.RUnlock()
+// customMessage is the WithMessage sentence of fe's tag or of the tag an
+// alias stands for, the alias first.
+func customMessage(fe validator.FieldError, messages map[string]func(validator.FieldError) string) (string, bool) {
 	for _, tag := range [...]string{fe.Tag(), fe.ActualTag()} {
 		if fn, ok := messages[tag]; ok {
 			return fn(fe), true
@@ -42,8 +23,8 @@ func customMessage(fe validator.FieldError) (string, bool) {
 // where validator's own text would name Go structs and fields.
 const genericMessage = "is not valid"
 
-func message(fe validator.FieldError, root reflect.Value) string {
-	if m, ok := customMessage(fe); ok && m != "" {
+func message(fe validator.FieldError, root reflect.Value, messages map[string]func(validator.FieldError) string) string {
+	if m, ok := customMessage(fe, messages); ok && m != "" {
 		return m
 	}
 	tag, param := fe.ActualTag(), fe.Param()

@@ -5,7 +5,11 @@ import "github.com/go-playground/validator/v10"
 // DefaultMaxBytes is the body limit when no WithMaxBytes option is given.
 const DefaultMaxBytes int64 = 1 << 20
 
-// Option configures one Decode, DecodeInto or Validate call.
+// Option configures one Decode, DecodeInto or Validate call. A service
+// passes the same options to every call, kept in one slice:
+//
+//	var bodyOpts = []bind.Option{bind.WithValidator(v), bind.WithMessage("sku", skuMessage)}
+//	order, err := bind.Decode[Order](r, bodyOpts...)
 type Option func(*config)
 
 type config struct {
@@ -13,6 +17,7 @@ type config struct {
 	validate     *validator.Validate
 	allowUnknown bool
 	noValidate   bool
+	messages     map[string]func(validator.FieldError) string
 }
 
 // WithMaxBytes limits the body to n bytes (default DefaultMaxBytes); a
@@ -26,13 +31,33 @@ func WithMaxBytes(n int64) Option {
 	}
 }
 
-// WithValidator validates with v instead of the package's default
-// validator, for services that registered their own validations on it.
+// WithValidator validates with v, on which the service registered its own
+// validations, instead of the package's default validator (a
+// validator.New with WithRequiredStructEnabled, created once).
 func WithValidator(v *validator.Validate) Option {
 	return func(c *config) {
 		if v != nil {
 			c.validate = v
 		}
+	}
+}
+
+// WithMessage sets the detail of field errors with the given tag (or
+// alias), overriding the built-in sentence; a tag of the service's own,
+// registered on its WithValidator, otherwise reads "is not valid". The
+// text goes to clients: build it from the tag and its parameter
+// (fe.Param()), never from the field's value or validator's own error
+// string. fe.Field() is the member's name as the client sent it.
+func WithMessage(tag string, fn func(fe validator.FieldError) string) Option {
+	return func(c *config) {
+		if fn == nil {
+			return
+		}
+		// The map is the call's own: c is a copy of the shared defaults.
+		if c.messages == nil {
+			c.messages = map[string]func(validator.FieldError) string{}
+		}
+		c.messages[tag] = fn
 	}
 }
 
@@ -68,5 +93,5 @@ func (c *config) validator() *validator.Validate {
 	if c.validate != nil {
 		return c.validate
 	}
-	return Validator()
+	return defaultValidator()
 }

@@ -19,13 +19,7 @@ var defaultValidator = sync.OnceValue(func() *validator.Validate {
 	return validator.New(validator.WithRequiredStructEnabled())
 })
 
-// Validator returns the validator Decode uses by default: created once and
-// safe for concurrent use. Register custom validations on it before
-// serving requests; validator does not allow registration concurrently
-// with validation.
-func Validator() *validator.Validate { return defaultValidator() }
-
-// jsonNamed presents a field error to a custom MessageFunc under the
+// jsonNamed presents a field error to a WithMessage function under the
 // member name the client sent, whatever names the validator uses.
 type jsonNamed struct {
 	validator.FieldError
@@ -64,10 +58,10 @@ func unescapeToken(tok string) string {
 
 // Validate validates a struct (or pointer to one) that did not come from a
 // body, such as decoded query parameters, and reports every failing field
-// as validation_failed, a *problem.Problem. Only WithValidator among the
-// options applies.
+// as validation_failed, a *problem.Problem. Only WithValidator and
+// WithMessage among the options apply.
 func Validate(v any, opts ...Option) error {
-	if p := validateValue(configure(opts).validator(), v, nil); p != nil {
+	if p := validateValue(configure(opts), v, nil); p != nil {
 		return p
 	}
 	return nil
@@ -76,7 +70,7 @@ func Validate(v any, opts ...Option) error {
 // validateValue reports every broken rule of dst. body, when dst was
 // decoded from one, lets a rule broken by a value the client did send say
 // what is wrong with that value.
-func validateValue(v *validator.Validate, dst any, body []byte) *problem.Problem {
+func validateValue(cfg *config, dst any, body []byte) *problem.Problem {
 	root := reflect.ValueOf(dst)
 	for root.Kind() == reflect.Pointer {
 		if root.IsNil() {
@@ -88,7 +82,7 @@ func validateValue(v *validator.Validate, dst any, body []byte) *problem.Problem
 	// field it visits, and boxing a field of an addressable struct
 	// allocates each time, while one copy of the struct costs one
 	// allocation in all.
-	err := v.Struct(root.Interface())
+	err := cfg.validator().Struct(root.Interface())
 	if err == nil {
 		return nil
 	}
@@ -108,7 +102,7 @@ func validateValue(v *validator.Validate, dst any, body []byte) *problem.Problem
 		if ptr != "" {
 			fe = jsonNamed{FieldError: fe, name: memberName(ptr)}
 		}
-		detail := message(fe, root)
+		detail := message(fe, root, cfg.messages)
 		if detail == requiredMessage && located && body != nil {
 			if raw, sent := member(body, ptr); sent {
 				detail = presentZeroMessage(raw)

@@ -92,13 +92,15 @@ func TestValidationPointers(t *testing.T) {
 }
 
 func TestCustomMessagesSeeJSONNames(t *testing.T) {
-	RegisterMessage("test_named", func(fe validator.FieldError) string { return "field " + fe.Field() + " is wrong" })
+	named := WithMessage("test_named", func(fe validator.FieldError) string { return "field " + fe.Field() + " is wrong" })
 	type T struct {
 		Value string   `json:"the_value" validate:"test_named"`
 		Tags  []string `json:"tag~s" validate:"dive,test_named"`
 	}
-	Validator().RegisterAlias("test_named", "max=1")
-	p := problemOf(t, Validate(T{Value: "long", Tags: []string{"a", "bb"}}))
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterAlias("test_named", "max=1")
+	in := T{Value: "long", Tags: []string{"a", "bb"}}
+	p := problemOf(t, Validate(in, WithValidator(v), named))
 	if p == nil || len(p.Errors()) != 2 {
 		t.Fatalf("got %v", p)
 	}
@@ -107,6 +109,12 @@ func TestCustomMessagesSeeJSONNames(t *testing.T) {
 	}
 	if fe := p.Errors()[1]; fe.Detail != "field tag~s[1] is wrong" || fe.Pointer != "/tag~0s/1" {
 		t.Errorf("got %+v", fe)
+	}
+	// A message is the call's: a call without it keeps the built-in
+	// sentence of the tag the alias stands for.
+	p = problemOf(t, Validate(in, WithValidator(v)))
+	if p == nil || len(p.Errors()) != 2 || p.Errors()[0].Detail != "must be at most 1 character" {
+		t.Fatalf("without the message: %v", p.Errors())
 	}
 }
 
