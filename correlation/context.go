@@ -36,15 +36,6 @@ func ID(ctx context.Context) string {
 	return ""
 }
 
-// TraceID returns the W3C trace-id (32 lowercase hex digits) of the request's
-// valid traceparent header, or "" if it carried none.
-func TraceID(ctx context.Context) string {
-	if v := corrstate.From(ctx); v != nil {
-		return v.TraceID
-	}
-	return ""
-}
-
 // WithID returns a copy of ctx carrying id as its correlation ID, for tests,
 // background jobs and outgoing clients. The id is trusted as given; check it
 // with Valid first if it came from outside. A trace ID already in ctx is kept,
@@ -55,5 +46,9 @@ func WithID(ctx context.Context, id string) context.Context {
 		// lookup of some unrelated key far away.
 		panic("correlation: WithID called with a nil Context")
 	}
-	return &idContext{Context: ctx, req: corrstate.Request{ID: id, TraceID: TraceID(ctx)}}
+	var trace string
+	if v := corrstate.From(ctx); v != nil {
+		trace = v.TraceID
+	}
+	return &idContext{Context: ctx, req: corrstate.Request{ID: id, TraceID: trace}}
 }

@@ -9,7 +9,7 @@ import (
 
 func TestContextAccessors(t *testing.T) {
 	ctx := context.Background()
-	if ID(ctx) != "" || TraceID(ctx) != "" {
+	if ID(ctx) != "" || traceID(ctx) != "" {
 		t.Fatal("empty context reports an ID")
 	}
 	ctx = WithID(ctx, "job-1234")
@@ -25,8 +25,8 @@ func TestContextAccessors(t *testing.T) {
 func TestWithIDKeepsTrace(t *testing.T) {
 	parent := &idContext{Context: context.Background(), req: corrstate.Request{ID: "a", TraceID: "4bf92f3577b34da6a3ce929d0e0e4736"}}
 	ctx := WithID(parent, "job-1234")
-	if got := TraceID(ctx); got != parent.req.TraceID {
-		t.Fatalf("TraceID = %q", got)
+	if got := traceID(ctx); got != parent.req.TraceID {
+		t.Fatalf("trace ID %q", got)
 	}
 }
 
@@ -64,4 +64,12 @@ func TestWithIDNilContext(t *testing.T) {
 	}()
 	var nilCtx context.Context
 	WithID(nilCtx, "job-1234")
+}
+
+// traceID is the trace ID ctx carries, as NewHandler logs it.
+func traceID(ctx context.Context) string {
+	if v := corrstate.From(ctx); v != nil {
+		return v.TraceID
+	}
+	return ""
 }

@@ -2,11 +2,14 @@
 // correlation IDs and W3C trace context.
 //
 // Middleware gives every request an ID: an inbound one when it is Valid and
-// unambiguous, otherwise a fresh UUIDv7 from NewID. The ID is echoed in the
-// response header and stored in the request context, where ID and TraceID
-// read it back. NewHandler wraps a slog.Handler so that records logged with
-// that context carry correlation_id and trace_id, which is how a response
-// seen by a client is matched with the server's log lines.
+// unambiguous, otherwise a fresh UUIDv7. The ID is echoed in the response
+// header and stored in the request context, where ID reads it back (it
+// replaces chi's middleware.GetReqID). NewHandler wraps a slog.Handler so
+// that records logged with that context carry correlation_id and, when the
+// request had a traceparent, trace_id: the one way to put them on a record,
+// and how a response seen by a client is matched with the server's log
+// lines. WithID gives a background job the ID of the request that started
+// it.
 //
 // The package depends on the standard library only (and on the kit's
 // internal corrstate, the per-request correlation middleware.Stack keeps

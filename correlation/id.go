@@ -81,14 +81,15 @@ type randBuf struct {
 
 var randPool = sync.Pool{New: func() any { return &randBuf{off: len(randBuf{}.b)} }}
 
-// NewID returns a fresh UUIDv7 (RFC 9562) in its canonical 36-character form:
-// a 48-bit Unix millisecond timestamp, so IDs sort roughly by creation time
-// in logs and indexes, and 74 bits from crypto/rand. It carries nothing about
-// the host or the process. IDs created within the same millisecond are not
-// ordered among themselves. Safe for concurrent use.
-func NewID() string { return newIDAt(time.Now()) }
+// newID returns a fresh UUIDv7 (RFC 9562) in its canonical 36-character
+// form: a 48-bit Unix millisecond timestamp, so IDs sort roughly by
+// creation time in logs and indexes, and 74 bits from crypto/rand. It
+// carries nothing about the host or the process. IDs created within the
+// same millisecond are not ordered among themselves. Safe for concurrent
+// use.
+func newID() string { return newIDAt(time.Now()) }
 
-// newIDAt is NewID stamped with now, for callers that have read the clock
+// newIDAt is newID stamped with now, for callers that have read the clock
 // already: on some machines reading it costs as much as the rest of the ID.
 func newIDAt(now time.Time) string {
 	var u [16]byte

@@ -32,7 +32,7 @@ func checkUUIDv7(t *testing.T, id string) {
 
 func TestNewIDIsUUIDv7(t *testing.T) {
 	before := time.Now().UnixMilli()
-	id := NewID()
+	id := newID()
 	after := time.Now().UnixMilli()
 	checkUUIDv7(t, id)
 
@@ -52,7 +52,7 @@ func TestNewIDUniqueConcurrent(t *testing.T) {
 	for range workers {
 		wg.Go(func() {
 			for range each {
-				ids <- NewID()
+				ids <- newID()
 			}
 		})
 	}
@@ -69,7 +69,7 @@ func TestNewIDUniqueConcurrent(t *testing.T) {
 }
 
 func TestNewIDAllocs(t *testing.T) {
-	if n := testing.AllocsPerRun(1000, func() { _ = NewID() }); n > 1 {
+	if n := testing.AllocsPerRun(1000, func() { _ = newID() }); n > 1 {
 		t.Fatalf("NewID allocates %v times, want at most 1 (the string)", n)
 	}
 }
@@ -105,7 +105,7 @@ func TestValid(t *testing.T) {
 }
 
 func TestValidNoAlloc(t *testing.T) {
-	ids := []string{"", "short", NewID(), strings.Repeat("x", 200), "abcdefgh\r\n"}
+	ids := []string{"", "short", newID(), strings.Repeat("x", 200), "abcdefgh\r\n"}
 	if n := testing.AllocsPerRun(100, func() {
 		for _, id := range ids {
 			_ = Valid(id)
@@ -126,7 +126,7 @@ func FuzzValid(f *testing.F) {
 func BenchmarkNewID(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = NewID()
+		_ = newID()
 	}
 }
 
@@ -134,7 +134,7 @@ func BenchmarkNewIDParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			_ = NewID()
+			_ = newID()
 		}
 	})
 }
@@ -144,7 +144,7 @@ func BenchmarkNewIDParallel(b *testing.B) {
 func BenchmarkValidFreshIDs(b *testing.B) {
 	ids := make([]string, 4096)
 	for i := range ids {
-		ids[i] = NewID()
+		ids[i] = newID()
 	}
 	i := 0
 	for b.Loop() {

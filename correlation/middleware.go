@@ -22,7 +22,6 @@ type Option func(*config)
 type config struct {
 	inbound  []string
 	response string
-	generate func() string
 }
 
 // WithHeaders sets the inbound headers an ID is accepted from, in order of
@@ -43,13 +42,6 @@ func WithResponseHeader(name string) Option {
 	return func(c *config) { c.response = http.CanonicalHeaderKey(name) }
 }
 
-// WithGenerator replaces NewID as the source of fresh IDs. A generated value
-// that fails Valid is replaced by NewID, because the ID is echoed to clients
-// and written to logs unescaped.
-func WithGenerator(gen func() string) Option {
-	return func(c *config) { c.generate = gen }
-}
-
 // traceparentHeader is in canonical form so it can index http.Header directly.
 const traceparentHeader = "Traceparent"
 
@@ -62,7 +54,7 @@ const traceparentHeader = "Traceparent"
 // (inside faultline's middleware.Stack, to its problem writer's logger, so
 // a service gives its logger once). A bad ID never fails the request. A valid
 // traceparent header contributes the trace ID. Both go into the request
-// context (see ID and TraceID), and the ID is set on the response header
+// context (see ID), and the ID is set on the response header
 // before the next handler runs, so it is present even on responses that
 // handler writes early or abandons.
 //
@@ -100,6 +92,7 @@ func init() {
 		o, _ := opts.([]Option)
 		return middlewareWith(newAcceptor(o...), env)
 	}
+	corrstate.NewID = newID
 }
 
 // acceptor is what Middleware does to each request. faultline's
@@ -186,11 +179,6 @@ func (cfg *config) accept(h http.Header) (string, rejection) {
 }
 
 func (cfg *config) fresh(env corrstate.Env) string {
-	if cfg.generate != nil {
-		if id := cfg.generate(); Valid(id) {
-			return id
-		}
-	}
 	return newIDAt(env.Now())
 }
 

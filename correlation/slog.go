@@ -14,17 +14,6 @@ const (
 	TraceAttrKey = "trace_id"
 )
 
-// Attr returns the correlation_id attribute for ctx, for loggers that are not
-// wrapped by NewHandler. Without an ID it returns the empty Attr, which
-// handlers ignore.
-func Attr(ctx context.Context) slog.Attr {
-	id := ID(ctx)
-	if id == "" {
-		return slog.Attr{}
-	}
-	return slog.String(AttrKey, id)
-}
-
 // NewHandler wraps next so that every record logged with a context carrying
 // a correlation ID gets a top-level correlation_id attribute, and trace_id
 // when the request had a trace. A key the record (or a logger.With made

@@ -115,7 +115,7 @@ func TestHandlerNoDuplicateKey(t *testing.T) {
 	ctx := requestContext("req-12345", testTrace)
 	for name, log := range map[string]func(*slog.Logger){
 		"record attr": func(l *slog.Logger) { l.InfoContext(ctx, "explicit", AttrKey, "req-12345") },
-		"Attr helper": func(l *slog.Logger) { l.LogAttrs(ctx, slog.LevelInfo, "explicit", Attr(ctx)) },
+		"attr":        func(l *slog.Logger) { l.LogAttrs(ctx, slog.LevelInfo, "explicit", slog.String(AttrKey, ID(ctx))) },
 		"many attrs": func(l *slog.Logger) {
 			l.InfoContext(ctx, "explicit", "a", 1, "b", 2, "c", 3, "d", 4, "e", 5, "f", 6, AttrKey, "req-12345", TraceAttrKey, testTrace)
 		},
@@ -164,15 +164,6 @@ func TestHandlerRespectsLevel(t *testing.T) {
 	log.InfoContext(requestContext("req-12345", ""), "dropped")
 	if buf.Len() != 0 {
 		t.Fatalf("got %s", buf.String())
-	}
-}
-
-func TestAttr(t *testing.T) {
-	if a := Attr(context.Background()); !a.Equal(slog.Attr{}) {
-		t.Fatalf("Attr without ID = %v", a)
-	}
-	if a := Attr(WithID(context.Background(), "job-1234")); !a.Equal(slog.String(AttrKey, "job-1234")) {
-		t.Fatalf("Attr = %v", a)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/corrstate"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,7 +67,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 				id = correlation.ID(ctx)
 			}
 			if id == "" {
-				id = correlation.NewID()
+				id = corrstate.NewID()
 			}
 			ctx = correlation.WithID(ctx, id)
 			// A handler not wrapped with Tool (or any method handler) that

@@ -13,6 +13,7 @@ import (
 	chimw "github.com/go-chi/chi/v5/middleware"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/corrstate"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -117,7 +118,7 @@ func BenchmarkSuccess(b *testing.B) {
 
 // idEcho answers with the ID and trace ID the handler's context carries.
 func idEcho(w http.ResponseWriter, r *http.Request) {
-	w.Write([]byte(correlation.ID(r.Context()) + " " + correlation.TraceID(r.Context())))
+	w.Write([]byte(correlation.ID(r.Context()) + " " + corrstate.From(r.Context()).TraceID))
 }
 
 const testTraceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"

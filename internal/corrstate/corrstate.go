@@ -2,7 +2,8 @@
 // correlation, which accepts it and reads it back, and faultline's
 // middleware, which keeps it inside its own per-request state so that the
 // correlation costs no allocation of its own. Users never see it: they call
-// correlation.ID, correlation.TraceID and correlation.Middleware.
+// correlation.ID and correlation.Middleware, and read the trace ID in the
+// trace_id of the records correlation.NewHandler annotates.
 package corrstate
 
 import (
@@ -76,3 +77,9 @@ var NewAcceptor func(opts any) Acceptor
 // instead of slog.Default, for serve.Run, which accepts the ID in front of
 // a service's Stack on its writer's behalf. Set with NewAcceptor.
 var NewMiddleware func(opts any, env Env) func(http.Handler) http.Handler
+
+// NewID returns a fresh correlation ID as correlation.Middleware generates
+// them (a UUIDv7), for mcpfault, which gives a call over a transport
+// without an HTTP request its own. Set by package correlation, as
+// NewAcceptor is.
+var NewID func() string
