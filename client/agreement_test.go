@@ -114,7 +114,7 @@ var allowedExit = map[client.Verdict][]int{
 }
 
 func checkAgreement(d client.Decision) error {
-	code := d.ExitCode()
+	code := client.ExitCodeOf(d)
 	ok := false
 	for _, c := range allowedExit[d.Verdict] {
 		ok = ok || c == code
@@ -182,7 +182,7 @@ func TestDecideAndExitCodeAgree(t *testing.T) {
 					a.Method, a.IdempotencyKey, a.Number = method, key, n
 					d := pol.Decide(a)
 					seen[d.Verdict]++
-					codes[d.ExitCode()]++
+					codes[client.ExitCodeOf(d)]++
 					if err := checkAgreement(d); err != nil && failures < 20 {
 						failures++
 						t.Errorf("%s key=%v attempt %d of %v: %v", method, key, n, errs[i], err)
@@ -203,9 +203,9 @@ func TestDecideAndExitCodeAgree(t *testing.T) {
 					a.ContextErr = nil
 				}
 				want := client.Policy{}.Decide(a)
-				if got := client.ExitCode(method, err); got != want.ExitCode() && failures < 20 {
+				if got := client.ExitCode(method, err); got != client.ExitCodeOf(want) && failures < 20 {
 					failures++
-					t.Errorf("%s key=%v %v: ExitCode %d, Decide %s (%s) whose exit code is %d", method, key, err, got, want.Verdict, want.Reason, want.ExitCode())
+					t.Errorf("%s key=%v %v: ExitCode %d, Decide %s (%s) whose exit code is %d", method, key, err, got, want.Verdict, want.Reason, client.ExitCodeOf(want))
 				}
 			}
 		}
@@ -244,8 +244,8 @@ func TestExitCodeOfWritesAServerDidNotVouchFor(t *testing.T) {
 				}
 				// Under a key the same failure is retried, and temporary.
 				d = client.Policy{}.Decide(client.Attempt{Method: method, Problem: p, Number: 1, IdempotencyKey: true})
-				if d.Verdict != client.Retry || d.ExitCode() == client.ExitUnknownOutcome {
-					t.Errorf("%s %d %q with a key: %s, exit code %d", method, status, body, d.Verdict, d.ExitCode())
+				if d.Verdict != client.Retry || client.ExitCodeOf(d) == client.ExitUnknownOutcome {
+					t.Errorf("%s %d %q with a key: %s, exit code %d", method, status, body, d.Verdict, client.ExitCodeOf(d))
 				}
 			}
 		}

@@ -101,7 +101,7 @@ func TestTransportBudgetCountsErrorBodies(t *testing.T) {
 			if want := int(tc.maxElapsed/readTime) + 1; len(arrivals) > want || len(arrivals) < want-1 {
 				t.Errorf("%d executions, want %d", len(arrivals), want)
 			}
-			if code := op.Decision.ExitCode(); code != client.ExitTemporary {
+			if code := client.ExitCodeOf(op.Decision); code != client.ExitTemporary {
 				t.Errorf("exit code %d, want %d", code, client.ExitTemporary)
 			}
 			t.Logf("%d attempts, returned after %s", len(arrivals), took.Round(time.Millisecond))

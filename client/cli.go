@@ -13,8 +13,7 @@ import (
 // every such tool fails alike and scripts can branch on the class of
 // failure without reading the message. 0 is success; the rest are the
 // classes ExitCode sorts an error into, from the same rule as Decide's
-// verdict (Decision.ExitCode), so a script never reruns what Decide would
-// not replay:
+// verdict, so a script never reruns what Decide would not replay:
 //
 //	code  name              when
 //	   1  ExitInternal      the server failed on its own (cause internal, a 500),
@@ -53,8 +52,7 @@ const (
 // dies with the process, and running the command again sends a new one.
 // A context.DeadlineExceeded in err is read as a timeout, a
 // context.Canceled as the caller's own end. method is the request's method
-// ("" for a read). Decision.ExitCode gives the exit code of a decision the
-// caller already has.
+// ("" for a read).
 func ExitCode(method string, err error) int {
 	if err == nil {
 		return ExitOK
@@ -68,7 +66,7 @@ func ExitCode(method string, err error) int {
 	} else {
 		a.Err = err
 	}
-	return Policy{}.Decide(a).ExitCode()
+	return Policy{}.Decide(a).exitCode()
 }
 
 // Line renders an error as the one-line "<code>: <message>" of a command's

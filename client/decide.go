@@ -57,7 +57,7 @@ type Decision struct {
 	exit uint8
 }
 
-// ExitCode is the exit code (see ExitOK) of a command that ends on this
+// exitCode is the exit code (see ExitOK) of a command that ends on this
 // decision. It follows from the verdict: Verify, and a committed write
 // that may not be repeated, are ExitUnknownOutcome; ExitTemporary and
 // ExitUpstream are only ever given to a failure Decide retries (or would,
@@ -67,7 +67,7 @@ type Decision struct {
 // that key; running the command again with a new one is not (ExitCode
 // counts only a key the caller set). A Decision that Decide did not make
 // is ExitInternal.
-func (d Decision) ExitCode() int {
+func (d Decision) exitCode() int {
 	if d.exit == 0 {
 		return ExitInternal
 	}
@@ -168,7 +168,7 @@ const (
 // Decide says what to do after a failed attempt, from the machine members
 // alone (action, retryable, retry_after_ms, outcome; title and detail are
 // prose and are never read), and with it the exit code a command ending
-// there returns (Decision.ExitCode):
+// there returns (ExitCode):
 //
 //   - action verify is verified, and so is a write (a method that is not
 //     idempotent) that carried no Idempotency-Key and whose outcome is

@@ -24,9 +24,9 @@
 //     attempts and operations to an Observer and to log/slog.
 //   - Line and ExitCode are the command-line surface: a one-line
 //     "code: message" and an exit code from a fixed table. The exit code
-//     is part of Decide's answer (Decision.ExitCode), so the two cannot
-//     disagree: a script that reruns on ExitTemporary never reruns a
-//     write Decide would not replay.
+//     is part of Decide's answer, so the two cannot disagree: a script
+//     that reruns on ExitTemporary never reruns a write Decide would not
+//     replay.
 //
 // The rule that matters most: a write (POST, PATCH: a method that is not
 // idempotent) whose outcome is unknown or committed is never replayed
@@ -54,9 +54,9 @@
 //	}
 //
 // ReadError reads at most [DefaultBodyLimit] bytes within
-// [DefaultReadTimeout]; a huge, malformed or stalled body is an error
-// ([ErrBodyTooLarge], [ErrMalformedBody], [ErrBodyRead]) that still carries
-// the status. Numbers are read in every JSON spelling (1000.0, 1e3), and a
+// [DefaultReadTimeout] (a Transport reads with its [WithReader] settings,
+// and ReadError returns what it read); a huge, malformed or stalled body
+// is an error wrapping [ErrNoProblemBody] that still carries the status. Numbers are read in every JSON spelling (1000.0, 1e3), and a
 // wait too large for a time.Duration saturates, so the client stops rather
 // than retries at once. An action the client does not know stops.
 //
@@ -64,8 +64,8 @@
 //
 // ExitCode is the exit code of a first attempt, under the Idempotency-Key
 // the caller set, if any (a key WithIdempotencyKeys drew is not there when
-// the command runs again); Decision.ExitCode is that of any attempt. The
-// rules behind each class are on [ExitOK]'s constants.
+// the command runs again). The rules behind each class are on [ExitOK]'s
+// constants.
 //
 //	code  constant            meaning
 //	0     ExitOK              success

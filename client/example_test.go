@@ -83,11 +83,13 @@ func ExampleNewTransport() {
 
 	rt := client.NewTransport(nil,
 		client.WithIdempotencyKeys(),
-		client.WithJitter(func() float64 { return 0 }),
+		// The wait is the server's retry_after_ms plus a random share of
+		// the backoff, here at most a millisecond.
+		client.WithPolicy(client.Policy{BaseDelay: time.Millisecond}),
 		client.WithLogger(slog.New(slog.DiscardHandler)),
 		client.WithObserver(client.Observer{
 			Attempt: func(a client.AttemptReport) {
-				fmt.Println("attempt", a.Attempt, a.Status, a.Code, a.Decision.Verdict, a.Decision.Delay)
+				fmt.Println("attempt", a.Attempt, a.Status, a.Code, a.Decision.Verdict, a.Decision.Delay.Truncate(10*time.Millisecond))
 			},
 			Operation: func(o client.OperationReport) {
 				fmt.Println("operation", o.Attempts, "attempts, final status", o.Status)

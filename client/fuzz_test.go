@@ -28,7 +28,7 @@ func FuzzReadError(f *testing.F) {
 		h["Content-Type"] = []string{contentType}
 		h["Retry-After"] = []string{retryAfter}
 		res := &http.Response{StatusCode: status, Header: h, Body: io.NopCloser(bytes.NewReader(body))}
-		err := client.Reader{Limit: 512}.ReadError(res)
+		err := client.ReadWith(client.Reader{Limit: 512}, res)
 		var p *problem.Problem
 		if !errors.As(err, &p) || p == nil {
 			t.Fatalf("no problem in %v", err)

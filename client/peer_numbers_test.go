@@ -82,7 +82,7 @@ func TestTransportReadsEveryNumberSpelling(t *testing.T) {
 				if n := executed.Load(); n != 1 || len(slept) != 0 || op.Decision.Reason != "the next attempt would start after the operation's deadline" {
 					t.Errorf("executed %d times, slept %v, decision %+v", n, slept, op.Decision)
 				}
-				if code := op.Decision.ExitCode(); code != client.ExitTemporary {
+				if code := client.ExitCodeOf(op.Decision); code != client.ExitTemporary {
 					t.Errorf("exit code %d", code)
 				}
 				return

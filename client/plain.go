@@ -35,7 +35,7 @@ func parseJSON(body []byte, status int, problemMedia bool) (*problem.Problem, er
 	dec.UseNumber()
 	var doc map[string]any
 	if err := dec.Decode(&doc); err != nil || doc == nil || dec.More() {
-		return nil, fmt.Errorf("%w: not a JSON object", ErrMalformedBody)
+		return nil, fmt.Errorf("%w: not a JSON object", errMalformedBody)
 	}
 	code, message := plainError(doc)
 	if problemMedia || slices.ContainsFunc(problemMembers, func(m string) bool { _, ok := doc[m]; return ok }) {
@@ -52,7 +52,7 @@ func parseJSON(body []byte, status int, problemMedia bool) (*problem.Problem, er
 			return p, nil
 		}
 		if code == "" && message == "" {
-			return nil, fmt.Errorf("%w: %v", ErrMalformedBody, err)
+			return nil, fmt.Errorf("%w: %v", errMalformedBody, err)
 		}
 	} else if code == "" && message == "" {
 		return nil, fmt.Errorf("%w (a JSON object without error members)", ErrNoProblemBody)

@@ -28,25 +28,25 @@ const DefaultBodyLimit = 64 << 10
 // client even when the request's context has no deadline.
 const DefaultReadTimeout = 10 * time.Second
 
-// Errors a ResponseError wraps when its problem was built from the status
-// line and headers instead of the body.
+// ErrNoProblemBody is what a ResponseError wraps when its problem was
+// built from the status line and headers instead of the body: the body was
+// of another media type (an HTML page from a proxy, plain text, nothing at
+// all), claimed JSON or XML but was not a document of it, exceeded the
+// reader's limit, or was not read within its timeout. The error's text
+// says which; what to do next does not depend on it, since the status and
+// the headers decide.
+var ErrNoProblemBody = errors.New("client: no problem document in the error body")
+
+// Why a body yielded no problem, for the error's text.
 var (
-	// ErrBodyTooLarge: the body exceeded the reader's limit.
-	ErrBodyTooLarge = errors.New("client: error body exceeds the limit")
-	// ErrMalformedBody: the body claimed a JSON or XML media type but is
-	// not a document of it.
-	ErrMalformedBody = errors.New("client: malformed error body")
-	// ErrNoProblemBody: the body is of another media type (an HTML page
-	// from a proxy, plain text, nothing at all).
-	ErrNoProblemBody = errors.New("client: no problem document in the error body")
-	// ErrBodyRead: reading the body failed or took longer than the
-	// reader's timeout.
-	ErrBodyRead = errors.New("client: reading the error body failed")
+	errBodyTooLarge  = fmt.Errorf("%w: it exceeds the limit", ErrNoProblemBody)
+	errMalformedBody = fmt.Errorf("%w: it is malformed", ErrNoProblemBody)
+	errBodyRead      = fmt.Errorf("%w: reading it failed", ErrNoProblemBody)
 )
 
 // ResponseError is an error response read as a problem. errors.As finds
-// the *problem.Problem in it; errors.Is finds the Err* value saying why the
-// body did not yield one, if it did not.
+// the *problem.Problem in it; errors.Is finds ErrNoProblemBody when the
+// body did not yield one.
 type ResponseError struct {
 	// Problem is never nil. Its Status is the status the response carried
 	// (RFC 9457 §3.1.2: the HTTP status wins over the member), its
@@ -57,8 +57,7 @@ type ResponseError struct {
 	// alone, it has type about:blank, the status text as title and no code.
 	Problem *problem.Problem
 	// Err is nil when the body was a problem document or a plain JSON error
-	// body; otherwise it wraps ErrBodyTooLarge, ErrMalformedBody,
-	// ErrNoProblemBody or ErrBodyRead.
+	// body; otherwise it wraps ErrNoProblemBody.
 	Err error
 	// keyed: the request carried an Idempotency-Key its sender chose (not
 	// one a Transport generated), so sending it again under that key is
@@ -83,7 +82,8 @@ func (e *ResponseError) Unwrap() []error {
 	return []error{e.Problem, e.Err}
 }
 
-// Reader reads error responses. The zero value is ready to use.
+// Reader says how a Transport reads error responses (WithReader); the zero
+// value is ReadError's.
 type Reader struct {
 	// Limit is the most bytes of body read; zero means DefaultBodyLimit.
 	Limit int64
@@ -101,16 +101,15 @@ type Reader struct {
 	Now func() time.Time
 }
 
-var defaultReader Reader
+// ReadError returns nil for a response below 400. For any other it returns
+// a *ResponseError: the one a Transport read to decide, with the Transport's
+// Reader, when the response came through one; otherwise it reads the body
+// itself, up to DefaultBodyLimit within DefaultReadTimeout. The body stays
+// readable: what was read is put back in front of what was not, and the
+// caller still closes it.
+func ReadError(res *http.Response) error { return Reader{}.readError(res) }
 
-// ReadError is Reader{}.ReadError.
-func ReadError(res *http.Response) error { return defaultReader.ReadError(res) }
-
-// ReadError returns nil for a response below 400. For any other it reads
-// the body (up to the limit, within the timeout) and returns a
-// *ResponseError. The body stays readable: what was read is put back in
-// front of what was not, and the caller still closes it.
-func (rd Reader) ReadError(res *http.Response) error {
+func (rd Reader) readError(res *http.Response) error {
 	if res.StatusCode < 400 {
 		return nil
 	}
@@ -163,13 +162,13 @@ func (rd Reader) readBody(res *http.Response) (buf []byte, complete bool, err er
 	stalled := time.AfterFunc(timeout, func() { body.Close() })
 	buf, err = io.ReadAll(io.LimitReader(body, limit+1))
 	if !stalled.Stop() {
-		return buf, false, fmt.Errorf("%w: no complete body within %s", ErrBodyRead, timeout)
+		return buf, false, fmt.Errorf("%w: no complete body within %s", errBodyRead, timeout)
 	}
 	if err != nil {
-		return buf, false, fmt.Errorf("%w: %v", ErrBodyRead, err)
+		return buf, false, fmt.Errorf("%w: %v", errBodyRead, err)
 	}
 	if int64(len(buf)) > limit {
-		return buf, false, fmt.Errorf("%w (%d bytes)", ErrBodyTooLarge, limit)
+		return buf, false, fmt.Errorf("%w (%d bytes)", errBodyTooLarge, limit)
 	}
 	return buf, true, nil
 }

@@ -217,21 +217,21 @@ func TestReadErrorForeignBodies(t *testing.T) {
 func TestReadErrorWithoutProblemBody(t *testing.T) {
 	for _, tc := range []struct {
 		name, contentType, body string
-		want                    error
+		why                     string // in the error's text
 	}{
-		{"proxy html", "text/html", "<html><body><h1>502 Bad Gateway</h1></body></html>", client.ErrNoProblemBody},
-		{"empty", "", "", client.ErrNoProblemBody},
-		{"json without error members", "application/json", `{"ok":false}`, client.ErrNoProblemBody},
-		{"truncated problem", "application/problem+json", `{"status":502,"code":"upstr`, client.ErrMalformedBody},
-		{"array", "application/json", `[1,2]`, client.ErrMalformedBody},
-		{"not xml", "application/problem+xml", `<problem><title>x</problem>`, client.ErrMalformedBody},
-		{"wrong xml root", "application/problem+xml", `<html/>`, client.ErrMalformedBody},
+		{"proxy html", "text/html", "<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html"},
+		{"empty", "", "", "empty"},
+		{"json without error members", "application/json", `{"ok":false}`, "without error members"},
+		{"truncated problem", "application/problem+json", `{"status":502,"code":"upstr`, "malformed"},
+		{"array", "application/json", `[1,2]`, "malformed: not a JSON object"},
+		{"not xml", "application/problem+xml", `<problem><title>x</problem>`, "malformed"},
+		{"wrong xml root", "application/problem+xml", `<html/>`, "malformed: root element <html>"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := get(t, 502, map[string]string{"Content-Type": tc.contentType, "X-Error-Code": "upstream_error", "X-Request-Id": "r-9"}, tc.body)
 			p, re := readProblem(t, res)
-			if !errors.Is(re, tc.want) {
-				t.Errorf("Err = %v, want %v", re.Err, tc.want)
+			if !errors.Is(re, client.ErrNoProblemBody) || !strings.Contains(re.Err.Error(), tc.why) {
+				t.Errorf("Err = %v, want ErrNoProblemBody saying %q", re.Err, tc.why)
 			}
 			// Built from the status line and the headers.
 			if p.Type() != "about:blank" || p.Title() != "Bad Gateway" || p.Code() != "upstream_error" || p.CorrelationID() != "r-9" {
@@ -277,7 +277,7 @@ func TestReadErrorRetryAfter(t *testing.T) {
 	t.Run("http-date against the clock", func(t *testing.T) {
 		res := get(t, 503, map[string]string{"Retry-After": date.Add(time.Minute).Format(http.TimeFormat)}, "")
 		res.Header.Del("Date")
-		err := client.Reader{Now: func() time.Time { return date }}.ReadError(res)
+		err := client.ReadWith(client.Reader{Now: func() time.Time { return date }}, res)
 		var p *problem.Problem
 		if !errors.As(err, &p) || p.RetryAfter() != time.Minute {
 			t.Errorf("got %v", err)
@@ -288,9 +288,9 @@ func TestReadErrorRetryAfter(t *testing.T) {
 func TestReadErrorHugeBody(t *testing.T) {
 	huge := `{"status":500,"code":"internal","detail":"` + strings.Repeat("x", 1<<20) + `"}`
 	res := get(t, 500, map[string]string{"Content-Type": "application/problem+json", "X-Error-Code": "internal"}, huge)
-	err := client.Reader{Limit: 1 << 10}.ReadError(res)
-	if !errors.Is(err, client.ErrBodyTooLarge) {
-		t.Fatalf("ReadError = %v, want ErrBodyTooLarge", err)
+	err := client.ReadWith(client.Reader{Limit: 1 << 10}, res)
+	if !errors.Is(err, client.ErrNoProblemBody) || !strings.Contains(err.Error(), "exceeds the limit (1024 bytes)") {
+		t.Fatalf("ReadError = %v, want ErrNoProblemBody over the limit", err)
 	}
 	var p *problem.Problem
 	if !errors.As(err, &p) || p.Status() != 500 || p.Code() != "internal" {
@@ -325,9 +325,9 @@ func TestReadErrorStalledBody(t *testing.T) {
 	}
 	defer res.Body.Close()
 	start := time.Now()
-	err = client.Reader{Timeout: 50 * time.Millisecond}.ReadError(res)
-	if !errors.Is(err, client.ErrBodyRead) {
-		t.Fatalf("ReadError = %v, want ErrBodyRead", err)
+	err = client.ReadWith(client.Reader{Timeout: 50 * time.Millisecond}, res)
+	if !errors.Is(err, client.ErrNoProblemBody) || !strings.Contains(err.Error(), "reading it failed: no complete body within 50ms") {
+		t.Fatalf("ReadError = %v, want ErrNoProblemBody for a read that timed out", err)
 	}
 	if waited := time.Since(start); waited > 5*time.Second {
 		t.Errorf("took %s", waited)
@@ -363,5 +363,40 @@ func TestReadErrorTextPlane(t *testing.T) {
 	p, re = readProblem(t, prose)
 	if !errors.Is(re, client.ErrNoProblemBody) || p.Code() != "" || p.Action() != "" {
 		t.Errorf("prose read as a problem: %+v (err %v)", p, re.Err)
+	}
+}
+
+// A Reader is configured once, on the Transport: ReadError on the response
+// a Transport returned gives what the Transport read with it, and without
+// a Transport ReadError keeps its defaults.
+func TestReadErrorUsesTheTransportsReader(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("X-Trace-Ref", "trace-4711")
+		w.Header().Set("X-Failure", "policy_denied")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, "<html>"+strings.Repeat("denied ", 40)+"</html>")
+	}))
+	defer srv.Close()
+	rd := client.Reader{CorrelationHeader: "X-Trace-Ref", CodeHeader: "X-Failure", Limit: 64}
+	hc := &http.Client{Transport: client.NewTransport(nil, client.WithReader(rd), client.WithLogger(quiet))}
+	for name, c := range map[string]*http.Client{"transport": hc, "plain": http.DefaultClient} {
+		res, err := c.Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = client.ReadError(res)
+		res.Body.Close()
+		var p *problem.Problem
+		if !errors.As(err, &p) || p.Status() != 403 {
+			t.Fatalf("%s: %v", name, err)
+		}
+		configured := name == "transport"
+		if (p.CorrelationID() == "trace-4711") != configured || (p.Code() == "policy_denied") != configured {
+			t.Errorf("%s: correlation %q code %q", name, p.CorrelationID(), p.Code())
+		}
+		if strings.Contains(err.Error(), "exceeds the limit (64 bytes)") != configured {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -92,7 +92,7 @@ func TestTransportTimeoutIsNotTheCallersContext(t *testing.T) {
 					t.Errorf("%s: exit code %d, want %d (%v)", tc.method, code, tc.exit, err)
 				}
 			}
-			if code := op.Decision.ExitCode(); code != tc.exit {
+			if code := client.ExitCodeOf(op.Decision); code != tc.exit {
 				t.Errorf("%s %v: the decision's exit code %d, want %d", tc.method, tc.header, code, tc.exit)
 			}
 		}

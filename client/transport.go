@@ -49,7 +49,8 @@ func WithPolicy(p Policy) Option { return func(t *Transport) { t.policy = p } }
 func WithIdempotencyKeys() Option { return func(t *Transport) { t.keys = true } }
 
 // WithReader sets how failed responses are read (body limit, read timeout,
-// header names).
+// header names); ReadError on a response the Transport returned gives what
+// it read so.
 func WithReader(r Reader) Option { return func(t *Transport) { t.reader = r } }
 
 // WithObserver sets the hooks told about each attempt and each operation.
@@ -61,15 +62,15 @@ func WithObserver(o Observer) Option { return func(t *Transport) { t.observer = 
 // otherwise.
 func WithLogger(l *slog.Logger) Option { return func(t *Transport) { t.logger = l } }
 
-// WithSleep sets how the Transport waits between attempts; it must return
-// early with ctx's error when ctx ends (tests).
-func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+// withSleep sets how the Transport waits between attempts; it must return
+// early with ctx's error when ctx ends. Tests wait without a clock.
+func withSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 	return func(t *Transport) { t.sleep = sleep }
 }
 
-// WithJitter sets the source of Attempt.Jitter, numbers in [0, 1); the
-// default is math/rand/v2's Float64.
-func WithJitter(f func() float64) Option { return func(t *Transport) { t.jitter = f } }
+// withJitter sets the source of Attempt.Jitter, numbers in [0, 1); the
+// default is math/rand/v2's Float64. Tests fix it.
+func withJitter(f func() float64) Option { return func(t *Transport) { t.jitter = f } }
 
 // NewTransport returns a Transport sending through base, or through
 // http.DefaultTransport when base is nil.

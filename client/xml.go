@@ -20,16 +20,16 @@ func parseXML(body []byte, status int) (*problem.Problem, error) {
 	dec.Strict = true
 	root, err := nextStart(dec)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformedBody, err)
+		return nil, fmt.Errorf("%w: %v", errMalformedBody, err)
 	}
 	if root.Name.Local != "problem" {
-		return nil, fmt.Errorf("%w: root element <%s>, not <problem>", ErrMalformedBody, root.Name.Local)
+		return nil, fmt.Errorf("%w: root element <%s>, not <problem>", errMalformedBody, root.Name.Local)
 	}
 	doc := map[string]any{}
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrMalformedBody, err)
+			return nil, fmt.Errorf("%w: %v", errMalformedBody, err)
 		}
 		switch t := tok.(type) {
 		case xml.EndElement:
@@ -40,7 +40,7 @@ func parseXML(body []byte, status int) (*problem.Problem, error) {
 			}
 			p, err := parseDoc(doc)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrMalformedBody, err)
+				return nil, fmt.Errorf("%w: %v", errMalformedBody, err)
 			}
 			return p, nil
 		case xml.StartElement:
@@ -48,14 +48,14 @@ func parseXML(body []byte, status int) (*problem.Problem, error) {
 			if name == "errors" {
 				list, err := xmlFieldErrors(dec)
 				if err != nil {
-					return nil, fmt.Errorf("%w: %v", ErrMalformedBody, err)
+					return nil, fmt.Errorf("%w: %v", errMalformedBody, err)
 				}
 				doc[name] = list
 				continue
 			}
 			text, leaf, err := xmlLeaf(dec)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrMalformedBody, err)
+				return nil, fmt.Errorf("%w: %v", errMalformedBody, err)
 			}
 			if leaf {
 				doc[name] = xmlMember(name, text)
