@@ -20,9 +20,14 @@ type config struct {
 	strict     bool
 	principal  func(*http.Request) string
 	timeout    time.Duration
-	retryAfter time.Duration
 	codeHeader string
 }
+
+// retryAfter is the retry hint of an audit_unavailable rejection: a sink
+// that refused a write is usually back within seconds (a Redis failover, a
+// disk's fsync stall), and the request was not started, so any client may
+// send it again then.
+const retryAfter = 2 * time.Second
 
 // Strict makes the middleware write an attempt event before the handler
 // and reject the request with audit_unavailable when the sink refuses it.
@@ -37,14 +42,10 @@ func WithPrincipal(f func(*http.Request) string) Option { return func(c *config)
 // mode a sink slower than this rejects the request rather than stalling it.
 func WithSinkTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
-// WithRetryAfter is the retry hint of an audit_unavailable rejection
-// (default 2s).
-func WithRetryAfter(d time.Duration) Option { return func(c *config) { c.retryAfter = d } }
-
 // Middleware records denied and failed requests to sink; see the package
 // documentation for strict mode.
 func Middleware(sink Sink, opts ...Option) func(http.Handler) http.Handler {
-	c := config{timeout: 500 * time.Millisecond, retryAfter: 2 * time.Second, codeHeader: problem.DefaultCodeHeader}
+	c := config{timeout: 500 * time.Millisecond, codeHeader: problem.DefaultCodeHeader}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -54,7 +55,7 @@ func Middleware(sink Sink, opts ...Option) func(http.Handler) http.Handler {
 				if err := c.write(r.Context(), sink, c.event(r, KindAttempt)); err != nil {
 					problem.Write(w, r, problem.New(problem.AuditUnavailable).
 						WithOutcome(problem.OutcomeNotStarted).
-						WithRetryAfter(c.retryAfter).
+						WithRetryAfter(retryAfter).
 						Wrap(err))
 					return
 				}
