@@ -52,8 +52,8 @@ func TestMergeProblemComponentsIntoHumaOpenAPI(t *testing.T) {
 	}
 	post := spec["paths"].(map[string]any)["/v1/orders"].(map[string]any)["post"].(map[string]any)
 	responses := post["responses"].(map[string]any)
-	responses["422"] = map[string]any{"$ref": "#/components/responses/" + problemdocs.ResponseName(422)}
-	responses["429"] = map[string]any{"$ref": "#/components/responses/" + problemdocs.ResponseName(429)}
+	responses["422"] = map[string]any{"$ref": "#/components/responses/Problem422"}
+	responses["429"] = map[string]any{"$ref": "#/components/responses/Problem429"}
 
 	merged, err := json.Marshal(spec)
 	if err != nil {

@@ -14,13 +14,13 @@
 //	wr := problem.NewWriter(problem.WithBaseURI("https://api.example.com/problems/"))
 //	mux.Handle("/problems/", problemdocs.Handler(problemdocs.WithWriter(wr)))
 //
-// [OpenAPI] renders an OpenAPI 3.1 document whose components describe the
-// problem document (a Problem schema with code, action, cause and outcome as
-// enums) and a reusable response per status with an example per code, in
-// each media type the Writer sends (problem+json, problem+xml, text/plain);
-// [Components] returns the same components for merging into a spec a
-// service already has; [JSONSchema] is the problem document as a JSON
-// Schema (2020-12) on its own.
+// [Components] returns OpenAPI 3.1 components, for merging into the
+// service's spec, that describe the problem document (a Problem schema with
+// code, action, cause and outcome as enums) and a reusable response per
+// status with an example per code, in each media type the Writer sends
+// (problem+json, problem+xml, text/plain); a service without a spec of its
+// own puts them in a document of its own under "components". [JSONSchema]
+// is the problem document as a JSON Schema (2020-12) on its own.
 //
 // # Pages
 //

@@ -39,8 +39,8 @@ func ExampleComponents() {
 		"paths": map[string]any{"/v1/orders": map[string]any{"post": map[string]any{
 			"responses": map[string]any{
 				"201": map[string]any{"description": "created"},
-				"422": map[string]any{"$ref": "#/components/responses/" + problemdocs.ResponseName(422)},
-				"429": map[string]any{"$ref": "#/components/responses/" + problemdocs.ResponseName(429)},
+				"422": map[string]any{"$ref": "#/components/responses/" + "Problem422"},
+				"429": map[string]any{"$ref": "#/components/responses/" + "Problem429"},
 			},
 		}}},
 		"components": map[string]any{"schemas": map[string]any{"Order": map[string]any{"type": "object"}}},

@@ -11,7 +11,6 @@ import (
 
 	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
-	"github.com/faultline-go/faultline/problemdocs"
 )
 
 // pageExample is the example document on an HTML page, unescaped.
@@ -131,12 +130,18 @@ func TestPagesAnnounceTheLegacyWindow(t *testing.T) {
 			if strings.Contains(body, `"legacy"`) != (c.legacy != nil) {
 				t.Errorf("index JSON legacy notice: %v, want %v", strings.Contains(body, `"legacy"`), c.legacy != nil)
 			}
-			spec, err := problemdocs.OpenAPI(problemdocs.WithWriter(wr))
-			if err != nil {
-				t.Fatal(err)
-			}
+			spec := specOf(t, wr)
 			if strings.Contains(string(spec), `"error": "rate_limited"`) != c.members {
 				t.Errorf("OpenAPI examples carry the legacy members: %v, want %v", !c.members, c.members)
+			}
+			// The Problem schema announces the members while they are
+			// sent, with the window's end date when there is one.
+			described := loadSpec(t, wr).Components.Schemas["Problem"].Value.Description
+			if strings.Contains(described, "legacy members error (the code) and message") != c.members {
+				t.Errorf("Problem schema description %q, want the legacy note: %v", described, c.members)
+			}
+			if c.members && c.legacy.Until.IsZero() == strings.Contains(described, " until ") {
+				t.Errorf("Problem schema description %q for a window ending %v", described, c.legacy.Until)
 			}
 		})
 	}

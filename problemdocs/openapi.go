@@ -23,7 +23,8 @@ const JSONSchemaID = "https://faultline.dev/schemas/problem.json"
 // problemSchema is the problem document as the kit renders it, in JSON
 // Schema 2020-12 (the dialect of OpenAPI 3.1). Extension members are
 // allowed, as RFC 9457 §3.2 requires consumers to ignore unknown members.
-func problemSchema(codes []problem.Kind) map[string]any {
+func problemSchema(wr *problem.Writer) map[string]any {
+	codes := wr.Registry().Kinds()
 	names := make([]string, len(codes))
 	for i, c := range codes {
 		names[i] = c.Name
@@ -34,7 +35,7 @@ func problemSchema(codes []problem.Kind) map[string]any {
 	}
 	return map[string]any{
 		"type":        "object",
-		"description": "An RFC 9457 problem document with faultline's members.",
+		"description": problemDescription(wr),
 		"required":    []string{"type", "title", "status", "code", "action", "cause", "retryable"},
 		"properties": map[string]any{
 			"type":     map[string]any{"type": "string", "format": "uri-reference", "description": "Identifies the problem type; dereferenced, it documents it. about:blank for a bare status no code claims."},
@@ -67,6 +68,21 @@ func problemSchema(codes []problem.Kind) map[string]any {
 	}
 }
 
+// problemDescription describes the document, announcing the legacy
+// members while the Writer's window (problem.WithLegacy) is open, so a
+// spec's readers learn of them and of their end date.
+func problemDescription(wr *problem.Writer) string {
+	description := "An RFC 9457 problem document with faultline's members."
+	if l := legacyOf(wr); l != nil && l.Active {
+		description += " Every problem also carries the legacy members error (the code) and message (the detail, or the title)"
+		if l.UntilDate != "" {
+			description += " until " + l.UntilDate + "; after that date they are no longer sent"
+		}
+		description += "."
+	}
+	return description
+}
+
 func fieldErrorSchema() map[string]any {
 	return map[string]any{
 		"type":     "object",
@@ -88,17 +104,20 @@ var textSchema = map[string]any{
 	"description": "The problem for plain-text clients: a first line \"<brand>: <code>: <message>\", then one \"name: value\" line per member (status, action, cause, retryable, ...).",
 }
 
-// ResponseName is the component name of the reusable response for a status,
-// as Components returns it, for $ref from an operation's responses.
-func ResponseName(status int) string { return "Problem" + strconv.Itoa(status) }
+// responseName is the component name of the reusable response for a
+// status: Problem429 for 429.
+func responseName(status int) string { return "Problem" + strconv.Itoa(status) }
 
 // Components returns OpenAPI 3.1 components: the schemas Problem and
 // FieldError, and a response per status the registry's codes use, each
 // with an example document per code, in every media type the Writer sends:
 // application/problem+json, application/problem+xml (the Problem schema
-// with its xml names, RFC 9457 Appendix B) and text/plain. Merge them into an existing spec's
-// components (see the package example) and refer to a response as
-// {"$ref": "#/components/responses/Problem429"}.
+// with its xml names, RFC 9457 Appendix B) and text/plain. Merge them into
+// the components of the service's spec (see the example) and refer to a
+// status's response by its name, "Problem" and the status:
+// {"$ref": "#/components/responses/Problem429"}. The Problem schema's
+// description announces the legacy members while the Writer's legacy
+// window is open.
 func Components(opts ...Option) map[string]any {
 	c := newConfig(opts)
 	codes := c.writer.Registry().Kinds()
@@ -129,7 +148,7 @@ func Components(opts ...Option) map[string]any {
 		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 			headers["Retry-After"] = map[string]any{"description": "Seconds to wait; agrees with retry_after_ms.", "schema": map[string]any{"type": "integer"}}
 		}
-		responses[ResponseName(status)] = map[string]any{
+		responses[responseName(status)] = map[string]any{
 			"description": http.StatusText(status) + ": " + strings.Join(names, ", "),
 			"headers":     headers,
 			// Every representation the Writer negotiates from Accept.
@@ -150,42 +169,18 @@ func Components(opts ...Option) map[string]any {
 	}
 	return map[string]any{
 		"schemas": map[string]any{
-			"Problem":    problemSchema(codes),
+			"Problem":    problemSchema(c.writer),
 			"FieldError": fieldErrorSchema(),
 		},
 		"responses": responses,
 	}
 }
 
-// OpenAPI returns a complete OpenAPI 3.1 document holding Components and no
-// paths, for tools that take a document rather than a fragment.
-func OpenAPI(opts ...Option) ([]byte, error) {
-	description := "Every failure of the API as an RFC 9457 problem document."
-	if l := legacyOf(newConfig(opts).writer); l != nil && l.Active {
-		description += " Every problem also carries the legacy members error (the code) and message (the detail, or the title)"
-		if l.UntilDate != "" {
-			description += " until " + l.UntilDate + "; after that date they are no longer sent"
-		}
-		description += "."
-	}
-	doc := map[string]any{
-		"openapi": "3.1.0",
-		"info": map[string]any{
-			"title":       "faultline problem catalog",
-			"version":     "1",
-			"description": description,
-		},
-		"paths":      map[string]any{},
-		"components": Components(opts...),
-	}
-	return json.MarshalIndent(doc, "", "  ")
-}
-
 // JSONSchema returns the problem document as a standalone JSON Schema
 // (2020-12), for validating bodies without an OpenAPI toolchain.
 func JSONSchema(opts ...Option) ([]byte, error) {
 	c := newConfig(opts)
-	s := problemSchema(c.writer.Registry().Kinds())
+	s := problemSchema(c.writer)
 	s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	s["$id"] = JSONSchemaID
 	s["properties"].(map[string]any)["errors"].(map[string]any)["items"] = map[string]any{"$ref": "#/$defs/FieldError"}

@@ -21,7 +21,6 @@ import (
 
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
-	"github.com/faultline-go/faultline/problemdocs"
 )
 
 // kin-openapi decodes JSON and text bodies but has no XML decoder; this one
@@ -132,21 +131,18 @@ func decodeValue(dec *xml.Decoder, s *openapi3.Schema) (any, error) {
 	}
 }
 
-// liveSpec is problemdocs.OpenAPI with one operation whose responses refer
+// liveSpec is the components in a document with one operation whose responses refer
 // to every status's reusable response, as a service's spec would.
 func liveSpec(t *testing.T, wr *problem.Writer) (*openapi3.T, *routers.Route) {
 	t.Helper()
-	raw, err := problemdocs.OpenAPI(problemdocs.WithWriter(wr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := specOf(t, wr)
 	var doc map[string]any
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
 	responses := map[string]any{"200": map[string]any{"description": "ok"}}
 	for _, k := range wr.Registry().Kinds() {
-		responses[strconv.Itoa(k.Status)] = map[string]any{"$ref": "#/components/responses/" + problemdocs.ResponseName(k.Status)}
+		responses[strconv.Itoa(k.Status)] = map[string]any{"$ref": "#/components/responses/" + "Problem" + strconv.Itoa(k.Status)}
 	}
 	doc["paths"] = map[string]any{"/fail/{code}": map[string]any{"get": map[string]any{
 		"operationId": "fail",
@@ -169,7 +165,7 @@ func liveSpec(t *testing.T, wr *problem.Writer) (*openapi3.T, *routers.Route) {
 // from a real server built with the kit (Stack, the Writer negotiating
 // from Accept) and validates each response, as problem+json, problem+xml
 // and text/plain, with kin-openapi's response validator against
-// problemdocs.OpenAPI. With a legacy window too, whose members travel in
+// problemdocs.Components. With a legacy window too, whose members travel in
 // JSON and XML alike.
 func TestLiveProblemsValidateInEveryMediaType(t *testing.T) {
 	for _, legacy := range []bool{false, true} {
