@@ -57,3 +57,21 @@ func ExampleComponents() {
 	fmt.Println(len(components["schemas"].(map[string]any)), components["responses"].(map[string]any)["Problem429"] != nil)
 	// Output: 3 true
 }
+
+// The problem document as a standalone JSON Schema, for validating bodies
+// with any JSON Schema 2020-12 validator.
+func ExampleJSONSchema() {
+	raw, err := problemdocs.JSONSchema()
+	if err != nil {
+		panic(err)
+	}
+	var schema struct {
+		ID       string   `json:"$id"`
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		panic(err)
+	}
+	fmt.Println(schema.ID == problemdocs.JSONSchemaID, schema.Required)
+	// Output: true [type title status code action cause retryable]
+}

@@ -151,7 +151,14 @@ func TestNoFileAboveLineLimit(t *testing.T) {
 // set the budgets). A growth fails here, so it is a decision in review
 // rather than drift.
 var exportedBudget = map[string]int{
-	"problem": 120,
+	"approval":    6,
+	"audit":       14,
+	"bind":        9,
+	"client":      26,
+	"correlation": 8,
+	"problem":     120,
+	"problemdocs": 5,
+	"serve":       8,
 }
 
 // rootModuleBudget caps the kit's public packages together.
