@@ -225,3 +225,33 @@ func writeAndClose(conn io.WriteCloser, buf *bufio.ReadWriter, s string) {
 	_ = buf.Flush()
 	_ = conn.Close()
 }
+
+// passedDeadline is a context in the instant http.Client.Timeout leaves
+// open: its deadline has passed and Err does not say so yet, because the
+// client cancels the request on a timer of its own that can fire before
+// the context's.
+type passedDeadline struct{ context.Context }
+
+func (passedDeadline) Deadline() (time.Time, bool) { return time.Now().Add(-time.Millisecond), true }
+
+// TestTransportPassedDeadlineIsTheCallersEnd: a transport failure once the
+// caller's deadline has passed ends the operation, even before the
+// context reports it; retrying it sent an idempotent PUT up to three times
+// after the caller's Timeout.
+func TestTransportPassedDeadlineIsTheCallersEnd(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	url := srv.URL
+	srv.Close() // every attempt fails to connect: a transport error
+	for _, method := range []string{"GET", "PUT", "DELETE"} {
+		var rec recorder
+		c := newClient(&rec)
+		_, err := c.Do(request(t, passedDeadline{context.Background()}, method, url))
+		if err == nil {
+			t.Fatalf("%s: no error", method)
+		}
+		op := rec.last(t)
+		if op.Attempts != 1 || op.Decision.Verdict != client.Stop {
+			t.Errorf("%s: %d attempts, verdict %v; want 1 attempt, stop", method, op.Attempts, op.Decision.Verdict)
+		}
+	}
+}

@@ -118,7 +118,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// Measured after the body was read: reading it is part of the
 		// operation's time, so a trickling error body cannot push the
 		// next attempt past MaxElapsed.
-		a.Elapsed, a.ContextErr, a.Jitter = t.now().Sub(op.start), req.Context().Err(), t.jitter()
+		a.Elapsed, a.ContextErr, a.Jitter = t.now().Sub(op.start), callerEnded(req.Context()), t.jitter()
 		d := t.policy.Decide(a)
 		if d.Verdict == Retry && !replayable(req) {
 			d = Decision{Verdict: Stop, Reason: reasonBody, exit: d.exit}
@@ -201,4 +201,20 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	case <-timer.C:
 		return nil
 	}
+}
+
+// callerEnded reports whether the caller's end has come. http.Client's
+// Timeout cancels a RoundTripper it does not know through Request.Cancel on
+// a timer of its own, racing the deadline of the context it also sets: the
+// base transport can give up before ctx.Err reports it. A passed deadline
+// is then the caller's end all the same, never a transport failure to
+// retry.
+func callerEnded(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Before(deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
