@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/faultline-go/faultline/client"
+	"github.com/faultline-go/faultline/problem"
 )
 
 // TestApprovalLoopWithTheClient runs the loop through the kit's client
@@ -19,7 +20,7 @@ import (
 // approval is queued (the queue does not deduplicate); the client polls the
 // Location instead, and reads a refused refund as its problem.
 func TestApprovalLoopWithTheClient(t *testing.T) {
-	a := newApp(slog.New(slog.DiscardHandler))
+	a := newApp(problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler))))
 	var sent atomic.Int64
 	counting := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		if r.Method == http.MethodPost && r.URL.Path == "/v1/refunds" {

@@ -40,7 +40,7 @@ func main() {
 	if err == nil {
 		logger.Info("approval example listening", "addr", "http://"+addr)
 		wr := problem.NewWriter(problem.WithLogger(logger))
-		err = serve.Run(ctx, serve.NewServer(newApp(logger).handler), ln, serve.WithWriter(wr))
+		err = serve.Run(ctx, serve.NewServer(newApp(wr).handler), ln, serve.WithWriter(wr))
 	}
 	if err != nil {
 		logger.Error("server stopped", "err", err)
@@ -63,13 +63,14 @@ type app struct {
 	refunds map[string]refund
 }
 
-func newApp(logger *slog.Logger) *app {
+// newApp takes the one Writer of the process: the Stack, the handlers
+// and serve's shutdown answers all speak through it.
+func newApp(wr *problem.Writer) *app {
 	a := &app{
 		approvals: newMemoryStore(func(id string) string { return "/v1/approvals/" + id }, 2*time.Second),
 		waiting:   map[string]refund{},
 		refunds:   map[string]refund{},
 	}
-	wr := problem.NewWriter(problem.WithLogger(logger))
 	mux := http.NewServeMux()
 	mux.Handle("POST /v1/refunds", wr.Handler(a.requestRefund))
 	mux.Handle("GET /v1/approvals/{id}", approval.PollHandler(a.approvals, func(r *http.Request) string { return r.PathValue("id") }))

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/faultline-go/faultline/problem"
 )
 
 type statusDoc struct {
@@ -43,7 +45,7 @@ func doc(t *testing.T, raw []byte) statusDoc {
 }
 
 func TestApprovalLoop(t *testing.T) {
-	a := newApp(slog.New(slog.DiscardHandler))
+	a := newApp(problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler))))
 	srv := httptest.NewServer(a.handler)
 	defer srv.Close()
 
@@ -91,7 +93,7 @@ func TestApprovalLoop(t *testing.T) {
 }
 
 func TestDeniedAndUnknownApprovals(t *testing.T) {
-	srv := httptest.NewServer(newApp(slog.New(slog.DiscardHandler)).handler)
+	srv := httptest.NewServer(newApp(problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))).handler)
 	defer srv.Close()
 	_, raw := do(t, http.MethodPost, srv.URL+"/v1/refunds", `{"order_id":"o2","amount":5}`)
 	d := doc(t, raw)

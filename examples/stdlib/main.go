@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "faultline stdlib example listening on http://%s\n", ln.Addr())
 	wr := problem.NewWriter(problem.WithLogger(logger))
-	return serve.Run(ctx, serve.NewServer(newHandler(logger, *timeout)), ln, serve.WithWriter(wr), serve.WithShutdownBudget(5*time.Second))
+	return serve.Run(ctx, serve.NewServer(newHandler(wr, *timeout)), ln, serve.WithWriter(wr), serve.WithShutdownBudget(5*time.Second))
 }
 
 type order struct {
@@ -67,8 +67,7 @@ type order struct {
 	Quantity int    `json:"quantity" validate:"required,min=1,max=100"`
 }
 
-func newHandler(logger *slog.Logger, timeout time.Duration) http.Handler {
-	wr := problem.NewWriter(problem.WithLogger(logger))
+func newHandler(wr *problem.Writer, timeout time.Duration) http.Handler {
 	var (
 		mu     sync.Mutex
 		orders = map[string]order{"ord_1": {ID: "ord_1", SKU: "KB101", Quantity: 1}}
