@@ -20,19 +20,23 @@ type template struct {
 // built-in catalog, and each code a registry holds, defined alike by every
 // registry that holds it. It is copied on write: registering happens at
 // start, while New reads it on every error route.
+// It is set by its initializer, not an init function, because the
+// default registry, made before any init function runs, registers into it.
 var (
-	known   atomic.Pointer[map[Kind]*template]
+	known   = builtinTemplates()
 	knownMu sync.Mutex
 )
 
-func init() {
+func builtinTemplates() *atomic.Pointer[map[Kind]*template] {
 	m := make(map[Kind]*template, len(builtin))
 	for i := range builtin {
 		d := &builtin[i]
 		occ := occurrenceOf(d)
 		m[d.Code] = &template{def: *d, occ: &occ, builtin: true}
 	}
-	known.Store(&m)
+	var p atomic.Pointer[map[Kind]*template]
+	p.Store(&m)
+	return &p
 }
 
 // remember makes d's code known to New once a registry holds it.
