@@ -181,7 +181,7 @@ func TestKindNobodyRegistered(t *testing.T) {
 		if status != 500 || m["code"] != "internal" || m["errors"] != nil || m["detail"] == "Shelf 9 is gone." {
 			t.Errorf("%q: %d %v", code, status, m)
 		}
-		if (!strings.Contains(logs, "build_error") || !strings.Contains(logs, string(code))) {
+		if !strings.Contains(logs, "build_error") || !strings.Contains(logs, string(code)) {
 			t.Errorf("%q: the record does not name it: %s", code, logs)
 		}
 		if err := problem.NewWriter().Check(p); err == nil || !strings.Contains(err.Error(), "not registered") {

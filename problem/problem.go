@@ -156,7 +156,7 @@ func New(k Kind) *Problem {
 
 // problemOf is New as a value.
 func problemOf(k Kind) Problem {
-	if t := (*known.Load())[k]; t != nil && t.occ != nil {
+	if t := templateOf(k); t != nil && t.occ != nil {
 		return *t.occ
 	}
 	return Problem{code: string(k), pending: true}

@@ -23,10 +23,10 @@ const JSONSchemaID = "https://faultline.dev/schemas/problem.json"
 // problemSchema is the problem document as the kit renders it, in JSON
 // Schema 2020-12 (the dialect of OpenAPI 3.1). Extension members are
 // allowed, as RFC 9457 §3.2 requires consumers to ignore unknown members.
-func problemSchema(codes []problem.Kind) map[string]any {
+func problemSchema(codes []problem.Definition) map[string]any {
 	names := make([]string, len(codes))
 	for i, c := range codes {
-		names[i] = c.Name
+		names[i] = string(c.Code)
 	}
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 	enum := func(desc string, values []string) map[string]any {
@@ -101,7 +101,7 @@ func ResponseName(status int) string { return "Problem" + strconv.Itoa(status) }
 // {"$ref": "#/components/responses/Problem429"}.
 func Components(opts ...Option) map[string]any {
 	c := newConfig(opts)
-	codes := c.writer.Registry().Kinds()
+	codes := c.writer.Registry().Definitions()
 	byStatus := map[int][]entry{}
 	for _, code := range codes {
 		byStatus[code.Status] = append(byStatus[code.Status], newEntry(c.writer, code))
@@ -185,7 +185,7 @@ func OpenAPI(opts ...Option) ([]byte, error) {
 // (2020-12), for validating bodies without an OpenAPI toolchain.
 func JSONSchema(opts ...Option) ([]byte, error) {
 	c := newConfig(opts)
-	s := problemSchema(c.writer.Registry().Kinds())
+	s := problemSchema(c.writer.Registry().Definitions())
 	s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	s["$id"] = JSONSchemaID
 	s["properties"].(map[string]any)["errors"].(map[string]any)["items"] = map[string]any{"$ref": "#/$defs/FieldError"}

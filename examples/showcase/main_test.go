@@ -464,8 +464,8 @@ func TestCatalogIsServed(t *testing.T) {
 	if err := json.Unmarshal(res.body, &idx); err != nil || res.status != 200 {
 		t.Fatalf("index: %d %v %s", res.status, err, res.body)
 	}
-	if len(idx.Codes) != len(problem.DefaultRegistry().Kinds()) {
-		t.Fatalf("index lists %d codes, the registry %d", len(idx.Codes), len(problem.DefaultRegistry().Kinds()))
+	if len(idx.Codes) != len(problem.DefaultRegistry().Definitions()) {
+		t.Fatalf("index lists %d codes, the registry %d", len(idx.Codes), len(problem.DefaultRegistry().Definitions()))
 	}
 	for _, c := range idx.Codes {
 		if c.Type != inst.base+"/problems/"+c.Code {
