@@ -100,7 +100,7 @@ func TestDecideNamedCodes(t *testing.T) {
 		{problem.UpstreamError, "GET", client.Retry},
 	} {
 		if d := testPolicy.Decide(client.Attempt{Method: tc.method, Problem: problem.New(tc.code), Number: 1}); d.Verdict != tc.want {
-			t.Errorf("%s %s: %s, want %s", tc.method, tc.code.Name, d.Verdict, tc.want)
+			t.Errorf("%s %s: %s, want %s", tc.method, tc.code, d.Verdict, tc.want)
 		}
 	}
 }

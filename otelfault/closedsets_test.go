@@ -130,7 +130,7 @@ func TestRetryAfterHistogramKeepsTheClosedSets(t *testing.T) {
 // occurrence is a problem of any code, with guidance members that may lie
 // outside the closed sets, as a peer's document or a builder given
 // unchecked values hands the telemetry.
-func occurrence(code string, action, cause, outcome string) *problem.Problem {
+func occurrence(code, action, cause, outcome string) *problem.Problem {
 	return problem.New(problem.Kind(code)).
 		WithAction(problem.Action(action)).WithCause(problem.Cause(cause)).WithOutcome(problem.Outcome(outcome))
 }

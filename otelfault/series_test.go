@@ -34,7 +34,7 @@ func TestSeriesOverflow(t *testing.T) {
 	}
 	r := httptest.NewRequest("GET", "/", nil)
 	for i := range n {
-		tel.ObserveProblem(r, occurrence(fmt.Sprintf("declared_%d", i), 400, "", string(problem.CauseRequest), ""))
+		tel.ObserveProblem(r, occurrence(fmt.Sprintf("declared_%d", i), "", string(problem.CauseRequest), ""))
 	}
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(context.Background(), &rm); err != nil {

@@ -181,7 +181,7 @@ func TestLiveProblemsValidateInEveryMediaType(t *testing.T) {
 		_, route := liveSpec(t, wr)
 		mux := http.NewServeMux()
 		mux.HandleFunc("GET /fail/{code}", func(w http.ResponseWriter, r *http.Request) {
-			k, _ := wr.Registry().Lookup(r.PathValue("code"))
+			k, _ := wr.Registry().Lookup(problem.Kind(r.PathValue("code")))
 			p := problem.New(k.Code).WithDetail("Occurrence <" + string(k.Code) + "> & more.")
 			if k.Retryable {
 				p = p.WithRetryAfter(1500 * time.Millisecond)

@@ -489,7 +489,7 @@ func TestInsecureDevFlag(t *testing.T) {
 	if len(chain) == 0 || !strings.Contains(fmt.Sprint(chain), "pricing table") {
 		t.Errorf("development mode did not show the error chain: %s", res.body)
 	}
-	if raw["detail"] != problem.Internal.DefaultDetail {
+	if internal, _ := problem.DefaultRegistry().Lookup(problem.Internal); raw["detail"] != internal.DefaultDetail {
 		t.Errorf("development mode changed the public detail: %v", raw["detail"])
 	}
 }
