@@ -23,7 +23,7 @@ func TestSeriesOverflow(t *testing.T) {
 	const n = 2100
 	reg := problem.NewRegistry()
 	for i := range n {
-		if err := reg.Register(problem.Definition{Code: fmt.Sprintf("declared_%d", i), Status: 400, Title: "Declared",
+		if err := reg.Register(problem.Definition{Code: problem.Kind(fmt.Sprintf("declared_%d", i)), Status: 400, Title: "Declared",
 			Action: problem.ActionFixRequest, Cause: problem.CauseRequest, ShowDetail: true}); err != nil {
 			t.Fatal(err)
 		}

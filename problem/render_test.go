@@ -173,7 +173,7 @@ func TestOtherSurfaces(t *testing.T) {
 		WithErrors(FieldError{Detail: "is required", Pointer: "/name", Code: "required"})
 	p.correlationID = "req-12345678"
 	if got, want := p.cliLine(), "validation_failed: Two fields are invalid. Second line"; got != want {
-		t.Errorf("CLILine = %q, want %q", got, want)
+		t.Errorf("cliLine = %q, want %q", got, want)
 	}
 	text := string(p.appendText(nil, "Acme\r\nAPI"))
 	first, _, _ := strings.Cut(text, "\n")

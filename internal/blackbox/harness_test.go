@@ -233,7 +233,7 @@ func newLayersApp(t *testing.T, legacy bool) *app {
 	h = middleware.Recover(with)(h)
 	h = correlation.Middleware()(h)
 	// The writer reaches correlation's rejected-ID log through the
-	// request's context, as problem.NewContext documents.
+	// request's context, as problem.FromContext documents.
 	h = withWriterContext(wr, h)
 	a.srv = httptest.NewServer(h)
 	t.Cleanup(a.srv.Close)
