@@ -66,7 +66,7 @@ func Middleware(sink Sink, opts ...Option) func(http.Handler) http.Handler {
 				// above has answered; it is audited as such, then goes on
 				// to that recoverer.
 				if v := recover(); v != nil {
-					c.recordFailure(r, http.StatusInternalServerError, problem.Internal.Name, sink)
+					c.recordFailure(r, http.StatusInternalServerError, string(problem.Internal), sink)
 					panic(v)
 				}
 			}()

@@ -263,7 +263,7 @@ func TestDecodeOverHTTP(t *testing.T) {
 			if p.Code() != tc.want.code || p.Status() != status {
 				t.Errorf("code %q status %d, want %q: %s", p.Code(), p.Status(), tc.want.code, raw)
 			}
-			if _, ok := problem.DefaultRegistry().Lookup(p.Code()); !ok {
+			if _, ok := problem.DefaultRegistry().Lookup(problem.Kind(p.Code())); !ok {
 				t.Errorf("code %q is not registered", p.Code())
 			}
 			if !strings.Contains(p.Detail(), tc.want.detail) {

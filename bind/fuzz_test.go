@@ -35,7 +35,7 @@ func FuzzDecode(f *testing.F) {
 		if !errors.As(err, &p) {
 			t.Fatalf("error %v is not a problem", err)
 		}
-		code, ok := problem.DefaultRegistry().Lookup(p.Code())
+		code, ok := problem.DefaultRegistry().Lookup(problem.Kind(p.Code()))
 		if !ok {
 			t.Fatalf("unregistered code %q", p.Code())
 		}

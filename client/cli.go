@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/sanitize"
 )
@@ -77,10 +78,10 @@ func Line(err error) string {
 	var p *problem.Problem
 	if errors.As(err, &p) && p != nil {
 		if p.Code() == "" {
-			// CLILine renders an empty code as nothing before ": ".
-			return "http_" + strconv.Itoa(p.Status()) + p.CLILine()
+			// The line renders an empty code as nothing before ": ".
+			return "http_" + strconv.Itoa(p.Status()) + problemhook.CLILine(p)
 		}
-		return p.CLILine()
+		return problemhook.CLILine(p)
 	}
 	if err == nil {
 		return ""

@@ -33,7 +33,7 @@ var byAction = map[problem.Action]client.Verdict{
 // for GET and POST, with and without an Idempotency-Key, and for each
 // outcome a server may report.
 func TestDecideEveryRegisteredCode(t *testing.T) {
-	codes := problem.DefaultRegistry().Kinds()
+	codes := problem.DefaultRegistry().Definitions()
 	if len(codes) < 20 {
 		t.Fatalf("only %d codes in the default registry", len(codes))
 	}
@@ -43,14 +43,14 @@ func TestDecideEveryRegisteredCode(t *testing.T) {
 				method string
 				key    bool
 			}{{"GET", false}, {"POST", false}, {"POST", true}} {
-				name := fmt.Sprintf("%s/%s/outcome=%s/key=%v", c.Name, tc.method, outcome, tc.key)
-				p := problem.New(c)
+				name := fmt.Sprintf("%s/%s/outcome=%s/key=%v", string(c.Code), tc.method, outcome, tc.key)
+				p := problem.New(c.Code)
 				if outcome != "" {
 					p = p.WithOutcome(outcome)
 				}
 				want, ok := byAction[c.Action]
 				if !ok {
-					t.Fatalf("%s: action %q has no verdict in the contract", c.Name, c.Action)
+					t.Fatalf("%s: action %q has no verdict in the contract", string(c.Code), c.Action)
 				}
 				if want == client.Retry && !c.Retryable {
 					want = client.Stop
@@ -100,7 +100,7 @@ func TestDecideNamedCodes(t *testing.T) {
 		{problem.UpstreamError, "GET", client.Retry},
 	} {
 		if d := testPolicy.Decide(client.Attempt{Method: tc.method, Problem: problem.New(tc.code), Number: 1}); d.Verdict != tc.want {
-			t.Errorf("%s %s: %s, want %s", tc.method, tc.code.Name, d.Verdict, tc.want)
+			t.Errorf("%s %s: %s, want %s", tc.method, tc.code, d.Verdict, tc.want)
 		}
 	}
 }

@@ -112,7 +112,7 @@ func ExampleNewTransport() {
 
 func ExampleExitCode() {
 	for _, c := range []problem.Kind{problem.ValidationFailed, problem.Unauthorized, problem.PolicyDenied, problem.RateLimited, problem.UpstreamError, problem.Internal} {
-		fmt.Println(c.Name, client.ExitCode("GET", problem.New(c)))
+		fmt.Println(c, client.ExitCode("GET", problem.New(c)))
 	}
 	timedOut := problem.New(problem.Timeout).WithOutcome(problem.OutcomeUnknown)
 	fmt.Println("timed-out POST", client.ExitCode("POST", timedOut))

@@ -19,7 +19,7 @@ import (
 // its retryable says. The server executes it once.
 func TestWriteAfterServerErrorWithoutOutcomeIsNotReplayed(t *testing.T) {
 	for _, k := range []problem.Kind{problem.Internal, problem.UpstreamError, problem.UpstreamRequestFailed, problem.Unavailable, problem.UpstreamTimeout} {
-		t.Run(k.Name, func(t *testing.T) {
+		t.Run(string(k), func(t *testing.T) {
 			var executions atomic.Int32
 			srv := kitServer(t, func(w http.ResponseWriter, r *http.Request) error {
 				executions.Add(1)
@@ -30,7 +30,7 @@ func TestWriteAfterServerErrorWithoutOutcomeIsNotReplayed(t *testing.T) {
 			err := client.ReadError(res)
 			res.Body.Close()
 			var p *problem.Problem
-			if !errors.As(err, &p) || p.Code() != k.Name {
+			if !errors.As(err, &p) || p.Code() != string(k) {
 				t.Fatalf("answer: %v", err)
 			}
 			if n := executions.Load(); n != 1 {
@@ -67,13 +67,13 @@ func TestDecideMissingOutcomeFollowsTheStatus(t *testing.T) {
 	} {
 		p := problem.New(tc.kind)
 		if d := testPolicy.Decide(client.Attempt{Method: "POST", Problem: p, Number: 1}); d.Verdict != tc.want {
-			t.Errorf("POST %s: %s (%s), want %s", tc.kind.Name, d.Verdict, d.Reason, tc.want)
+			t.Errorf("POST %s: %s (%s), want %s", string(tc.kind), d.Verdict, d.Reason, tc.want)
 		}
 		if d := testPolicy.Decide(client.Attempt{Method: "POST", Problem: p.WithOutcome(problem.OutcomeNotStarted), Number: 1}); d.Verdict != client.Retry {
-			t.Errorf("POST %s not_started: %s (%s), want retry", tc.kind.Name, d.Verdict, d.Reason)
+			t.Errorf("POST %s not_started: %s (%s), want retry", string(tc.kind), d.Verdict, d.Reason)
 		}
 		if d := testPolicy.Decide(client.Attempt{Method: "GET", Problem: p, Number: 1}); d.Verdict != client.Retry {
-			t.Errorf("GET %s: %s (%s), want retry", tc.kind.Name, d.Verdict, d.Reason)
+			t.Errorf("GET %s: %s (%s), want retry", string(tc.kind), d.Verdict, d.Reason)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -33,7 +34,7 @@ func FuzzSDKErrorRewrite(f *testing.F) {
 		f.Add(seed.sse, seed.body)
 	}
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
-	ctx := problem.NewContext(context.Background(), wr)
+	ctx := problemhook.NewContext(context.Background(), wr)
 	f.Fuzz(func(t *testing.T, sse bool, body string) {
 		ct := "application/json"
 		if sse {

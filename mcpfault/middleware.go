@@ -12,6 +12,7 @@ import (
 
 	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/internal/corrstate"
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -206,7 +207,7 @@ func rpcCodeFor(err error, p *problem.Problem) int {
 func rpcError(code int, p *problem.Problem) *jsonrpc.Error {
 	return &jsonrpc.Error{
 		Code:    int64(code),
-		Message: p.CLILine(),
+		Message: problemhook.CLILine(p),
 		Data:    json.RawMessage(p.AppendJSON(nil)),
 	}
 }
@@ -214,7 +215,7 @@ func rpcError(code int, p *problem.Problem) *jsonrpc.Error {
 func toolError(p *problem.Problem) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
 		Meta:              mcp.Meta{"status": status(p.Code())},
-		Content:           []mcp.Content{&mcp.TextContent{Text: p.CLILine()}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: problemhook.CLILine(p)}},
 		StructuredContent: json.RawMessage(p.AppendJSON(nil)),
 		IsError:           true,
 	}

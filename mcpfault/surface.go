@@ -13,13 +13,13 @@ import (
 // -32603). Every other code (auth, policy, rate limit, size, upstream,
 // timeout, audit) is a tool error the model reads and reacts to.
 var protocolKinds = map[string]bool{
-	problem.InvalidJSON.Name:          true,
-	problem.BadRequest.Name:           true,
-	problem.ValidationFailed.Name:     true,
-	problem.UnsupportedMediaType.Name: true,
-	problem.NotFound.Name:             true,
-	problem.Unavailable.Name:          true,
-	problem.Internal.Name:             true,
+	string(problem.InvalidJSON):          true,
+	string(problem.BadRequest):           true,
+	string(problem.ValidationFailed):     true,
+	string(problem.UnsupportedMediaType): true,
+	string(problem.NotFound):             true,
+	string(problem.Unavailable):          true,
+	string(problem.Internal):             true,
 }
 
 // ModernProtocolVersion is the first MCP protocol version whose tool calls
@@ -37,8 +37,8 @@ const ModernProtocolVersion = "2026-07-28"
 // them to choose another source (not_found) or to wait for this one
 // (unavailable, with the reason and retry_after_ms).
 var handshakeToolResults = map[string]bool{
-	problem.NotFound.Name:    true,
-	problem.Unavailable.Name: true,
+	string(problem.NotFound):    true,
+	string(problem.Unavailable): true,
 }
 
 // asRPCError reports whether the failure of a call of method is a JSON-RPC
@@ -69,9 +69,9 @@ func modern(req mcp.Request) bool {
 // error, for clients that branch on it rather than on code.
 func status(code string) string {
 	switch code {
-	case problem.Unauthorized.Name:
+	case string(problem.Unauthorized):
 		return "unauthenticated"
-	case problem.Forbidden.Name, problem.PolicyDenied.Name, problem.EgressBlocked.Name:
+	case string(problem.Forbidden), string(problem.PolicyDenied), string(problem.EgressBlocked):
 		return "denied"
 	}
 	return code

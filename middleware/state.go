@@ -129,7 +129,7 @@ func joinable(w http.ResponseWriter, r *http.Request) *state {
 }
 
 // writer is the configured Writer, else the one the request arrived with
-// (problem.NewContext), else problem.Default().
+// (problem.FromContext), else problem.Default().
 func (st *state) writer() *problem.Writer { return st.cfg.problemWriter(st.Context) }
 
 // Logger is where the state logs what cannot go through the problem writer

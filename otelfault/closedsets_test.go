@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/otelfault"
 	"github.com/faultline-go/faultline/problem"
 )
@@ -17,7 +18,7 @@ import (
 // that are not the contract's. Neither the span nor a metric series may
 // carry them: they become _OTHER, and a declared code passes unchanged.
 func TestValuesOutsideTheClosedSetsAreOther(t *testing.T) {
-	custom := problem.Kind{Name: "order_locked", Status: 409, Title: "Order locked",
+	custom := problem.Definition{Code: "order_locked", Status: 409, Title: "Order locked",
 		Action: problem.ActionRetry, Cause: problem.CauseRequest, Retryable: true, ShowDetail: true}
 	cases := []struct {
 		name                         string
@@ -25,13 +26,13 @@ func TestValuesOutsideTheClosedSetsAreOther(t *testing.T) {
 		code, action, cause, outcome string
 		wantOutcome                  bool
 	}{
-		{"action shaped like one", occurrence("rate_limited", 429, "retry_later", "request", ""),
+		{"action shaped like one", occurrence("rate_limited", "retry_later", "request", ""),
 			"rate_limited", "_OTHER", "request", "", false},
-		{"cause and outcome shaped like ones", occurrence("upstream_error", 502, "verify", "database", "half_done"),
+		{"cause and outcome shaped like ones", occurrence("upstream_error", "verify", "database", "half_done"),
 			"upstream_error", "verify", "_OTHER", "_OTHER", true},
-		{"an undeclared code", occurrence("user_42_not_found", 404, "none", "vendor", "committed"),
+		{"an undeclared code", occurrence("user_42_not_found", "none", "vendor", "committed"),
 			"_OTHER", "none", "_OTHER", "committed", true},
-		{"a code only the request's writer declares", occurrence("order_locked", 409, "wait", "policy", ""),
+		{"a code only the request's writer declares", occurrence("order_locked", "wait", "policy", ""),
 			"order_locked", "_OTHER", "policy", "", false},
 	}
 	var current *problem.Problem
@@ -42,7 +43,9 @@ func TestValuesOutsideTheClosedSetsAreOther(t *testing.T) {
 		})
 	})
 	reg := problem.NewRegistry()
-	reg.MustRegister(custom)
+	if err := reg.Register(custom); err != nil {
+		t.Fatal(err)
+	}
 	scoped := problem.NewWriter(problem.WithRegistry(reg))
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -52,7 +55,7 @@ func TestValuesOutsideTheClosedSetsAreOther(t *testing.T) {
 				// down, declares the code; the default registry does not.
 				g2 := newRig(t, func(r chi.Router, g2 *rig) {
 					r.Get("/observe", func(w http.ResponseWriter, r *http.Request) {
-						g2.tel.ObserveProblem(r.WithContext(problem.NewContext(r.Context(), scoped)), current)
+						g2.tel.ObserveProblem(r.WithContext(problemhook.NewContext(r.Context(), scoped)), current)
 						w.WriteHeader(http.StatusNoContent)
 					})
 				})
@@ -107,7 +110,7 @@ func checkClosed(t *testing.T, g *rig, n int, code, action, cause, outcome strin
 func TestRetryAfterHistogramKeepsTheClosedSets(t *testing.T) {
 	g := newRig(t, func(r chi.Router, g *rig) {
 		r.Get("/observe", func(w http.ResponseWriter, r *http.Request) {
-			g.tel.ObserveProblem(r, occurrence("quota_exceeded_tenant_7", 429, "backoff", "tenant", "").WithRetryAfter(3*time.Second))
+			g.tel.ObserveProblem(r, occurrence("quota_exceeded_tenant_7", "backoff", "tenant", "").WithRetryAfter(3*time.Second))
 			w.WriteHeader(http.StatusNoContent)
 		})
 	})
@@ -127,7 +130,7 @@ func TestRetryAfterHistogramKeepsTheClosedSets(t *testing.T) {
 // occurrence is a problem of any code, with guidance members that may lie
 // outside the closed sets, as a peer's document or a builder given
 // unchecked values hands the telemetry.
-func occurrence(code string, status int, action, cause, outcome string) *problem.Problem {
-	return problem.New(problem.Kind{Name: code, Status: status}).
+func occurrence(code, action, cause, outcome string) *problem.Problem {
+	return problem.New(problem.Kind(code)).
 		WithAction(problem.Action(action)).WithCause(problem.Cause(cause)).WithOutcome(problem.Outcome(outcome))
 }

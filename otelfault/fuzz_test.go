@@ -77,7 +77,7 @@ func FuzzObserveProblem(f *testing.F) {
 func closed(key attribute.Key, v string) bool {
 	switch key {
 	case "error.type":
-		_, ok := problem.DefaultRegistry().Lookup(v)
+		_, ok := problem.DefaultRegistry().Lookup(problem.Kind(v))
 		return ok
 	case otelfault.AttrAction:
 		return strings.Contains(" retry verify fix_request reauthenticate configure approve unlock none ", " "+v+" ")

@@ -23,8 +23,10 @@ func TestSeriesOverflow(t *testing.T) {
 	const n = 2100
 	reg := problem.NewRegistry()
 	for i := range n {
-		reg.MustRegister(problem.Kind{Name: fmt.Sprintf("declared_%d", i), Status: 400, Title: "Declared",
-			Action: problem.ActionFixRequest, Cause: problem.CauseRequest, ShowDetail: true})
+		if err := reg.Register(problem.Definition{Code: problem.Kind(fmt.Sprintf("declared_%d", i)), Status: 400, Title: "Declared",
+			Action: problem.ActionFixRequest, Cause: problem.CauseRequest, ShowDetail: true}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tel, err := otelfault.New(otelfault.WithMeterProvider(mp), otelfault.WithRegistry(reg))
 	if err != nil {
@@ -32,7 +34,7 @@ func TestSeriesOverflow(t *testing.T) {
 	}
 	r := httptest.NewRequest("GET", "/", nil)
 	for i := range n {
-		tel.ObserveProblem(r, occurrence(fmt.Sprintf("declared_%d", i), 400, "", string(problem.CauseRequest), ""))
+		tel.ObserveProblem(r, occurrence(fmt.Sprintf("declared_%d", i), "", string(problem.CauseRequest), ""))
 	}
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(context.Background(), &rm); err != nil {

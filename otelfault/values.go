@@ -47,17 +47,17 @@ func (t *Telemetry) codeValue(r *http.Request, code string) string {
 		return other
 	}
 	if t.registry != nil {
-		if _, ok := t.registry.Lookup(code); ok {
+		if _, ok := t.registry.Lookup(problem.Kind(code)); ok {
 			return code
 		}
 		return other
 	}
 	if r != nil {
-		if _, ok := problem.FromContext(r.Context()).Registry().Lookup(code); ok {
+		if _, ok := problem.FromContext(r.Context()).Registry().Lookup(problem.Kind(code)); ok {
 			return code
 		}
 	}
-	if _, ok := problem.DefaultRegistry().Lookup(code); ok {
+	if _, ok := problem.DefaultRegistry().Lookup(problem.Kind(code)); ok {
 		return code
 	}
 	return other

@@ -219,7 +219,7 @@ func (m *mapper) mapError(err error) (*problem.Problem, bool) {
 		return nil, false
 	}
 	v := decide(&ev)
-	p := problem.New(*v.kind).WithOutcome(v.outcome)
+	p := problem.New(v.kind).WithOutcome(v.outcome)
 	if v.detail != "" {
 		p = p.WithDetail(v.detail)
 	}
@@ -231,7 +231,7 @@ func (m *mapper) mapError(err error) (*problem.Problem, bool) {
 
 // verdict is the problem decide chose.
 type verdict struct {
-	kind    *problem.Kind
+	kind    problem.Kind
 	detail  string // empty: the kind's default
 	outcome problem.Outcome
 	// retrySoon adds the short jittered retry time.
@@ -307,10 +307,10 @@ const (
 func decide(ev *evidence) verdict {
 	switch {
 	case ev.parseConfig:
-		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotStarted, sent: sentNo, basis: basisConfig}
+		return verdict{kind: problem.Internal, outcome: problem.OutcomeNotStarted, sent: sentNo, basis: basisConfig}
 	case ev.pg != nil:
 		r := ruleFor(ev.pg.Code, ev.pg.Routine)
-		v := verdict{kind: &r.code, detail: r.detail, outcome: r.outcome, retrySoon: r.retrySoon, sent: sentYes, basis: basisServerRefused}
+		v := verdict{kind: r.code, detail: r.detail, outcome: r.outcome, retrySoon: r.retrySoon, sent: sentYes, basis: basisServerRefused}
 		switch {
 		case ev.connect:
 			// Refused while connecting: nothing of the request ran.
@@ -334,40 +334,40 @@ func decide(ev *evidence) verdict {
 		}
 		return v
 	case ev.noRows:
-		return verdict{kind: &problem.NotFound, sent: sentYes, basis: basisNoRows}
+		return verdict{kind: problem.NotFound, sent: sentYes, basis: basisNoRows}
 	case ev.connect:
-		return verdict{kind: &problem.Unavailable, detail: detailUnreachable, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo, basis: basisConnect}
+		return verdict{kind: problem.Unavailable, detail: detailUnreachable, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo, basis: basisConnect}
 	case ev.rolledBack:
 		// COMMIT found the transaction already failed: a statement in it
 		// failed and the handler went on regardless.
-		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotCommitted, sent: sentYes, basis: basisCommitRollback}
+		return verdict{kind: problem.Internal, outcome: problem.OutcomeNotCommitted, sent: sentYes, basis: basisCommitRollback}
 	case ev.notSent():
 		b := basisNotSent
 		if ev.connClosed {
 			b = basisClosedBefore
 		}
-		return verdict{kind: &problem.Unavailable, detail: detailNotUsable, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo, basis: b}
+		return verdict{kind: problem.Unavailable, detail: detailNotUsable, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo, basis: b}
 	case ev.encode && ev.outOfRange:
-		return verdict{kind: &problem.ValidationFailed, detail: detailOutOfRange, outcome: problem.OutcomeNotStarted, sent: sentNo, basis: basisEncode}
+		return verdict{kind: problem.ValidationFailed, detail: detailOutOfRange, outcome: problem.OutcomeNotStarted, sent: sentNo, basis: basisEncode}
 	case ev.encode:
-		return verdict{kind: &problem.Internal, outcome: problem.OutcomeNotStarted, sent: sentNo, basis: basisEncode}
+		return verdict{kind: problem.Internal, outcome: problem.OutcomeNotStarted, sent: sentNo, basis: basisEncode}
 	case ev.canceled || ev.deadline:
 		return contextDone(ev)
 	case ev.hasSafe || ev.lost:
 		// The connection broke, and nothing proves the statement stayed
 		// on this side: any byte of it may have reached the server, and
 		// the server may have committed and answered.
-		return verdict{kind: &problem.UpstreamError, detail: detailLost, outcome: droppedOutcome(ev.access), sent: sentUnknown, basis: basisLost}
+		return verdict{kind: problem.UpstreamError, detail: detailLost, outcome: droppedOutcome(ev.access), sent: sentUnknown, basis: basisLost}
 	}
 	// Annotated, but nothing in the chain says when it failed.
-	return verdict{kind: &problem.Internal, outcome: droppedOutcome(ev.access), sent: sentUnknown, basis: basisNoEvidence}
+	return verdict{kind: problem.Internal, outcome: droppedOutcome(ev.access), sent: sentUnknown, basis: basisNoEvidence}
 }
 
 // contextDone maps a cancelled or expired context by when it struck.
 func contextDone(ev *evidence) verdict {
-	kind := &problem.ClientClosedRequest
+	kind := problem.ClientClosedRequest
 	if ev.deadline {
-		kind = &problem.Timeout
+		kind = problem.Timeout
 	}
 	switch {
 	case ev.op != nil && ev.op.op.doneBefore:
@@ -377,7 +377,7 @@ func contextDone(ev *evidence) verdict {
 		// pgconn reports a deadline it hit while talking to the server as
 		// its own timeout error; a bare deadline comes from waiting for a
 		// pooled connection, so nothing was sent: the pool is exhausted.
-		return verdict{kind: &problem.Unavailable, detail: detailNoFreeConn, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo, basis: basisPoolWait}
+		return verdict{kind: problem.Unavailable, detail: detailNoFreeConn, outcome: problem.OutcomeNotStarted, retrySoon: true, sent: sentNo, basis: basisPoolWait}
 	}
 	// A cancellation cannot tell waiting for a connection from waiting for
 	// the answer; a deadline past the pool was met on the wire.

@@ -26,7 +26,8 @@ func markdown() string {
 		if detail == "" {
 			detail = "(the code's default)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | `%s` | %d | %s | %s | %s |\n", state, name, c.Name, c.Status, outcome, retry, detail)
+		d, _ := problem.DefaultRegistry().Lookup(c)
+		fmt.Fprintf(&b, "| %s | %s | `%s` | %d | %s | %s | %s |\n", state, name, c, d.Status, outcome, retry, detail)
 	}
 	for _, r := range append(rules, otherState) {
 		state := "`" + r.state + "`"
@@ -109,11 +110,12 @@ func TestRulesReachable(t *testing.T) {
 func TestRulesKeepTheContract(t *testing.T) {
 	reg := problem.DefaultRegistry()
 	for _, r := range append(rules, otherState) {
-		if _, ok := reg.Lookup(r.code.Name); !ok {
-			t.Errorf("%s: code %s is not registered", r.state, r.code.Name)
+		d, ok := reg.Lookup(r.code)
+		if !ok {
+			t.Errorf("%s: code %s is not registered", r.state, r.code)
 		}
-		if r.retrySoon && !r.code.Retryable {
-			t.Errorf("%s: a retry time on the non-retryable %s", r.state, r.code.Name)
+		if r.retrySoon && !d.Retryable {
+			t.Errorf("%s: a retry time on the non-retryable %s", r.state, r.code)
 		}
 		if r.dropped && r.outcome != "" {
 			t.Errorf("%s: a dropped session's outcome depends on the access, not on the rule", r.state)
@@ -121,8 +123,8 @@ func TestRulesKeepTheContract(t *testing.T) {
 		if !r.dropped && r.outcome == "" {
 			t.Errorf("%s: no outcome", r.state)
 		}
-		if r.detail != "" && !r.code.ShowDetail {
-			t.Errorf("%s: detail %q on %s, which never shows one", r.state, r.detail, r.code.Name)
+		if r.detail != "" && !d.ShowDetail {
+			t.Errorf("%s: detail %q on %s, which never shows one", r.state, r.detail, r.code)
 		}
 		for _, word := range []string{"SQL", "constraint", "table", "column", "role", "\""} {
 			if strings.Contains(r.detail, word) {

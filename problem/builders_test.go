@@ -24,10 +24,10 @@ func TestProblemHasNoAssignableMember(t *testing.T) {
 }
 
 func TestWhatABuilderExpressesGoesOutAsBuilt(t *testing.T) {
-	withdrawn := problem.Kind{Name: "book_withdrawn", Status: 410, Title: "Book withdrawn",
-		Action: problem.ActionNone, Cause: problem.CausePolicy, ShowDetail: true}
+	const withdrawn problem.Kind = "book_withdrawn"
 	reg := problem.NewRegistry()
-	reg.MustRegister(withdrawn)
+	register(t, reg, problem.Definition{Code: withdrawn, Status: 410, Title: "Book withdrawn",
+		Action: problem.ActionNone, Cause: problem.CausePolicy, ShowDetail: true})
 	wr := problem.NewWriter(problem.WithRegistry(reg), problem.WithLogger(slog.New(slog.DiscardHandler)))
 	cases := []struct {
 		name   string
@@ -43,7 +43,7 @@ func TestWhatABuilderExpressesGoesOutAsBuilt(t *testing.T) {
 			map[string]any{"code": "unavailable", "retryable": false}},
 		// A 410 is the code's: the built-in gone, or the service's own kind.
 		{"gone", problem.New(problem.Gone).WithDetail("Book 7 was withdrawn."), 410,
-			map[string]any{"title": problem.Gone.Title, "code": "gone", "detail": "Book 7 was withdrawn."}},
+			map[string]any{"title": definition(problem.Gone).Title, "code": "gone", "detail": "Book 7 was withdrawn."}},
 		{"a user kind for 410", problem.New(withdrawn), 410,
 			map[string]any{"title": "Book withdrawn", "code": "book_withdrawn", "action": "none", "cause": "policy"}},
 	}
@@ -77,7 +77,7 @@ func TestWhatABuilderExpressesGoesOutAsBuilt(t *testing.T) {
 func TestBuildersLeaveTheSentinel(t *testing.T) {
 	sentinel := problem.New(problem.Unavailable).WithRetryAfter(time.Second)
 	_ = sentinel.WithAction(problem.ActionNone).WithCause(problem.CauseConfig).WithRetryable(false).WithOutcome(problem.OutcomeCommitted)
-	if sentinel.Action() != problem.Unavailable.Action || sentinel.Cause() != problem.Unavailable.Cause ||
+	if sentinel.Action() != definition(problem.Unavailable).Action || sentinel.Cause() != definition(problem.Unavailable).Cause ||
 		!sentinel.Retryable() || sentinel.RetryAfter() != time.Second || sentinel.Outcome() != "" {
 		t.Errorf("sentinel changed: %s %s %v %s %q", sentinel.Action(), sentinel.Cause(), sentinel.Retryable(), sentinel.RetryAfter(), sentinel.Outcome())
 	}

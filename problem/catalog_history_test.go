@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
 // catalogHistory is the committed record of every code the kit has
@@ -24,13 +26,12 @@ type shippedCode struct {
 // checkAgainstHistory reports every shipped code that reg neither serves
 // with its shipped identity nor lists as retired.
 func checkAgainstHistory(reg *Registry, shipped []shippedCode) []string {
-	retired := reg.Retired()
 	var problems []string
 	for _, s := range shipped {
-		if slices.Contains(retired, s.Code) {
+		if problemhook.Retired(reg, s.Code) {
 			continue
 		}
-		k, ok := reg.Lookup(s.Code)
+		k, ok := reg.Lookup(Kind(s.Code))
 		switch {
 		case !ok:
 			problems = append(problems, fmt.Sprintf("%s disappeared without being retired", s.Code))
@@ -60,16 +61,16 @@ func TestCatalogHistory(t *testing.T) {
 		t.Error(p)
 	}
 	if t.Failed() || !*update {
-		for _, k := range reg.Kinds() {
-			if !slices.ContainsFunc(shipped, func(s shippedCode) bool { return s.Code == k.Name }) {
-				t.Errorf("%s is not in %s; run go test ./problem -update", k.Name, catalogHistory)
+		for _, k := range reg.Definitions() {
+			if !slices.ContainsFunc(shipped, func(s shippedCode) bool { return s.Code == string(k.Code) }) {
+				t.Errorf("%s is not in %s; run go test ./problem -update", k.Code, catalogHistory)
 			}
 		}
 		return
 	}
-	for _, k := range reg.Kinds() {
-		if !slices.ContainsFunc(shipped, func(s shippedCode) bool { return s.Code == k.Name }) {
-			shipped = append(shipped, shippedCode{Code: k.Name, Status: k.Status, RPCCode: k.jsonRPCCode()})
+	for _, k := range reg.Definitions() {
+		if !slices.ContainsFunc(shipped, func(s shippedCode) bool { return s.Code == string(k.Code) }) {
+			shipped = append(shipped, shippedCode{Code: string(k.Code), Status: k.Status, RPCCode: k.jsonRPCCode()})
 		}
 	}
 	out, _ := json.MarshalIndent(shipped, "", "  ")
@@ -88,8 +89,8 @@ func TestCatalogHistoryCatchesDisappearance(t *testing.T) {
 		{Code: "legacy_quota", Status: 429, RPCCode: RPCInternalError},
 	}
 	reg := newEmptyRegistry()
-	reg.MustRegister(NotFound)
-	reg.MustRegister(Timeout)
+	mustRegister(reg, def(NotFound))
+	mustRegister(reg, def(Timeout))
 	got := checkAgainstHistory(reg, shipped)
 	want := []string{"gone disappeared without being retired", "timeout was renumbered: status 504→503, JSON-RPC -32603→-32603",
 		"legacy_quota disappeared without being retired"}

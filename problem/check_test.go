@@ -29,7 +29,7 @@ func TestMisuseIsLoudForTheDeveloperAndSafeForTheClient(t *testing.T) {
 		{"extension name of 65 bytes", problem.New(problem.Conflict).WithExtension(long, 1), 409, "conflict", []string{long}, long},
 		{"extension name of 81 bytes", problem.New(problem.NotFound).WithExtension(longer, "v"), 404, "not_found", []string{longer}, longer},
 		{"reserved extension name", problem.New(problem.Conflict).WithExtension("retryable", "yes"), 409, "conflict", nil, `"retryable"`},
-		{"unregistered code", problem.New(problem.Kind{Name: "book_gone", Status: 410, Title: "Gone"}).
+		{"unregistered code", problem.New("book_gone").
 			WithExtension("isbn", "978-3").WithErrors(problem.FieldError{Detail: "bad", Pointer: "/isbn"}),
 			500, "internal", []string{"isbn", "errors", "book_gone"}, `code "book_gone" is not registered`},
 		{"redirect status without code", peer(`{"status": 302, "title": "Found"}`), 500, "", nil, "status 302 is not an error status"},

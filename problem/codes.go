@@ -6,7 +6,7 @@ import (
 )
 
 type codeEntry struct {
-	kind   Kind
+	def    Definition
 	header []string // the code header's value
 	typ    string   // the type URI
 	// code is the record's attribute for the code, made once.
@@ -29,7 +29,7 @@ func (e *codeEntry) jsonSegments() *jsonSegments {
 	if s := e.json.Load(); s != nil {
 		return s
 	}
-	s := newJSONSegments(e.kind, e.typ)
+	s := newJSONSegments(&e.def, e.typ)
 	e.json.Store(s)
 	return s
 }
@@ -40,12 +40,12 @@ func (wr *Writer) cached(code string) *codeEntry {
 	if v, ok := wr.codes.Load(code); ok {
 		return v.(*codeEntry)
 	}
-	k, registered := wr.registry.Lookup(code)
+	d, registered := wr.registry.Lookup(Kind(code))
 	if !registered {
 		return nil
 	}
 	v, _ := wr.codes.LoadOrStore(code, &codeEntry{
-		kind: k, header: []string{code}, typ: typeFor(wr.baseURI, code),
+		def: d, header: []string{code}, typ: typeFor(wr.baseURI, code),
 		code: logString("code", code),
 	})
 	return v.(*codeEntry)

@@ -257,7 +257,7 @@ func TestPeerTextPassesPublicTier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, out := range []string{string(p.appendJSON(nil, true)), string(p.appendXML(nil, true)), p.CLILine(), p.Error()} {
+	for _, out := range []string{string(p.appendJSON(nil, true)), string(p.appendXML(nil, true)), p.cliLine(), p.Error()} {
 		for _, leak := range []string{"abc123", "10.0.0.5", "hunter2", "xyz789", "10.0.0.6", "s3<", `s3"`} {
 			if strings.Contains(out, leak) {
 				t.Errorf("peer text %q rendered: %s", leak, out)

@@ -7,16 +7,11 @@ import (
 	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
-// NewContext returns a copy of ctx carrying wr. The package-level Write
-// and From, and faultline's middlewares and rate limiter when given no
-// writer of their own, write through the Writer a request's
-// context carries, so a service configures its Writer once (middleware.Stack
-// with WithWriter does this for every request below it).
-func NewContext(ctx context.Context, wr *Writer) context.Context {
-	return context.WithValue(ctx, problemhook.ContextKey{}, wr)
-}
-
-// FromContext returns the Writer ctx carries, or Default().
+// FromContext returns the Writer ctx carries, or Default(). The package-level
+// Write and From, and faultline's middlewares and rate limiter when given
+// no writer of their own, write through the Writer a request's context
+// carries, so a service configures its Writer once: middleware.Stack with
+// WithWriter puts it in the context of every request below it.
 func FromContext(ctx context.Context) *Writer {
 	if ctx != nil {
 		if wr, ok := ctx.Value(problemhook.ContextKey{}).(*Writer); ok && wr != nil {

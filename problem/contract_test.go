@@ -51,7 +51,7 @@ func TestDetailFieldCannotBypassShowDetail(t *testing.T) {
 				t.Errorf("%s, %s: hidden detail rendered: %s", name, accept, rec.Body)
 			}
 		}
-		for _, out := range []string{string(p.AppendJSON(nil)), string(p.appendXML(nil, false)), p.CLILine(), p.Error()} {
+		for _, out := range []string{string(p.AppendJSON(nil)), string(p.appendXML(nil, false)), p.cliLine(), p.Error()} {
 			if strings.Contains(out, "alice") && name != "by hand" {
 				t.Errorf("%s: hidden detail rendered: %s", name, out)
 			}
@@ -103,7 +103,7 @@ func TestExtensionSecretsRedacted(t *testing.T) {
 func TestUnregisteredCodeBecomesInternal(t *testing.T) {
 	sink := &logSink{}
 	wr := NewWriter(WithLogger(newLogger(sink)))
-	made := New(Kind{Name: "made_up", Status: 409, Title: "Made up"}).WithDetail("x")
+	made := New("made_up").WithDetail("x")
 	for range 2 {
 		rec, m := writeFor(t, wr, httptest.NewRequest("GET", "/x", nil), made)
 		if rec.Code != 500 || m["code"] != "internal" || m["action"] != "retry" || m["cause"] != "internal" {
@@ -135,12 +135,12 @@ func TestUnregisteredCodeBecomesInternal(t *testing.T) {
 func TestRetrySignalsNeverContradict(t *testing.T) {
 	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)))
 	outcomes := []Outcome{"", OutcomeNotStarted, OutcomeNotCommitted, OutcomeCommitted, OutcomeUnknown}
-	for _, k := range DefaultRegistry().Kinds() {
+	for _, k := range DefaultRegistry().Definitions() {
 		for _, method := range []string{"GET", "POST", "DELETE"} {
 			for _, key := range []string{"", "idem-1"} {
 				for _, o := range outcomes {
 					for _, retryable := range []bool{false, true} {
-						p := New(k).WithOutcome(o).WithRetryAfter(1500 * time.Millisecond)
+						p := New(k.Code).WithOutcome(o).WithRetryAfter(1500 * time.Millisecond)
 						p.retryable = retryable
 						for _, q := range []*Problem{p, p.ForRequest(httptest.NewRequest(method, "/x", nil))} {
 							r := httptest.NewRequest(method, "/x", nil)
@@ -148,7 +148,7 @@ func TestRetrySignalsNeverContradict(t *testing.T) {
 								r.Header.Set("Idempotency-Key", key)
 							}
 							rec, m := writeFor(t, wr, r, q)
-							where := fmt.Sprintf("%s %s key=%q outcome=%q retryable=%v", k.Name, method, key, q.outcome, retryable)
+							where := fmt.Sprintf("%s %s key=%q outcome=%q retryable=%v", k.Code, method, key, q.outcome, retryable)
 							if m["action"] == "retry" && m["retryable"] != true {
 								t.Fatalf("%s: action retry with retryable false: %s", where, rec.Body)
 							}
@@ -238,7 +238,7 @@ func TestDevelopmentMode(t *testing.T) {
 		!strings.Contains(fmt.Sprint(chain[1]), "10.0.0.7") || strings.Contains(fmt.Sprint(chain), "hunter2") {
 		t.Fatalf("development members: %v", m)
 	}
-	if m["detail"] != Internal.DefaultDetail {
+	if m["detail"] != def(Internal).DefaultDetail {
 		t.Errorf("development mode changed the public detail: %v", m["detail"])
 	}
 

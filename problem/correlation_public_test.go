@@ -126,7 +126,7 @@ func TestPeerTypeAndTitlePassThePublicTier(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	_ = wr.Write(rec, httptest.NewRequest("GET", "/x", nil), problem.New(problem.Conflict))
-	if !bytes.Contains(rec.Body.Bytes(), []byte(`"type":"`+problem.DefaultBaseURI+`conflict","title":"`+problem.Conflict.Title+`"`)) {
+	if !bytes.Contains(rec.Body.Bytes(), []byte(`"type":"`+problem.DefaultBaseURI+`conflict","title":"`+definition(problem.Conflict).Title+`"`)) {
 		t.Errorf("registry type and title changed: %s", rec.Body)
 	}
 }

@@ -4,12 +4,19 @@
 //
 // # The pieces
 //
-// A Kind is one entry of the registry: a code such as not_found with its
-// status, title, action, cause and retryability. The built-in catalog
-// (NotFound, ValidationFailed, Internal, ...) is registered in every
-// Registry; services register their own with MustRegister. Codes are never
+// A Kind is a code such as not_found, a typed string constant: the
+// built-in kinds (NotFound, ValidationFailed, Internal, ...) are constants
+// of this package, so no package can change what they mean for the whole
+// process. What a code decides (status, title, action, cause,
+// retryability) is its Definition, data the Registry holds; the built-in
+// catalog is registered in every Registry, and a service registers its
+// own codes with
+//
+//	var NoBook = problem.MustRegister(problem.Definition{Code: "no_book", Status: 404, ...})
+//
+// or, with a registry of its own, Registry.Register. Codes are never
 // renumbered nor reused: a code on its way out is deprecated, and a retired
-// name is refused forever.
+// code is refused forever.
 //
 // A Problem is one occurrence of a Kind: New(k) and then the With methods
 // (WithDetail, WithAction, WithCause, WithRetryable, WithRetryAfter,
@@ -19,8 +26,8 @@
 // Its members are read through methods named after them (Code, Status,
 // Action, ...) and have no other setter: the code decides type, title and
 // status, so a failure that needs another status is another Kind (Gone
-// for 410, or a service's own, registered with MustRegister). A Problem is an error, and so is a Kind: a handler can return
-// either, and errors.Is(err, problem.NotFound) matches any not_found
+// for 410, or a service's own, registered with MustRegister). A Problem is
+// an error, and so is a Kind: a handler can return either, and errors.Is(err, problem.NotFound) matches any not_found
 // problem in a chain.
 //
 // A Writer is the one configuration: type base URI, registry, logger,
@@ -33,8 +40,9 @@
 // details never shows one, an unknown outcome without an Idempotency-Key is never retryable and
 // asks the client to verify, action retry never goes with retryable false,
 // and Retry-After agrees with retry_after_ms. The kit's middlewares and
-// other packages find the Writer in the request's context (NewContext), so
-// a service gives its logger and options once.
+// other packages find the Writer in the request's context (FromContext;
+// middleware.Stack with WithWriter puts it there), so a service gives its
+// logger and options once.
 //
 // A handler turns an error into a problem with From(r, err), which maps
 // with the Writer serving r, so a mapping the service configured is never

@@ -5,6 +5,7 @@ package problem
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,26 +18,38 @@ func (r *Registry) markdown() string {
 	var b strings.Builder
 	b.WriteString("| code | status | JSON-RPC | action | cause | retryable | title | meaning |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
-	for _, k := range r.Kinds() {
+	for _, k := range r.Definitions() {
 		meaning := k.Meaning
 		if k.Outcome != "" {
 			meaning += " Outcome: `" + string(k.Outcome) + "`."
 		}
-		if d := k.Deprecated; !d.Since.IsZero() {
-			meaning += " **Deprecated** since " + d.Since.Format(time.DateOnly)
-			if d.Successor != "" {
-				meaning += "; use `" + d.Successor + "`"
+		if !k.Deprecated.IsZero() {
+			meaning += " **Deprecated** since " + k.Deprecated.Format(time.DateOnly)
+			if k.Successor != "" {
+				meaning += "; use `" + string(k.Successor) + "`"
 			}
 			meaning += "."
 		}
-		b.WriteString("| `" + k.Name + "` | " + strconv.Itoa(k.Status) + " | " + strconv.Itoa(k.jsonRPCCode()) +
+		b.WriteString("| `" + string(k.Code) + "` | " + strconv.Itoa(k.Status) + " | " + strconv.Itoa(k.jsonRPCCode()) +
 			" | `" + string(k.Action) + "` | `" + string(k.Cause) + "` | " + strconv.FormatBool(k.Retryable) + " | " +
 			markdownCell(k.Title) + " | " + markdownCell(meaning) + " |\n")
 	}
-	if retired := r.Retired(); len(retired) > 0 {
+	if retired := r.retiredCodes(); len(retired) > 0 {
 		b.WriteString("\nRetired, never to be reused: `" + strings.Join(retired, "`, `") + "`.\n")
 	}
 	return b.String()
+}
+
+// retiredCodes lists the retired codes, sorted.
+func (r *Registry) retiredCodes() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []string
+	for code := range r.retired {
+		out = append(out, string(code))
+	}
+	slices.Sort(out)
+	return out
 }
 
 func markdownCell(s string) string {
@@ -66,14 +79,14 @@ type deprecatedDoc struct {
 // want the catalog ahead of time. Each entry carries its type URI, made
 // from baseURI as the Writer makes it (pass the Writer's BaseURI).
 func (r *Registry) catalogJSON(baseURI string) ([]byte, error) {
-	kinds := r.Kinds()
+	kinds := r.Definitions()
 	docs := make([]codeDoc, len(kinds))
 	for i, k := range kinds {
-		docs[i] = codeDoc{Code: k.Name, Type: typeFor(baseURI, k.Name), Status: k.Status, RPCCode: k.jsonRPCCode(),
+		docs[i] = codeDoc{Code: string(k.Code), Type: typeFor(baseURI, string(k.Code)), Status: k.Status, RPCCode: k.jsonRPCCode(),
 			Title: k.Title, Action: k.Action, Cause: k.Cause, Retryable: k.Retryable, Outcome: k.Outcome,
 			Meaning: k.Meaning}
-		if d := k.Deprecated; !d.Since.IsZero() {
-			docs[i].Deprecated = &deprecatedDoc{Since: d.Since.Format(time.DateOnly), Successor: d.Successor}
+		if !k.Deprecated.IsZero() {
+			docs[i].Deprecated = &deprecatedDoc{Since: k.Deprecated.Format(time.DateOnly), Successor: string(k.Successor)}
 		}
 	}
 	return json.MarshalIndent(docs, "", "  ")

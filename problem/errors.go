@@ -48,7 +48,9 @@ func MapIs(sentinel error, fn func() *Problem) Mapper {
 // configured is never bypassed by a second, default configuration.
 func From(r *http.Request, err error) *Problem { return writerFor(r).FromError(err) }
 
-// FromError maps any error to a problem: a *Problem in the chain wins, then
+// FromError maps err with wr, for a surface without an HTTP request (a
+// JSON-RPC server on stdio, a queue consumer); a handler uses From, which
+// finds the serving Writer itself. A *Problem in the chain wins, then
 // a Kind (a handler may return the code itself), then the writer's mappers
 // in order, then the built-in mappings (context.DeadlineExceeded is
 // timeout, context.Canceled client_closed_request), then internal. An error

@@ -47,7 +47,7 @@ func ExampleWriter_Handler() {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
 		p, _ := problem.Parse(rec.Body.Bytes())
-		fmt.Println(rec.Code, p.CLILine())
+		fmt.Println(rec.Code, p.Code()+": "+p.Message())
 	}
 	// Output:
 	// 400 bad_request: The id parameter is required.
@@ -55,12 +55,15 @@ func ExampleWriter_Handler() {
 	// 500 internal: The server failed to complete the request. The failure was logged under the correlation ID.
 }
 
-// Registering a code: a service's own codes live in the same registry as
-// the built-in ones, and become the documentation table.
-func ExampleMustRegister() {
+// Registering a code in a registry of the service's own: its codes live
+// beside the built-in ones, and become the documentation table. (A service
+// using the default registry declares each as
+// `var OutOfStock = problem.MustRegister(problem.Definition{...})`.)
+func ExampleRegistry_Register() {
+	const outOfStock problem.Kind = "out_of_stock"
 	reg := problem.NewRegistry()
-	outOfStock := reg.MustRegister(problem.Kind{
-		Name:          "out_of_stock",
+	err := reg.Register(problem.Definition{
+		Code:          outOfStock,
 		Status:        http.StatusConflict,
 		Title:         "Out of stock",
 		Action:        problem.ActionNone,
@@ -69,6 +72,9 @@ func ExampleMustRegister() {
 		DefaultDetail: "The item is out of stock.",
 		Meaning:       "Nothing is left to sell; do not retry the order.",
 	})
+	if err != nil {
+		panic(err)
+	}
 	// The service's own codes point at its own pages; without a base URI
 	// of its own they would be type about:blank.
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)), problem.WithRegistry(reg), problem.WithBaseURI("https://api.example.com/problems/"))
@@ -76,8 +82,9 @@ func ExampleMustRegister() {
 	_ = wr.Write(rec, httptest.NewRequest("POST", "/v1/orders", nil), problem.New(outOfStock))
 	fmt.Println(rec.Code, rec.Body.String())
 
-	err := reg.Register(problem.Kind{Name: "out_of_stock", Status: 409, Title: "Again", Action: problem.ActionNone, Cause: problem.CauseRequest})
-	fmt.Println(errors.Is(err, problem.ErrDuplicateCode))
+	// A code is defined once.
+	err = reg.Register(problem.Definition{Code: outOfStock, Status: 409, Title: "Again", Action: problem.ActionNone, Cause: problem.CauseRequest})
+	fmt.Println(errors.Is(err, problem.ErrInvalidCode))
 	// Output:
 	// 409 {"type":"https://api.example.com/problems/out_of_stock","title":"Out of stock","status":409,"detail":"The item is out of stock.","instance":"/v1/orders","code":"out_of_stock","action":"none","cause":"request","retryable":false}
 	// true
@@ -104,7 +111,7 @@ func ExampleMapAs() {
 		fmt.Errorf("load: %w", &notFoundError{id: "42"}),
 	} {
 		p := wr.FromError(err)
-		fmt.Println(p.Status(), p.CLILine(), errors.Is(p, errOutOfStock))
+		fmt.Println(p.Status(), p.Code()+": "+p.Message(), errors.Is(p, errOutOfStock))
 	}
 	// Output:
 	// 409 conflict: The item is out of stock. true

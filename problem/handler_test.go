@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
 func TestHandlerTypedNilProblemIsSuccess(t *testing.T) {
@@ -39,12 +41,12 @@ func TestNilProblemsNeverCrash(t *testing.T) {
 
 func TestPackageWriteUsesContextWriter(t *testing.T) {
 	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)), WithBaseURI("urn:acme:"))
-	if FromContext(NewContext(t.Context(), wr)) != wr || FromContext(t.Context()) != Default() {
+	if FromContext(problemhook.NewContext(t.Context(), wr)) != wr || FromContext(t.Context()) != Default() {
 		t.Fatal("FromContext does not return what NewContext stored")
 	}
 	rec := httptest.NewRecorder()
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
-	_ = Write(rec, r.WithContext(NewContext(r.Context(), wr)), New(Conflict))
+	_ = Write(rec, r.WithContext(problemhook.NewContext(r.Context(), wr)), New(Conflict))
 	if p, err := Parse(rec.Body.Bytes()); err != nil || p.typ != "urn:acme:conflict" {
 		t.Fatalf("%s (%v)", rec.Body, err)
 	}

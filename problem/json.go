@@ -208,8 +208,8 @@ type jsonSegments struct {
 // outcomes are the outcomes a rendered problem can state, "" included.
 var outcomes = [...]Outcome{"", OutcomeNotStarted, OutcomeNotCommitted, OutcomeCommitted, OutcomeUnknown}
 
-func newJSONSegments(k Kind, typ string) *jsonSegments {
-	t := problemOf(k)
+func newJSONSegments(d *Definition, typ string) *jsonSegments {
+	t := occurrenceOf(d)
 	t.typ, t.kindType = typ, typ
 	t.outcome = ""
 	s := &jsonSegments{

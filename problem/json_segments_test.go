@@ -19,7 +19,7 @@ func FuzzJSONSegments(f *testing.F) {
 	for variant := range uint8(6) {
 		f.Add(uint8(5), "", "Other title", uint8(0), uint8(0), false, int64(0), uint8(0), variant, "/x", false)
 	}
-	for kind := range uint8(len(NewRegistry().Kinds())) {
+	for kind := range uint8(len(NewRegistry().Definitions())) {
 		f.Add(kind, "A detail of this occurrence.", "", uint8(0), uint8(0), false, int64(0), uint8(0), uint8(0), "/x", false)
 		f.Add(kind, "", "", uint8(0), uint8(0), false, int64(2500), uint8(0), uint8(0), "/x", false)
 		for outcome := range uint8(5) {
@@ -31,16 +31,16 @@ func FuzzJSONSegments(f *testing.F) {
 	f.Add(uint8(5), "", "", uint8(0), uint8(0), true, int64(0), uint8(0), uint8(0), "/x", false)
 	f.Add(uint8(5), "", "", uint8(0), uint8(0), false, int64(2500), uint8(0), uint8(0), "/x", false)
 	f.Add(uint8(5), "", "", uint8(0), uint8(0), false, int64(0), uint8(3), uint8(0), "/x", false)
-	kinds := NewRegistry().Kinds()
+	kinds := NewRegistry().Definitions()
 	actions := []Action{"", ActionRetry, ActionVerify, ActionNone, "bogus"}
 	causes := []Cause{"", CauseInternal, CauseRequest, "bogus"}
 	anyOutcome := []Outcome{"", OutcomeUnknown, OutcomeCommitted, OutcomeNotStarted, OutcomeNotCommitted}
 	f.Fuzz(func(t *testing.T, kind uint8, detail, title string, action, cause uint8, retryable bool,
 		retryMS int64, outcome, variant uint8, instance string, legacy bool) {
 		k := kinds[int(kind)%len(kinds)]
-		typ := "https://errors.example.com/" + k.Name
-		seg := newJSONSegments(k, typ)
-		p := New(k)
+		typ := "https://errors.example.com/" + string(k.Code)
+		seg := newJSONSegments(&k, typ)
+		p := New(k.Code)
 		p.typ = typ
 		if detail != "" {
 			p = p.WithDetail(detail)

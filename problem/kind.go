@@ -78,13 +78,25 @@ func (c Cause) valid() bool {
 	return false
 }
 
-// Kind is one entry of the registry: a kind of failure, named by its code
-// (Name), with everything a client needs to branch on it. A Problem is one
-// occurrence of a Kind; its Code field holds the Kind's Name.
-type Kind struct {
-	// Name is the code: snake_case, stable, never renumbered and never
-	// reused (a retired name stays refused, see Registry.Retire).
-	Name   string
+// Kind is a code, such as not_found: what a client branches on. The
+// built-in kinds are constants of this package, and a service's own are
+// returned by MustRegister, so no package can change what a code means for
+// every response of the process. What a code decides (status, title,
+// guidance) is its Definition, held by the registry; a Problem is one
+// occurrence of a Kind.
+type Kind string
+
+// Error returns the code, so a Kind is itself an error: a handler may
+// return a Kind as its failure (the writer makes an occurrence of it), and
+// errors.Is(err, k) reports whether err is, or wraps, a problem of kind k.
+func (k Kind) Error() string { return string(k) }
+
+// Definition is what a code decides, registered once per code: every
+// occurrence of the Kind takes its status, title and guidance from it.
+type Definition struct {
+	// Code is snake_case, stable, never renumbered and never reused (a
+	// retired code stays refused, see Registry.Retire).
+	Code   Kind
 	Status int
 	// Title is fixed per code: clients may show it, and it never varies with
 	// the occurrence.
@@ -92,9 +104,9 @@ type Kind struct {
 	Action    Action
 	Cause     Cause
 	Retryable bool
-	// Outcome is the outcome every occurrence starts with, for kinds that
+	// Outcome is the outcome every occurrence starts with, for codes that
 	// always fail before any side effect (audit_unavailable: not_started).
-	// Empty for most kinds: the occurrence says.
+	// Empty for most codes: the occurrence says.
 	Outcome Outcome
 	// ShowDetail reports whether a detail set on a problem of this code may
 	// reach the client. When false the client sees DefaultDetail and the set
@@ -106,27 +118,15 @@ type Kind struct {
 	DefaultDetail string
 	// Meaning explains the code for the documentation table.
 	Meaning string
-	// RPCCode is the JSON-RPC 2.0 error code the kind maps to on JSON-RPC
+	// RPCCode is the JSON-RPC 2.0 error code the code maps to on JSON-RPC
 	// surfaces (MCP servers). Zero derives it: -32602 (invalid params) when
 	// the action is fix_request, -32603 (internal error) otherwise.
 	RPCCode int
-	// Deprecated, when its Since is set, announces that the code is on its
-	// way out and which code replaces it.
-	Deprecated Deprecation
-}
-
-// Error returns the code, so a Kind is itself an error: a handler may
-// return a Kind as its failure (the writer makes an occurrence of it), and
-// errors.Is(err, k) reports whether err is, or wraps, a problem of kind k.
-func (k Kind) Error() string { return k.Name }
-
-// Deprecation marks a code that still works but should no longer be
-// produced or relied on.
-type Deprecation struct {
-	// Since is the date the code was deprecated; zero means not deprecated.
-	Since time.Time
-	// Successor is the code to use instead, if any.
-	Successor string
+	// Deprecated, when set, is the date the code was deprecated: it still
+	// works, but should no longer be produced or relied on.
+	Deprecated time.Time
+	// Successor is the code that replaces a deprecated one, if any.
+	Successor Kind
 }
 
 // JSON-RPC 2.0 error codes the catalog uses.
@@ -136,57 +136,56 @@ const (
 	RPCInternalError  = -32603
 )
 
-// jsonRPCCode returns the kind's JSON-RPC 2.0 error code.
-func (k Kind) jsonRPCCode() int {
-	switch {
-	case k.RPCCode != 0:
-		return k.RPCCode
-	case k.Action == ActionFixRequest:
+// jsonRPCCode returns the code's JSON-RPC 2.0 error code.
+func (d *Definition) jsonRPCCode() int {
+	if d.RPCCode != 0 {
+		return d.RPCCode
+	}
+	return actionRPCCode(d.Action)
+}
+
+// actionRPCCode is the JSON-RPC error code derived from an action.
+func actionRPCCode(a Action) int {
+	if a == ActionFixRequest {
 		return RPCInvalidParams
 	}
 	return RPCInternalError
 }
 
-// ErrInvalidCode is wrapped by every error Register returns for a malformed
-// kind.
+// ErrInvalidCode is wrapped by every error Register returns: a malformed
+// definition, a code already taken, a retired code. Each is a mistake in
+// the service's source, and the error's text says which.
 var ErrInvalidCode = errors.New("problem: invalid code")
 
-// ErrDuplicateCode is wrapped by the error Register returns when a name is
-// already taken.
-var ErrDuplicateCode = errors.New("problem: duplicate code")
-
-// ErrRetiredCode is wrapped by the error Register returns for a name that
-// was retired: a client may still hold the old meaning.
-var ErrRetiredCode = errors.New("problem: retired code")
-
-// validate reports why k cannot be registered, or nil; Register returns it.
-func (k Kind) validate() error {
-	if !validName(k.Name) {
-		return fmt.Errorf("%w: name %q is not snake_case (a-z, 0-9, single underscores, starting with a letter, at most 64 bytes)", ErrInvalidCode, k.Name)
+// validate reports why d cannot be registered, or nil; Register returns it.
+func (d *Definition) validate() error {
+	if !validName(string(d.Code)) {
+		return fmt.Errorf("%w: code %q is not snake_case (a-z, 0-9, single underscores, starting with a letter, at most 64 bytes)", ErrInvalidCode, d.Code)
 	}
-	if k.Status < 400 || k.Status > 599 {
-		return fmt.Errorf("%w: %s: status %d is not an error status", ErrInvalidCode, k.Name, k.Status)
+	if d.Status < 400 || d.Status > 599 {
+		return fmt.Errorf("%w: %s: status %d is not an error status", ErrInvalidCode, d.Code, d.Status)
 	}
-	if k.Title == "" {
-		return fmt.Errorf("%w: %s: empty title", ErrInvalidCode, k.Name)
+	if d.Title == "" {
+		return fmt.Errorf("%w: %s: empty title", ErrInvalidCode, d.Code)
 	}
-	if !k.Action.valid() {
-		return fmt.Errorf("%w: %s: unknown action %q", ErrInvalidCode, k.Name, k.Action)
+	if !d.Action.valid() {
+		return fmt.Errorf("%w: %s: unknown action %q", ErrInvalidCode, d.Code, d.Action)
 	}
-	if !k.Cause.valid() {
-		return fmt.Errorf("%w: %s: unknown cause %q", ErrInvalidCode, k.Name, k.Cause)
+	if !d.Cause.valid() {
+		return fmt.Errorf("%w: %s: unknown cause %q", ErrInvalidCode, d.Code, d.Cause)
 	}
-	if !k.Outcome.valid() {
-		return fmt.Errorf("%w: %s: unknown outcome %q", ErrInvalidCode, k.Name, k.Outcome)
+	if !d.Outcome.valid() {
+		return fmt.Errorf("%w: %s: unknown outcome %q", ErrInvalidCode, d.Code, d.Outcome)
 	}
-	if k.Action == ActionRetry && !k.Retryable {
-		return fmt.Errorf("%w: %s: action retry on a code that is not retryable", ErrInvalidCode, k.Name)
+	if d.Action == ActionRetry && !d.Retryable {
+		return fmt.Errorf("%w: %s: action retry on a code that is not retryable", ErrInvalidCode, d.Code)
 	}
-	if d := k.Deprecated.Successor; d != "" && (!validName(d) || d == k.Name) {
-		return fmt.Errorf("%w: %s: successor %q is not another code", ErrInvalidCode, k.Name, d)
+	if s := d.Successor; s != "" && (!validName(string(s)) || s == d.Code) {
+		return fmt.Errorf("%w: %s: successor %q is not another code", ErrInvalidCode, d.Code, s)
 	}
 	return nil
 }
+
 func validName(s string) bool {
 	if len(s) == 0 || len(s) > 64 || s[0] < 'a' || s[0] > 'z' || s[len(s)-1] == '_' {
 		return false

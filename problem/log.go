@@ -73,7 +73,7 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	}
 	if !codeInHandler {
 		var code slog.Attr
-		if e != nil && e.kind.Name == res.code {
+		if e != nil && string(e.def.Code) == res.code {
 			code = e.code
 		} else {
 			code = logString("code", res.code)

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
 // With AddSource the record names the code that wrote the problem, not the
@@ -57,7 +59,7 @@ func TestLogSourceOfAReturnedError(t *testing.T) {
 		for range 2 { // the second answer comes from sourceOf's memory
 			buf.Reset()
 			r := httptest.NewRequest("GET", "/", nil)
-			tc.h.ServeHTTP(httptest.NewRecorder(), r.WithContext(NewContext(r.Context(), wr)))
+			tc.h.ServeHTTP(httptest.NewRecorder(), r.WithContext(problemhook.NewContext(r.Context(), wr)))
 			var rec struct {
 				Source struct{ File, Function string }
 			}

@@ -27,8 +27,8 @@ type prefixedHandler struct {
 // keeps all four and base writes them as it would write them at the head
 // of the record. Otherwise nil: they go in the record.
 func (e *codeEntry) prefixed(base slog.Handler, res *Problem) slog.Handler {
-	if e == nil || res.code != e.kind.Name || res.status != e.kind.Status ||
-		res.cause != e.kind.Cause || res.action != e.kind.Action {
+	if e == nil || res.code != string(e.def.Code) || res.status != e.def.Status ||
+		res.cause != e.def.Cause || res.action != e.def.Action {
 		return nil
 	}
 	if p := e.prefix.Load(); p != nil && p.base == base {
@@ -37,8 +37,8 @@ func (e *codeEntry) prefixed(base slog.Handler, res *Problem) slog.Handler {
 	if !logmark.AttrsAlike(base) {
 		return nil
 	}
-	h := base.WithAttrs([]slog.Attr{e.code, slog.Int("status", e.kind.Status),
-		causeAttrs.attr(e.kind.Cause), actionAttrs.attr(e.kind.Action)})
+	h := base.WithAttrs([]slog.Attr{e.code, slog.Int("status", e.def.Status),
+		causeAttrs.attr(e.def.Cause), actionAttrs.attr(e.def.Action)})
 	e.prefix.Store(&prefixedHandler{base: base, h: h})
 	return h
 }

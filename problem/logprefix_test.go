@@ -31,7 +31,7 @@ func TestRoutePrefixRememberedOnTheSecondFailure(t *testing.T) {
 		_ = wr.Write(httptest.NewRecorder(), httptest.NewRequest(method, path, nil), New(NotFound))
 	}
 	fail(http.MethodGet, "/once")
-	e := wr.cached(NotFound.Name)
+	e := wr.cached(string(NotFound))
 	if n := storedRoutes(e); n != 0 {
 		t.Fatalf("%d routes remembered after one failure", n)
 	}

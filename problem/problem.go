@@ -27,7 +27,7 @@ type Problem struct {
 	title  string
 	status int
 	// detail is the occurrence's public text. For a code that does not show
-	// details (Kind.ShowDetail false, such as internal) it is never
+	// details (Definition.ShowDetail false, such as internal) it is never
 	// rendered, however it was set: the client sees the code's default
 	// detail and the text goes to the log.
 	detail string
@@ -35,7 +35,7 @@ type Problem struct {
 	// request's escaped path.
 	instance string
 
-	// code is the Name of the Kind this problem is an occurrence of.
+	// code is the Kind this problem is an occurrence of.
 	code      string
 	action    Action
 	cause     Cause
@@ -47,7 +47,7 @@ type Problem struct {
 	correlationID string
 	fieldErrors   []FieldError
 
-	// hideDetail mirrors !Kind.ShowDetail; defaultDetail is then the only
+	// hideDetail mirrors !Definition.ShowDetail; defaultDetail is then the only
 	// detail a client sees.
 	hideDetail    bool
 	defaultDetail string
@@ -58,6 +58,11 @@ type Problem struct {
 	// passes it.
 	fromKind            bool
 	kindType, kindTitle string
+	// pending marks a problem New made without a definition of its code:
+	// the Writer that sends it fills in the defaults (see fillFrom).
+	// retryableSet records that a With method decided retryable, which
+	// the defaults then leave alone.
+	pending, retryableSet bool
 	// unclaimed marks a bare status no code claims (Registry.ForStatus):
 	// type about:blank, its code a family name.
 	unclaimed bool
@@ -101,7 +106,7 @@ func (p *Problem) Detail() string { return p.detail }
 // once the Writer resolved it.
 func (p *Problem) Instance() string { return p.instance }
 
-// Code is the Name of the Kind the problem is an occurrence of.
+// Code is the Kind the problem is an occurrence of, as a string.
 func (p *Problem) Code() string { return p.code }
 
 // Action is what the client should do next.
@@ -139,7 +144,11 @@ type extension struct {
 	Value any
 }
 
-// New returns an occurrence of k with the kind's defaults.
+// New returns an occurrence of k with the defaults of its definition.
+// A Kind no registry holds yet, or one registries define differently,
+// takes them from the registry of the Writer that sends it; a Kind that
+// registry does not hold either is sent as internal and its record names
+// the mistake (see Writer.Check).
 func New(k Kind) *Problem {
 	p := problemOf(k)
 	return &p
@@ -147,21 +156,54 @@ func New(k Kind) *Problem {
 
 // problemOf is New as a value.
 func problemOf(k Kind) Problem {
-	return Problem{
-		title:         k.Title,
-		status:        k.Status,
-		detail:        k.DefaultDetail,
-		code:          k.Name,
-		action:        k.Action,
-		cause:         k.Cause,
-		retryable:     k.Retryable,
-		outcome:       k.Outcome,
-		hideDetail:    !k.ShowDetail,
-		defaultDetail: k.DefaultDetail,
-		rpcCode:       k.jsonRPCCode(),
-		fromKind:      true,
-		kindTitle:     k.Title,
+	if t := templateOf(k); t != nil && t.occ != nil {
+		return *t.occ
 	}
+	return Problem{code: string(k), pending: true}
+}
+
+// occurrenceOf is a new occurrence of d's code.
+func occurrenceOf(d *Definition) Problem {
+	return Problem{
+		title:         d.Title,
+		status:        d.Status,
+		detail:        d.DefaultDetail,
+		code:          string(d.Code),
+		action:        d.Action,
+		cause:         d.Cause,
+		retryable:     d.Retryable,
+		outcome:       d.Outcome,
+		hideDetail:    !d.ShowDetail,
+		defaultDetail: d.DefaultDetail,
+		rpcCode:       d.jsonRPCCode(),
+		fromKind:      true,
+		kindTitle:     d.Title,
+	}
+}
+
+// fillFrom gives a pending problem (see New) the defaults of d, its code's
+// definition in the serving Writer's registry, where no With method set
+// the member already.
+func (p *Problem) fillFrom(d *Definition) {
+	o := occurrenceOf(d)
+	if p.detail != "" {
+		o.detail = p.detail
+	}
+	if p.action != "" {
+		o.action = p.action
+	}
+	if p.cause != "" {
+		o.cause = p.cause
+	}
+	if p.outcome != "" {
+		o.outcome = p.outcome
+	}
+	if p.retryableSet {
+		o.retryable = p.retryable
+	}
+	p.title, p.status, p.detail, p.action, p.cause, p.outcome, p.retryable = o.title, o.status, o.detail, o.action, o.cause, o.outcome, o.retryable
+	p.hideDetail, p.defaultDetail, p.rpcCode, p.fromKind, p.kindTitle = o.hideDetail, o.defaultDetail, o.rpcCode, true, o.kindTitle
+	p.pending = false
 }
 
 // renderedType and renderedTitle are type and title as rendered: those of
@@ -222,7 +264,7 @@ func (p *Problem) Is(target error) bool {
 		return false
 	}
 	k, ok := target.(Kind)
-	return ok && p != nil && k.Name == p.code
+	return ok && p != nil && string(k) == p.code
 }
 
 // Unwrap returns the error the problem was built from, for errors.Is/As and
@@ -342,7 +384,7 @@ func (p *Problem) WithRetryAfter(d time.Duration) *Problem {
 	c := p.derive()
 	c.retryAfter = d
 	if d > 0 {
-		c.retryable = true
+		c.retryable, c.retryableSet = true, true
 	}
 	return c
 }
@@ -378,7 +420,7 @@ func (p *Problem) WithCause(cause Cause) *Problem {
 // retryable problem carries.
 func (p *Problem) WithRetryable(retryable bool) *Problem {
 	c := p.derive()
-	c.retryable = retryable
+	c.retryable, c.retryableSet = retryable, true
 	if !retryable {
 		c.retryAfter = 0
 	}

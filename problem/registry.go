@@ -5,16 +5,19 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+
+	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
-// Registry is the single source of truth for codes. The zero value is not
+// Registry is the single source of truth for codes: it holds the
+// Definition of every Kind a Writer may send. The zero value is not
 // usable; create one with NewRegistry or use DefaultRegistry.
 type Registry struct {
 	mu       sync.RWMutex
-	byName   map[string]Kind
-	byStatus map[int]string
-	order    []string
-	retired  map[string]bool
+	byCode   map[Kind]Definition
+	byStatus map[int]Kind
+	order    []Kind
+	retired  map[Kind]bool
 }
 
 // NewRegistry returns a registry holding the built-in catalog. Explicit
@@ -22,8 +25,10 @@ type Registry struct {
 // state.
 func NewRegistry() *Registry {
 	r := newEmptyRegistry()
-	for _, k := range builtin {
-		r.MustRegister(k)
+	for _, d := range builtin {
+		if err := r.Register(d); err != nil {
+			panic(err)
+		}
 	}
 	return r
 }
@@ -31,70 +36,75 @@ func NewRegistry() *Registry {
 // newEmptyRegistry returns a registry without the built-in catalog, for
 // services that define every code themselves.
 func newEmptyRegistry() *Registry {
-	return &Registry{byName: map[string]Kind{}, byStatus: map[int]string{}, retired: map[string]bool{}}
+	return &Registry{byCode: map[Kind]Definition{}, byStatus: map[int]Kind{}, retired: map[Kind]bool{}}
 }
 
 var defaultRegistry = NewRegistry()
 
 // DefaultRegistry returns the registry that holds the built-in catalog and
-// the codes registered through the package-level MustRegister.
+// the codes registered through MustRegister.
 func DefaultRegistry() *Registry { return defaultRegistry }
 
-// MustRegister adds k to the default registry and returns it, so a service
-// can declare its codes as package variables.
-func MustRegister(k Kind) Kind { return defaultRegistry.MustRegister(k) }
+// MustRegister adds d to the default registry and returns its Kind, so a
+// service declares its codes as package variables:
+//
+//	var NoBook = problem.MustRegister(problem.Definition{Code: "no_book", ...})
+//
+// It panics where Register returns an error: a code is part of the
+// service's source, and a mistake in it must stop the program at start.
+func MustRegister(d Definition) Kind {
+	if err := defaultRegistry.Register(d); err != nil {
+		panic(err)
+	}
+	return d.Code
+}
 
-// Register adds k. A malformed kind, a name already taken, a retired name
-// or a retired successor is an error: codes are never redefined nor reused.
-func (r *Registry) Register(k Kind) error {
-	if err := k.validate(); err != nil {
+// Register adds d. A malformed definition, a code already taken, a retired
+// code or a retired successor is an error wrapping ErrInvalidCode: codes
+// are never redefined nor reused. New finds the definition of a code from
+// then on, whichever registry holds it.
+func (r *Registry) Register(d Definition) error {
+	if err := d.validate(); err != nil {
 		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.retired[k.Name] {
-		return fmt.Errorf("%w: %s", ErrRetiredCode, k.Name)
+	if r.retired[d.Code] {
+		return fmt.Errorf("%w: %s was retired", ErrInvalidCode, d.Code)
 	}
 	// A deprecated code must not send its clients to one that is gone.
-	if s := k.Deprecated.Successor; r.retired[s] {
-		return fmt.Errorf("%w: %s, named as the successor of %s", ErrRetiredCode, s, k.Name)
+	if s := d.Successor; r.retired[s] {
+		return fmt.Errorf("%w: %s, named as the successor of %s, was retired", ErrInvalidCode, s, d.Code)
 	}
-	if _, taken := r.byName[k.Name]; taken {
-		return fmt.Errorf("%w: %s", ErrDuplicateCode, k.Name)
+	if _, taken := r.byCode[d.Code]; taken {
+		return fmt.Errorf("%w: %s is registered already", ErrInvalidCode, d.Code)
 	}
-	r.byName[k.Name] = k
-	r.order = append(r.order, k.Name)
-	if _, ok := r.byStatus[k.Status]; !ok {
-		r.byStatus[k.Status] = k.Name
+	r.byCode[d.Code] = d
+	r.order = append(r.order, d.Code)
+	if _, ok := r.byStatus[d.Status]; !ok {
+		r.byStatus[d.Status] = d.Code
 	}
+	remember(&d)
 	return nil
 }
 
-// MustRegister is Register that panics on error, for package initialisation.
-func (r *Registry) MustRegister(k Kind) Kind {
-	if err := r.Register(k); err != nil {
-		panic(err)
-	}
-	return k
-}
-
-// Retire removes names from the registry for good: they are no longer
+// Retire removes codes from the registry for good: they are no longer
 // looked up, and Register refuses them, because clients and logs may still
-// hold their old meaning. Retiring a name twice, or one never registered
+// hold their old meaning. Retiring a code twice, or one never registered
 // (a code of an earlier release), is allowed.
-func (r *Registry) Retire(names ...string) {
+func (r *Registry) Retire(codes ...Kind) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, name := range names {
-		r.retired[name] = true
-		if k, ok := r.byName[name]; ok {
-			delete(r.byName, name)
-			r.order = slices.DeleteFunc(r.order, func(n string) bool { return n == name })
-			if r.byStatus[k.Status] == name {
-				delete(r.byStatus, k.Status)
-				for _, n := range r.order {
-					if r.byName[n].Status == k.Status {
-						r.byStatus[k.Status] = n
+	for _, code := range codes {
+		r.retired[code] = true
+		if d, ok := r.byCode[code]; ok {
+			delete(r.byCode, code)
+			r.order = slices.DeleteFunc(r.order, func(c Kind) bool { return c == code })
+			if r.byStatus[d.Status] == code {
+				delete(r.byStatus, d.Status)
+				for _, c := range r.order {
+					if r.byCode[c].Status == d.Status {
+						r.byStatus[d.Status] = c
 						break
 					}
 				}
@@ -103,24 +113,21 @@ func (r *Registry) Retire(names ...string) {
 	}
 }
 
-// Retired returns the retired names, sorted.
-func (r *Registry) Retired() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]string, 0, len(r.retired))
-	for name := range r.retired {
-		out = append(out, name)
+func init() {
+	problemhook.Retired = func(reg any, code string) bool {
+		r := reg.(*Registry)
+		r.mu.RLock()
+		defer r.mu.RUnlock()
+		return r.retired[Kind(code)]
 	}
-	slices.Sort(out)
-	return out
 }
 
-// Lookup returns the kind registered under name.
-func (r *Registry) Lookup(name string) (Kind, bool) {
+// Lookup returns the definition registered for code.
+func (r *Registry) Lookup(code Kind) (Definition, bool) {
 	r.mu.RLock()
-	k, ok := r.byName[name]
+	d, ok := r.byCode[code]
 	r.mu.RUnlock()
-	return k, ok
+	return d, ok
 }
 
 // ForStatus returns a problem for a bare HTTP error status (one a handler
@@ -136,11 +143,12 @@ func (r *Registry) ForStatus(status int) *Problem {
 		status = http.StatusInternalServerError
 	}
 	r.mu.RLock()
-	name, ok := r.byStatus[status]
-	k := r.byName[name]
+	code, ok := r.byStatus[status]
+	d := r.byCode[code]
 	r.mu.RUnlock()
 	if ok {
-		return New(k)
+		p := occurrenceOf(&d)
+		return &p
 	}
 	family := Internal
 	if status < 500 {
@@ -155,7 +163,7 @@ func (r *Registry) ForStatus(status int) *Problem {
 		p.title = "Range Not Satisfiable"
 	}
 	if p.title == "" {
-		p.title = family.Title
+		p.title = builtinDefinition(family).Title
 	}
 	p.kindType, p.kindTitle = p.typ, p.title
 	p.detail = ""
@@ -164,13 +172,14 @@ func (r *Registry) ForStatus(status int) *Problem {
 	return p
 }
 
-// Kinds returns every registered kind in registration order.
-func (r *Registry) Kinds() []Kind {
+// Definitions returns the definition of every registered code in
+// registration order.
+func (r *Registry) Definitions() []Definition {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]Kind, 0, len(r.order))
-	for _, name := range r.order {
-		out = append(out, r.byName[name])
+	out := make([]Definition, 0, len(r.order))
+	for _, code := range r.order {
+		out = append(out, r.byCode[code])
 	}
 	return out
 }

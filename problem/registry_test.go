@@ -11,18 +11,18 @@ import (
 )
 
 func TestRegistryRejectsMalformedCodes(t *testing.T) {
-	good := Kind{Name: "order_locked", Status: 423, Title: "Order locked", Action: ActionUnlock, Cause: CausePolicy}
-	cases := map[string]Kind{
-		"upper case":        {Name: "Order_locked", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
-		"double underscore": {Name: "order__locked", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
-		"trailing _":        {Name: "order_", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
-		"leading digit":     {Name: "1order", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
-		"hyphen":            {Name: "order-locked", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
-		"empty":             {Name: "", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
-		"success status":    {Name: "ok_code", Status: 200, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
-		"no title":          {Name: "no_title", Status: 400, Action: ActionUnlock, Cause: CausePolicy},
-		"unknown action":    {Name: "bad_action", Status: 400, Title: "t", Action: "pray", Cause: CausePolicy},
-		"unknown cause":     {Name: "bad_cause", Status: 400, Title: "t", Action: ActionNone, Cause: "fate"},
+	good := Definition{Code: "order_locked", Status: 423, Title: "Order locked", Action: ActionUnlock, Cause: CausePolicy}
+	cases := map[string]Definition{
+		"upper case":        {Code: "Order_locked", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
+		"double underscore": {Code: "order__locked", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
+		"trailing _":        {Code: "order_", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
+		"leading digit":     {Code: "1order", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
+		"hyphen":            {Code: "order-locked", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
+		"empty":             {Code: "", Status: 423, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
+		"success status":    {Code: "ok_code", Status: 200, Title: "t", Action: ActionUnlock, Cause: CausePolicy},
+		"no title":          {Code: "no_title", Status: 400, Action: ActionUnlock, Cause: CausePolicy},
+		"unknown action":    {Code: "bad_action", Status: 400, Title: "t", Action: "pray", Cause: CausePolicy},
+		"unknown cause":     {Code: "bad_cause", Status: 400, Title: "t", Action: ActionNone, Cause: "fate"},
 	}
 	reg := newEmptyRegistry()
 	for name, c := range cases {
@@ -33,21 +33,25 @@ func TestRegistryRejectsMalformedCodes(t *testing.T) {
 	if err := reg.Register(good); err != nil {
 		t.Fatalf("Register(good) = %v", err)
 	}
-	if err := reg.Register(good); !errors.Is(err, ErrDuplicateCode) {
-		t.Fatalf("second Register = %v, want ErrDuplicateCode", err)
+	if err := reg.Register(good); !errors.Is(err, ErrInvalidCode) || !strings.Contains(err.Error(), "registered already") {
+		t.Fatalf("second Register = %v, want ErrInvalidCode naming the duplicate", err)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Fatal("MustRegister of a duplicate did not panic")
-		}
-	}()
-	reg.MustRegister(good)
+	for _, d := range []Definition{def(NotFound), cases["hyphen"]} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("MustRegister(%s) did not panic", d.Code)
+				}
+			}()
+			MustRegister(d)
+		}()
+	}
 }
 
 func TestExplicitRegistriesAreIndependent(t *testing.T) {
 	a, b := NewRegistry(), NewRegistry()
-	custom := Kind{Name: "quota_exhausted", Status: 402, Title: "Quota exhausted", Action: ActionConfigure, Cause: CausePolicy}
-	a.MustRegister(custom)
+	custom := Definition{Code: "quota_exhausted", Status: 402, Title: "Quota exhausted", Action: ActionConfigure, Cause: CausePolicy}
+	mustRegister(a, custom)
 	if _, ok := a.Lookup("quota_exhausted"); !ok {
 		t.Fatal("code missing from the registry it was added to")
 	}
@@ -63,7 +67,7 @@ func TestExplicitRegistriesAreIndependent(t *testing.T) {
 }
 
 func TestBuiltinCatalog(t *testing.T) {
-	required := []string{"bad_request", "invalid_json", "validation_failed", "unsupported_media_type",
+	required := []Kind{"bad_request", "invalid_json", "validation_failed", "unsupported_media_type",
 		"not_acceptable", "unauthorized", "forbidden", "policy_denied", "not_found", "method_not_allowed",
 		"conflict", "precondition_failed", "request_too_large", "rate_limited", "internal",
 		"not_implemented", "upstream_error", "upstream_timeout", "unavailable", "timeout",
@@ -143,10 +147,10 @@ func TestRetiredNamesAreNeverReused(t *testing.T) {
 	if _, ok := reg.Lookup("upstream_timeout"); ok {
 		t.Fatal("a retired code is still looked up")
 	}
-	for _, name := range []string{"upstream_timeout", "legacy_quota"} {
-		err := reg.Register(Kind{Name: name, Status: 504, Title: "Back", Action: ActionNone, Cause: CauseUpstream})
-		if !errors.Is(err, ErrRetiredCode) {
-			t.Errorf("re-registering %s: %v", name, err)
+	for _, code := range []Kind{"upstream_timeout", "legacy_quota"} {
+		err := reg.Register(Definition{Code: code, Status: 504, Title: "Back", Action: ActionNone, Cause: CauseUpstream})
+		if !errors.Is(err, ErrInvalidCode) || !strings.Contains(err.Error(), "retired") {
+			t.Errorf("re-registering %s: %v", code, err)
 		}
 	}
 	if got := reg.ForStatus(504); got.typ != "about:blank" {
@@ -163,8 +167,8 @@ func TestRetiredNamesAreNeverReused(t *testing.T) {
 func TestDeprecationIsDocumented(t *testing.T) {
 	reg := newEmptyRegistry()
 	since := time.Date(2027, 1, 15, 0, 0, 0, 0, time.UTC)
-	reg.MustRegister(Kind{Name: "quota_low", Status: 429, Title: "Quota low", Action: ActionRetry, Cause: CauseRequest,
-		Retryable: true, Deprecated: Deprecation{Since: since, Successor: "rate_limited"}})
+	mustRegister(reg, Definition{Code: "quota_low", Status: 429, Title: "Quota low", Action: ActionRetry, Cause: CauseRequest,
+		Retryable: true, Deprecated: since, Successor: "rate_limited"})
 	if !strings.Contains(reg.markdown(), "**Deprecated** since 2027-01-15; use `rate_limited`.") {
 		t.Errorf("markdown:\n%s", reg.markdown())
 	}
@@ -173,11 +177,11 @@ func TestDeprecationIsDocumented(t *testing.T) {
 		!strings.Contains(string(data), `"type": "urn:x:quota_low"`) {
 		t.Errorf("json: %s", data)
 	}
-	bad := Kind{Name: "x_y", Status: 400, Title: "X", Action: ActionNone, Cause: CauseRequest, Deprecated: Deprecation{Since: since, Successor: "x_y"}}
+	bad := Definition{Code: "x_y", Status: 400, Title: "X", Action: ActionNone, Cause: CauseRequest, Deprecated: since, Successor: "x_y"}
 	if !errors.Is(bad.validate(), ErrInvalidCode) {
 		t.Error("a code that succeeds itself was accepted")
 	}
-	if err := (Kind{Name: "x_z", Status: 500, Title: "X", Action: ActionRetry, Cause: CauseInternal}).validate(); !errors.Is(err, ErrInvalidCode) {
+	if err := (&Definition{Code: "x_z", Status: 500, Title: "X", Action: ActionRetry, Cause: CauseInternal}).validate(); !errors.Is(err, ErrInvalidCode) {
 		t.Error("action retry on a non-retryable code was accepted")
 	}
 }
@@ -186,7 +190,7 @@ func TestDeprecationIsDocumented(t *testing.T) {
 // with their statuses, outcomes and JSON-RPC codes.
 func TestContractCodes(t *testing.T) {
 	reg := NewRegistry()
-	for name, want := range map[string]struct {
+	for name, want := range map[Kind]struct {
 		status, rpc int
 		outcome     Outcome
 	}{
@@ -203,7 +207,7 @@ func TestContractCodes(t *testing.T) {
 		if !ok || k.Status != want.status || k.jsonRPCCode() != want.rpc || k.Outcome != want.outcome {
 			t.Errorf("%s: %+v", name, k)
 		}
-		if p := New(k); p.RPCCode() != want.rpc || p.outcome != want.outcome {
+		if p := New(k.Code); p.RPCCode() != want.rpc || p.outcome != want.outcome {
 			t.Errorf("%s occurrence: rpc %d outcome %q", name, p.RPCCode(), p.outcome)
 		}
 	}
@@ -214,9 +218,9 @@ func TestContractCodes(t *testing.T) {
 func TestRetiredSuccessorIsRefused(t *testing.T) {
 	reg := NewRegistry()
 	reg.Retire("legacy_quota")
-	err := reg.Register(Kind{Name: "quota_low", Status: 429, Title: "Quota low", Action: ActionRetry, Cause: CauseRequest,
-		Retryable: true, Deprecated: Deprecation{Since: time.Date(2027, 1, 15, 0, 0, 0, 0, time.UTC), Successor: "legacy_quota"}})
-	if !errors.Is(err, ErrRetiredCode) {
+	err := reg.Register(Definition{Code: "quota_low", Status: 429, Title: "Quota low", Action: ActionRetry, Cause: CauseRequest,
+		Retryable: true, Deprecated: time.Date(2027, 1, 15, 0, 0, 0, 0, time.UTC), Successor: "legacy_quota"})
+	if !errors.Is(err, ErrInvalidCode) || !strings.Contains(err.Error(), "successor") {
 		t.Fatalf("a retired successor was accepted: %v", err)
 	}
 	if _, ok := reg.Lookup("quota_low"); ok {

@@ -172,8 +172,8 @@ func TestOtherSurfaces(t *testing.T) {
 	p := New(ValidationFailed).WithDetail("Two fields are invalid.\nSecond line").
 		WithErrors(FieldError{Detail: "is required", Pointer: "/name", Code: "required"})
 	p.correlationID = "req-12345678"
-	if got, want := p.CLILine(), "validation_failed: Two fields are invalid. Second line"; got != want {
-		t.Errorf("CLILine = %q, want %q", got, want)
+	if got, want := p.cliLine(), "validation_failed: Two fields are invalid. Second line"; got != want {
+		t.Errorf("cliLine = %q, want %q", got, want)
 	}
 	text := string(p.appendText(nil, "Acme\r\nAPI"))
 	first, _, _ := strings.Cut(text, "\n")
@@ -188,7 +188,7 @@ func TestOtherSurfaces(t *testing.T) {
 	}
 	for code, want := range map[Kind]int{InvalidJSON: RPCInvalidRequest, BadRequest: RPCInvalidParams, Internal: RPCInternalError, NotFound: RPCInvalidParams, RateLimited: RPCInternalError, RequestTooLarge: RPCInvalidRequest} {
 		if got := New(code).RPCCode(); got != want {
-			t.Errorf("%s: RPCCode = %d, want %d", code.Name, got, want)
+			t.Errorf("%s: RPCCode = %d, want %d", code, got, want)
 		}
 	}
 }
@@ -200,7 +200,7 @@ func TestBidiControlsNeverRendered(t *testing.T) {
 		"json": string(p.appendJSON(nil, true)),
 		"xml":  string(p.appendXML(nil, true)),
 		"text": string(p.appendText(nil, "Acme")),
-		"cli":  p.CLILine(),
+		"cli":  p.cliLine(),
 	}
 	for name, out := range surfaces {
 		if strings.ContainsAny(out, "\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069") {

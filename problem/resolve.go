@@ -70,9 +70,9 @@ func (wr *Writer) standForStatus(res *Problem) {
 func (wr *Writer) applyCode(res, p *Problem) *codeEntry {
 	if res.unclaimed {
 		// Family codes keep their family's rules whatever the registry.
-		k := Internal
+		k := builtinDefinition(Internal)
 		if res.status < 500 {
-			k = BadRequest
+			k = builtinDefinition(BadRequest)
 		}
 		res.action, res.cause, res.hideDetail = k.Action, k.Cause, !k.ShowDetail
 		return nil
@@ -82,7 +82,10 @@ func (wr *Writer) applyCode(res, p *Problem) *codeEntry {
 		*res = wr.unregistered(p)
 		return nil
 	}
-	k := &e.kind
+	k := &e.def
+	if res.pending {
+		res.fillFrom(k)
+	}
 	res.seg = e.jsonSegments()
 	if res.typ == "" || res.typ == e.typ {
 		// A type documents one title and one status.
@@ -202,7 +205,7 @@ func correlationOf(r *http.Request, res *Problem) (string, bool) {
 // misuse).
 func (wr *Writer) unregistered(p *Problem) Problem {
 	res := *New(Internal)
-	if e := wr.cached(Internal.Name); e != nil {
+	if e := wr.cached(string(Internal)); e != nil {
 		res.typ = e.typ
 	}
 	res.err, res.logAttrs, res.buildErr = p.err, p.logAttrs, p.buildErr

@@ -27,7 +27,7 @@ func TestRetrySignalsNeverContradict(t *testing.T) {
 	outcomes := []problem.Outcome{"", problem.OutcomeNotStarted, problem.OutcomeNotCommitted, problem.OutcomeCommitted, problem.OutcomeUnknown, "bogus"}
 	handlerRetryAfter := []string{"", "30", "0", "Wed, 21 Oct 2026 07:28:00 GMT", "Tue, 20 Oct 2026 07:28:00 GMT", "-5", "soon"}
 	n := 0
-	for _, k := range problem.DefaultRegistry().Kinds() {
+	for _, k := range problem.DefaultRegistry().Definitions() {
 		for _, method := range []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
 			for _, key := range []string{"", "k-1"} {
 				for _, o := range outcomes {
@@ -38,7 +38,7 @@ func TestRetrySignalsNeverContradict(t *testing.T) {
 								if key != "" {
 									req.Header.Set("Idempotency-Key", key)
 								}
-								p := problem.New(k).WithOutcome(o)
+								p := problem.New(k.Code).WithOutcome(o)
 								if own > 0 {
 									p = p.WithRetryAfter(own)
 								}
@@ -55,7 +55,7 @@ func TestRetrySignalsNeverContradict(t *testing.T) {
 								_ = wr.Write(rec, req, p)
 								req.Method = method
 								n++
-								where := k.Name + " " + method + " key=" + key + " outcome=" + string(o) + " own=" + own.String() + " handler=" + hra + " forRequest=" + strconv.FormatBool(forReq)
+								where := string(k.Code) + " " + method + " key=" + key + " outcome=" + string(o) + " own=" + own.String() + " handler=" + hra + " forRequest=" + strconv.FormatBool(forReq)
 								var doc map[string]any
 								if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
 									t.Fatalf("%s: %v", where, err)

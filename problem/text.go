@@ -14,7 +14,7 @@ import (
 func (p *Problem) appendText(dst []byte, brand string) []byte {
 	dst = append(dst, oneLine(brand)...)
 	dst = append(dst, ": "...)
-	dst = append(dst, p.CLILine()...)
+	dst = append(dst, p.cliLine()...)
 	dst = append(dst, '\n')
 	line := func(name, value string) {
 		dst = append(dst, name...)
@@ -52,8 +52,9 @@ func (p *Problem) appendText(dst []byte, brand string) []byte {
 	return dst
 }
 
-// CLILine is the one-line form for command-line tools: "<code>: <message>".
-func (p *Problem) CLILine() string {
+// cliLine is the one-line form for command-line tools, "<code>: <message>":
+// client.Line and mcpfault's tool errors show it.
+func (p *Problem) cliLine() string {
 	return oneLine(p.peerText(p.code)) + ": " + oneLine(sanitize.Public(p.Message()))
 }
 
@@ -73,4 +74,5 @@ func oneLine(s string) string {
 
 func init() {
 	problemhook.AppendText = func(p any, dst []byte, brand string) []byte { return p.(*Problem).appendText(dst, brand) }
+	problemhook.CLILine = func(p any) string { return p.(*Problem).cliLine() }
 }

@@ -16,12 +16,18 @@ import (
 // domain the service does not control; with one, every code is under it.
 func TestDefaultBaseIsForBuiltinCodesOnly(t *testing.T) {
 	reg := problem.NewRegistry()
-	own := []problem.Kind{
-		reg.MustRegister(problem.Kind{Name: "book_withdrawn", Status: 410, Title: "Book withdrawn", Action: problem.ActionNone, Cause: problem.CauseRequest}),
-		reg.MustRegister(problem.Kind{Name: "shelf_full", Status: 507, Title: "Shelf full", Action: problem.ActionNone, Cause: problem.CauseInternal}),
-		reg.MustRegister(problem.Kind{Name: "loan_overdue", Status: 402, Title: "Loan overdue", Action: problem.ActionNone, Cause: problem.CauseRequest}),
+	own := []problem.Definition{
+		{Code: "book_withdrawn", Status: 410, Title: "Book withdrawn", Action: problem.ActionNone, Cause: problem.CauseRequest},
+		{Code: "shelf_full", Status: 507, Title: "Shelf full", Action: problem.ActionNone, Cause: problem.CauseInternal},
+		{Code: "loan_overdue", Status: 402, Title: "Loan overdue", Action: problem.ActionNone, Cause: problem.CauseRequest},
 	}
-	builtin := []problem.Kind{problem.NotFound, problem.Conflict, problem.RateLimited, problem.Internal}
+	for _, d := range own {
+		register(t, reg, d)
+	}
+	var builtin []problem.Definition
+	for _, k := range []problem.Kind{problem.NotFound, problem.Conflict, problem.RateLimited, problem.Internal} {
+		builtin = append(builtin, definition(k))
+	}
 	for _, base := range []string{"", "https://api.example.com/problems/", "https://docs.example.org/errors#"} {
 		opts := []problem.Option{problem.WithRegistry(reg), problem.WithLogger(slog.New(slog.DiscardHandler))}
 		if base != "" {
@@ -33,14 +39,14 @@ func TestDefaultBaseIsForBuiltinCodesOnly(t *testing.T) {
 			_ = wr.Write(w, r, problem.New(current))
 		}))
 		for _, k := range append(own, builtin...) {
-			want := base + k.Name
+			want := base + string(k.Code)
 			switch {
 			case base == "" && isBuiltin(k, builtin):
-				want = problem.DefaultBaseURI + k.Name
+				want = problem.DefaultBaseURI + string(k.Code)
 			case base == "":
 				want = "about:blank"
 			}
-			current = k
+			current = k.Code
 			resp, err := http.Get(srv.URL)
 			if err != nil {
 				t.Fatal(err)
@@ -51,17 +57,17 @@ func TestDefaultBaseIsForBuiltinCodesOnly(t *testing.T) {
 			if err := json.Unmarshal(body, &m); err != nil {
 				t.Fatal(err)
 			}
-			if m["type"] != want || m["code"] != k.Name || m["title"] != k.Title || resp.StatusCode != k.Status {
-				t.Errorf("base %q, %s: %d %s, want type %s", base, k.Name, resp.StatusCode, body, want)
+			if m["type"] != want || m["code"] != string(k.Code) || m["title"] != k.Title || resp.StatusCode != k.Status {
+				t.Errorf("base %q, %s: %d %s, want type %s", base, k.Code, resp.StatusCode, body, want)
 			}
 		}
 		srv.Close()
 	}
 }
 
-func isBuiltin(k problem.Kind, builtin []problem.Kind) bool {
+func isBuiltin(k problem.Definition, builtin []problem.Definition) bool {
 	for _, b := range builtin {
-		if b.Name == k.Name {
+		if b.Code == k.Code {
 			return true
 		}
 	}

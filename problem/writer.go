@@ -50,7 +50,7 @@ func Default() *Writer { return defaultWriter.Load() }
 // SetDefault replaces the Writer used by the package-level functions.
 func SetDefault(w *Writer) { defaultWriter.Store(w) }
 
-// Write writes p with the Writer r's context carries (see NewContext), or
+// Write writes p with the Writer r's context carries (see FromContext), or
 // the default Writer.
 func Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
 	return writerFor(r).write(w, r, p, 0)

@@ -258,7 +258,7 @@ func TestHandlerErrorNeverRendersRawText(t *testing.T) {
 		}
 	}
 	p, err := Parse(body)
-	if err != nil || p.code != "internal" || p.detail != Internal.DefaultDetail {
+	if err != nil || p.code != "internal" || p.detail != def(Internal).DefaultDetail {
 		t.Errorf("body %s (%v)", body, err)
 	}
 	recs := sink.records(t)
@@ -290,18 +290,18 @@ func TestFromError(t *testing.T) {
 		{sentinel, "policy_denied", "Exports are disabled."},
 		{fmt.Errorf("wrapped: %w", sentinel), "policy_denied", "Exports are disabled."},
 		{fmt.Errorf("x: %w", errSoldOut), "conflict", "The item is sold out."},
-		{&dbError{}, "upstream_error", UpstreamError.DefaultDetail},
-		{context.DeadlineExceeded, "timeout", Timeout.DefaultDetail},
-		{fmt.Errorf("read: %w", context.Canceled), "client_closed_request", ClientClosedRequest.DefaultDetail},
+		{&dbError{}, "upstream_error", def(UpstreamError).DefaultDetail},
+		{context.DeadlineExceeded, "timeout", def(Timeout).DefaultDetail},
+		{fmt.Errorf("read: %w", context.Canceled), "client_closed_request", def(ClientClosedRequest).DefaultDetail},
 		// Reading or decoding errors that did not come from this request's
 		// body through the kit are the server's own.
-		{&http.MaxBytesError{Limit: 1024}, "internal", Internal.DefaultDetail},
-		{json.Unmarshal([]byte("{"), &struct{}{}), "internal", Internal.DefaultDetail},
-		{json.Unmarshal([]byte(`{"a":1}`), &struct{ A string }{}), "internal", Internal.DefaultDetail},
-		{fmt.Errorf("upstream: %w", io.ErrUnexpectedEOF), "internal", Internal.DefaultDetail},
-		{notFoundErr{id: "42"}, "internal", Internal.DefaultDetail},
-		{errors.New("boom at /home/app/main.go:12"), "internal", Internal.DefaultDetail},
-		{nil, "internal", Internal.DefaultDetail},
+		{&http.MaxBytesError{Limit: 1024}, "internal", def(Internal).DefaultDetail},
+		{json.Unmarshal([]byte("{"), &struct{}{}), "internal", def(Internal).DefaultDetail},
+		{json.Unmarshal([]byte(`{"a":1}`), &struct{ A string }{}), "internal", def(Internal).DefaultDetail},
+		{fmt.Errorf("upstream: %w", io.ErrUnexpectedEOF), "internal", def(Internal).DefaultDetail},
+		{notFoundErr{id: "42"}, "internal", def(Internal).DefaultDetail},
+		{errors.New("boom at /home/app/main.go:12"), "internal", def(Internal).DefaultDetail},
+		{nil, "internal", def(Internal).DefaultDetail},
 	}
 	for _, c := range cases {
 		p := wr.FromError(c.err)

@@ -105,7 +105,7 @@ func withLegacyMembers(doc []byte) []byte {
 // exampleCorrelationID is a UUIDv7 like those the kit generates.
 const exampleCorrelationID = "0193b1c2-7d4e-7a51-9c3f-2b8e4f6a1d90"
 
-func newEntry(wr *problem.Writer, c problem.Kind) entry {
+func newEntry(wr *problem.Writer, c problem.Definition) entry {
 	res := wr.Resolve(exampleRequest(), exampleOf(c))
 	example := res.AppendJSON(nil)
 	legacy := legacyOf(wr)
@@ -118,13 +118,13 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 		pretty.Write(example)
 	}
 	var dep *deprecation
-	if !c.Deprecated.Since.IsZero() {
-		dep = &deprecation{Since: c.Deprecated.Since.UTC().Format(time.DateOnly), Successor: c.Deprecated.Successor}
+	if !c.Deprecated.IsZero() {
+		dep = &deprecation{Since: c.Deprecated.UTC().Format(time.DateOnly), Successor: string(c.Successor)}
 	}
 	return entry{
 		Deprecated:    dep,
 		Legacy:        legacy,
-		Code:          c.Name,
+		Code:          string(c.Code),
 		Type:          res.Type(),
 		Status:        c.Status,
 		Title:         c.Title,
@@ -143,12 +143,12 @@ func newEntry(wr *problem.Writer, c problem.Kind) entry {
 
 // exampleOf is a typical occurrence of c: the retry hint a retryable code
 // carries, and field errors for validation_failed.
-func exampleOf(c problem.Kind) *problem.Problem {
-	p := problem.New(c)
+func exampleOf(c problem.Definition) *problem.Problem {
+	p := problem.New(c.Code)
 	if c.Retryable {
 		p = p.WithRetryAfter(2400 * time.Millisecond)
 	}
-	if c.Name == problem.ValidationFailed.Name {
+	if c.Code == problem.ValidationFailed {
 		p = p.WithErrors(
 			problem.FieldError{Pointer: "/quantity", Detail: "quantity must be at least 1", Code: "min"},
 			problem.FieldError{Pointer: "/sku", Detail: "sku is required", Code: "required"},
@@ -165,7 +165,7 @@ func exampleRequest() *http.Request {
 }
 
 func entries(wr *problem.Writer) []entry {
-	codes := wr.Registry().Kinds()
+	codes := wr.Registry().Definitions()
 	out := make([]entry, len(codes))
 	for i, c := range codes {
 		out[i] = newEntry(wr, c)

@@ -3,9 +3,9 @@ package problemdocs
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -61,7 +61,7 @@ func Handler(opts ...Option) http.Handler {
 			// on it resolves one level too deep.
 			dir := strings.TrimSuffix(r.URL.Path, "/")
 			if code := dir[strings.LastIndexByte(dir, '/')+1:]; code != "" {
-				if _, ok := c.writer.Registry().Lookup(code); ok {
+				if _, ok := c.writer.Registry().Lookup(problem.Kind(code)); ok {
 					w.Header().Set("Location", "../"+code)
 					w.WriteHeader(http.StatusPermanentRedirect)
 					return
@@ -70,8 +70,8 @@ func Handler(opts ...Option) http.Handler {
 			serveIndex(w, c.writer, asJSON)
 			return
 		}
-		code, ok := c.writer.Registry().Lookup(name)
-		if !ok && slices.Contains(c.writer.Registry().Retired(), name) {
+		code, ok := c.writer.Registry().Lookup(problem.Kind(name))
+		if !ok && problemhook.Retired(c.writer.Registry(), name) {
 			// Logs and clients may still hold this type URI; it names a code
 			// that existed, so it is gone rather than unknown.
 			c.writer.Write(w, r, problem.New(problem.Gone).WithDetail("This problem type was retired; its code is never reused."))

@@ -39,20 +39,20 @@ func get(t *testing.T, url, accept string) (*http.Response, string) {
 
 func TestEveryCodeHasAPageAndJSON(t *testing.T) {
 	srv := serve(t, problem.NewWriter(problem.WithBaseURI("https://api.example.com/problems/")))
-	for _, c := range problem.DefaultRegistry().Kinds() {
-		resp, body := get(t, srv.URL+"/problems/"+c.Name, "text/html,application/xhtml+xml,*/*;q=0.8")
+	for _, c := range problem.DefaultRegistry().Definitions() {
+		resp, body := get(t, srv.URL+"/problems/"+string(c.Code), "text/html,application/xhtml+xml,*/*;q=0.8")
 		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
-			t.Fatalf("%s: %d %s", c.Name, resp.StatusCode, resp.Header.Get("Content-Type"))
+			t.Fatalf("%s: %d %s", string(c.Code), resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
-		for _, want := range []string{`<code id="code">` + c.Name + `</code>`, `<code id="action">` + string(c.Action) + `</code>`, "https://api.example.com/problems/" + c.Name} {
+		for _, want := range []string{`<code id="code">` + string(c.Code) + `</code>`, `<code id="action">` + string(c.Action) + `</code>`, "https://api.example.com/problems/" + string(c.Code)} {
 			if !strings.Contains(body, want) {
-				t.Errorf("%s page lacks %q", c.Name, want)
+				t.Errorf("%s page lacks %q", string(c.Code), want)
 			}
 		}
 
-		resp, body = get(t, srv.URL+"/problems/"+c.Name, "application/json")
+		resp, body = get(t, srv.URL+"/problems/"+string(c.Code), "application/json")
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
-			t.Fatalf("%s json: %d %s", c.Name, resp.StatusCode, resp.Header.Get("Content-Type"))
+			t.Fatalf("%s json: %d %s", string(c.Code), resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
 		var doc struct {
 			Code, Type, Action, Cause, Title string
@@ -64,12 +64,12 @@ func TestEveryCodeHasAPageAndJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(body), &doc); err != nil {
 			t.Fatal(err)
 		}
-		if doc.Code != c.Name || doc.Status != c.Status || doc.Action != string(c.Action) || doc.Retryable != c.Retryable ||
-			doc.Type != "https://api.example.com/problems/"+c.Name || doc.Reaction == "" {
-			t.Errorf("%s json: %+v", c.Name, doc)
+		if doc.Code != string(c.Code) || doc.Status != c.Status || doc.Action != string(c.Action) || doc.Retryable != c.Retryable ||
+			doc.Type != "https://api.example.com/problems/"+string(c.Code) || doc.Reaction == "" {
+			t.Errorf("%s json: %+v", string(c.Code), doc)
 		}
-		if doc.Example["code"] != c.Name || doc.Example["type"] != doc.Type || doc.Example["status"] != float64(c.Status) {
-			t.Errorf("%s example: %v", c.Name, doc.Example)
+		if doc.Example["code"] != string(c.Code) || doc.Example["type"] != doc.Type || doc.Example["status"] != float64(c.Status) {
+			t.Errorf("%s example: %v", string(c.Code), doc.Example)
 		}
 	}
 }
@@ -93,8 +93,8 @@ func TestIndexLinksResolve(t *testing.T) {
 		}
 		links++
 	}
-	if links != len(problem.DefaultRegistry().Kinds()) {
-		t.Fatalf("index links %d codes, registry has %d", links, len(problem.DefaultRegistry().Kinds()))
+	if links != len(problem.DefaultRegistry().Definitions()) {
+		t.Fatalf("index links %d codes, registry has %d", links, len(problem.DefaultRegistry().Definitions()))
 	}
 	_, body = get(t, srv.URL+"/problems/", "application/json")
 	var idx struct{ Codes []struct{ Code string } }
@@ -132,8 +132,10 @@ func TestUnknownCodeAndWrongMethodAreProblems(t *testing.T) {
 
 func TestPagesEscapeRegisteredText(t *testing.T) {
 	reg := problem.NewRegistry()
-	reg.MustRegister(problem.Kind{Name: "odd_code", Status: 409, Title: `Odd <b>title</b>`, Action: problem.ActionFixRequest,
-		Cause: problem.CauseRequest, Meaning: `<script>alert(1)</script>`})
+	if err := reg.Register(problem.Definition{Code: "odd_code", Status: 409, Title: `Odd <b>title</b>`, Action: problem.ActionFixRequest,
+		Cause: problem.CauseRequest, Meaning: `<script>alert(1)</script>`}); err != nil {
+		t.Fatal(err)
+	}
 	srv := serve(t, problem.NewWriter(problem.WithRegistry(reg)))
 	_, body := get(t, srv.URL+"/problems/odd_code", "text/html")
 	if strings.Contains(body, "<script>alert") || strings.Contains(body, "<b>title") {
@@ -146,8 +148,10 @@ func TestPagesEscapeRegisteredText(t *testing.T) {
 
 func TestDeprecatedCodesSayWhatReplacesThem(t *testing.T) {
 	reg := problem.NewRegistry()
-	reg.MustRegister(problem.Kind{Name: "old_thing", Status: 409, Title: "Old thing", Action: problem.ActionFixRequest,
-		Cause: problem.CauseRequest, Deprecated: problem.Deprecation{Since: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Successor: "conflict"}})
+	if err := reg.Register(problem.Definition{Code: "old_thing", Status: 409, Title: "Old thing", Action: problem.ActionFixRequest,
+		Cause: problem.CauseRequest, Deprecated: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Successor: "conflict"}); err != nil {
+		t.Fatal(err)
+	}
 	srv := serve(t, problem.NewWriter(problem.WithRegistry(reg)))
 	_, page := get(t, srv.URL+"/problems/old_thing", "text/html")
 	if !strings.Contains(page, `id="deprecated"`) || !strings.Contains(page, `<a href="conflict">`) || !strings.Contains(page, "2026-06-01") {

@@ -73,14 +73,14 @@ func TestPagesAnnounceTheLegacyWindow(t *testing.T) {
 			srv := serve(t, wr)
 			_, index := get(t, srv.URL+"/problems/", "text/html")
 			for _, k := range []problem.Kind{problem.RateLimited, problem.NotFound, problem.Internal, problem.ValidationFailed} {
-				_, page := get(t, srv.URL+"/problems/"+k.Name, "text/html")
+				_, page := get(t, srv.URL+"/problems/"+string(k), "text/html")
 				for _, html := range []string{page, index} {
 					if c.announce == nil && strings.Contains(html, `id="legacy"`) {
-						t.Errorf("%s: a legacy notice without a window", k.Name)
+						t.Errorf("%s: a legacy notice without a window", string(k))
 					}
 					for _, want := range c.announce {
 						if !strings.Contains(html, want) {
-							t.Errorf("%s: page lacks %q", k.Name, want)
+							t.Errorf("%s: page lacks %q", string(k), want)
 						}
 					}
 				}
@@ -88,17 +88,17 @@ func TestPagesAnnounceTheLegacyWindow(t *testing.T) {
 				live := liveBody(t, wr, k)
 				for _, m := range []string{"error", "message"} {
 					if _, ok := example[m]; ok != c.members {
-						t.Errorf("%s: example has %s: %v, want %v", k.Name, m, ok, c.members)
+						t.Errorf("%s: example has %s: %v, want %v", string(k), m, ok, c.members)
 					}
 					if example[m] != live[m] {
-						t.Errorf("%s: example %s %v, the wire %v", k.Name, m, example[m], live[m])
+						t.Errorf("%s: example %s %v, the wire %v", string(k), m, example[m], live[m])
 					}
 				}
-				if c.members && example["error"] != k.Name {
-					t.Errorf("%s: example error %v", k.Name, example["error"])
+				if c.members && example["error"] != string(k) {
+					t.Errorf("%s: example error %v", string(k), example["error"])
 				}
 
-				_, body := get(t, srv.URL+"/problems/"+k.Name, "application/json")
+				_, body := get(t, srv.URL+"/problems/"+string(k), "application/json")
 				var doc struct {
 					Legacy *struct {
 						Members []string `json:"members"`
@@ -111,7 +111,7 @@ func TestPagesAnnounceTheLegacyWindow(t *testing.T) {
 					t.Fatal(err)
 				}
 				if (doc.Legacy != nil) != (c.legacy != nil) {
-					t.Fatalf("%s: JSON legacy %+v", k.Name, doc.Legacy)
+					t.Fatalf("%s: JSON legacy %+v", string(k), doc.Legacy)
 				}
 				if doc.Legacy != nil {
 					want := ""
@@ -119,11 +119,11 @@ func TestPagesAnnounceTheLegacyWindow(t *testing.T) {
 						want = c.legacy.Until.UTC().Format(time.RFC3339)
 					}
 					if strings.Join(doc.Legacy.Members, ",") != "error,message" || doc.Legacy.Until != want || doc.Legacy.Active != c.members {
-						t.Errorf("%s: JSON legacy %+v", k.Name, doc.Legacy)
+						t.Errorf("%s: JSON legacy %+v", string(k), doc.Legacy)
 					}
 				}
 				if _, ok := doc.Example["message"]; ok != c.members {
-					t.Errorf("%s: JSON example has message %v", k.Name, ok)
+					t.Errorf("%s: JSON example has message %v", string(k), ok)
 				}
 			}
 			_, body := get(t, srv.URL+"/problems/", "application/json")

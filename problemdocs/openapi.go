@@ -24,10 +24,10 @@ const JSONSchemaID = "https://faultline.dev/schemas/problem.json"
 // Schema 2020-12 (the dialect of OpenAPI 3.1). Extension members are
 // allowed, as RFC 9457 §3.2 requires consumers to ignore unknown members.
 func problemSchema(wr *problem.Writer) map[string]any {
-	codes := wr.Registry().Kinds()
+	codes := wr.Registry().Definitions()
 	names := make([]string, len(codes))
 	for i, c := range codes {
-		names[i] = c.Name
+		names[i] = string(c.Code)
 	}
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 	enum := func(desc string, values []string) map[string]any {
@@ -120,7 +120,7 @@ func responseName(status int) string { return "Problem" + strconv.Itoa(status) }
 // window is open.
 func Components(opts ...Option) map[string]any {
 	c := newConfig(opts)
-	codes := c.writer.Registry().Kinds()
+	codes := c.writer.Registry().Definitions()
 	byStatus := map[int][]entry{}
 	for _, code := range codes {
 		byStatus[code.Status] = append(byStatus[code.Status], newEntry(c.writer, code))

@@ -141,7 +141,7 @@ func liveSpec(t *testing.T, wr *problem.Writer) (*openapi3.T, *routers.Route) {
 		t.Fatal(err)
 	}
 	responses := map[string]any{"200": map[string]any{"description": "ok"}}
-	for _, k := range wr.Registry().Kinds() {
+	for _, k := range wr.Registry().Definitions() {
 		responses[strconv.Itoa(k.Status)] = map[string]any{"$ref": "#/components/responses/" + "Problem" + strconv.Itoa(k.Status)}
 	}
 	doc["paths"] = map[string]any{"/fail/{code}": map[string]any{"get": map[string]any{
@@ -177,12 +177,12 @@ func TestLiveProblemsValidateInEveryMediaType(t *testing.T) {
 		_, route := liveSpec(t, wr)
 		mux := http.NewServeMux()
 		mux.HandleFunc("GET /fail/{code}", func(w http.ResponseWriter, r *http.Request) {
-			k, _ := wr.Registry().Lookup(r.PathValue("code"))
-			p := problem.New(k).WithDetail("Occurrence <" + k.Name + "> & more.")
+			k, _ := wr.Registry().Lookup(problem.Kind(r.PathValue("code")))
+			p := problem.New(k.Code).WithDetail("Occurrence <" + string(k.Code) + "> & more.")
 			if k.Retryable {
 				p = p.WithRetryAfter(1500 * time.Millisecond)
 			}
-			if k.Name == problem.ValidationFailed.Name {
+			if k.Code == problem.ValidationFailed {
 				p = p.WithErrors(problem.FieldError{Pointer: "/items/0/qty", Detail: "must be > 0", Code: "min"},
 					problem.FieldError{Pointer: "", Detail: "body is empty", Code: "required"})
 			}
@@ -193,9 +193,9 @@ func TestLiveProblemsValidateInEveryMediaType(t *testing.T) {
 		})
 		srv := httptest.NewServer(middleware.Stack(middleware.WithWriter(wr))(mux))
 		seen := map[string]int{}
-		for _, k := range wr.Registry().Kinds() {
+		for _, k := range wr.Registry().Definitions() {
 			for _, accept := range []string{"application/problem+json", "application/problem+xml", "application/xml;q=0.9, */*;q=0.1", "text/plain"} {
-				req, _ := http.NewRequest(http.MethodGet, srv.URL+"/fail/"+k.Name, nil)
+				req, _ := http.NewRequest(http.MethodGet, srv.URL+"/fail/"+string(k.Code), nil)
 				req.Header.Set("Accept", accept)
 				resp, err := srv.Client().Do(req)
 				if err != nil {
@@ -204,20 +204,20 @@ func TestLiveProblemsValidateInEveryMediaType(t *testing.T) {
 				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				if resp.StatusCode != k.Status {
-					t.Fatalf("%s: status %d", k.Name, resp.StatusCode)
+					t.Fatalf("%s: status %d", string(k.Code), resp.StatusCode)
 				}
 				ct := resp.Header.Get("Content-Type")
 				seen[strings.TrimSpace(strings.Split(ct, ";")[0])]++
 				if legacy && !strings.HasPrefix(ct, "text/plain") && !bytes.Contains(body, []byte("error")) {
-					t.Errorf("%s %s: no legacy members in %s", k.Name, ct, body)
+					t.Errorf("%s %s: no legacy members in %s", string(k.Code), ct, body)
 				}
-				in := &openapi3filter.RequestValidationInput{Request: req, PathParams: map[string]string{"code": k.Name}, Route: route}
+				in := &openapi3filter.RequestValidationInput{Request: req, PathParams: map[string]string{"code": string(k.Code)}, Route: route}
 				err = openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
 					RequestValidationInput: in, Status: resp.StatusCode, Header: resp.Header,
 					Body: io.NopCloser(bytes.NewReader(body)), Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 				})
 				if err != nil {
-					t.Errorf("%s as %s (legacy %v) does not validate: %v\n%s", k.Name, ct, legacy, err, body)
+					t.Errorf("%s as %s (legacy %v) does not validate: %v\n%s", string(k.Code), ct, legacy, err, body)
 				}
 			}
 		}

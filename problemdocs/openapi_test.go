@@ -68,8 +68,8 @@ func TestOpenAPIIsValidAndItsExamplesFitItsSchema(t *testing.T) {
 			seen++
 		}
 	}
-	if seen != len(problem.DefaultRegistry().Kinds()) {
-		t.Fatalf("%d examples for %d codes", seen, len(problem.DefaultRegistry().Kinds()))
+	if seen != len(problem.DefaultRegistry().Definitions()) {
+		t.Fatalf("%d examples for %d codes", seen, len(problem.DefaultRegistry().Definitions()))
 	}
 	if doc.Components.Responses["Problem429"].Value.Headers["Retry-After"] == nil {
 		t.Errorf("Problem429 does not document Retry-After")
@@ -81,12 +81,12 @@ func TestOpenAPIIsValidAndItsExamplesFitItsSchema(t *testing.T) {
 func TestWrittenProblemsFitTheSchema(t *testing.T) {
 	wr := problem.NewWriter()
 	schema := loadSpec(t, wr).Components.Schemas["Problem"].Value
-	for _, c := range problem.DefaultRegistry().Kinds() {
-		p := problem.New(c).WithRetryAfter(1500 * time.Millisecond).WithOutcome(problem.OutcomeNotStarted)
+	for _, c := range problem.DefaultRegistry().Definitions() {
+		p := problem.New(c.Code).WithRetryAfter(1500 * time.Millisecond).WithOutcome(problem.OutcomeNotStarted)
 		rec := httptest.NewRecorder()
 		wr.Write(rec, httptest.NewRequest(http.MethodPost, "/v1/orders/%2F..%2Fx?q=1", nil), p)
 		if err := visit(t, schema, rec.Body.Bytes()); err != nil {
-			t.Errorf("%s: %v\n%s", c.Name, err, rec.Body.Bytes())
+			t.Errorf("%s: %v\n%s", string(c.Code), err, rec.Body.Bytes())
 		}
 	}
 	bad := []string{

@@ -114,7 +114,7 @@ type config struct {
 }
 
 // WithWriter sets the problem writer; the default is the one the request's
-// context carries (middleware.Stack's WithWriter, or problem.NewContext),
+// context carries (middleware.Stack's WithWriter, see problem.FromContext),
 // else problem.Default() at the time of each response. Redis outages and
 // recoveries are logged to that writer's Logger, like every problem, so the
 // logger is configured once, on the writer.

@@ -17,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/httprate"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
 )
@@ -318,7 +319,7 @@ func TestWriterFromRequestContext(t *testing.T) {
 	mw := ratelimit.LimitBy(1, time.Hour, httprate.Key("all"))
 	withWriter := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(problem.NewContext(r.Context(), wr)))
+			next.ServeHTTP(w, r.WithContext(problemhook.NewContext(r.Context(), wr)))
 		})
 	}
 	srv, _ := serve(t, withWriter(mw(okHandler)))

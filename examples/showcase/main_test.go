@@ -469,8 +469,8 @@ func TestCatalogIsServed(t *testing.T) {
 	if err := json.Unmarshal(res.body, &idx); err != nil || res.status != 200 {
 		t.Fatalf("index: %d %v %s", res.status, err, res.body)
 	}
-	if len(idx.Codes) != len(problem.DefaultRegistry().Kinds()) {
-		t.Fatalf("index lists %d codes, the registry %d", len(idx.Codes), len(problem.DefaultRegistry().Kinds()))
+	if len(idx.Codes) != len(problem.DefaultRegistry().Definitions()) {
+		t.Fatalf("index lists %d codes, the registry %d", len(idx.Codes), len(problem.DefaultRegistry().Definitions()))
 	}
 	for _, c := range idx.Codes {
 		if c.Type != inst.base+"/problems/"+c.Code {
@@ -494,7 +494,7 @@ func TestInsecureDevFlag(t *testing.T) {
 	if len(chain) == 0 || !strings.Contains(fmt.Sprint(chain), "pricing table") {
 		t.Errorf("development mode did not show the error chain: %s", res.body)
 	}
-	if raw["detail"] != problem.Internal.DefaultDetail {
+	if internal, _ := problem.DefaultRegistry().Lookup(problem.Internal); raw["detail"] != internal.DefaultDetail {
 		t.Errorf("development mode changed the public detail: %v", raw["detail"])
 	}
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/faultline-go/faultline/bind"
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/internal/testlog"
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
@@ -232,7 +233,7 @@ func newLayersApp(t *testing.T, legacy bool) *app {
 	h = middleware.Recover(with)(h)
 	h = correlation.Middleware()(h)
 	// The writer reaches correlation's rejected-ID log through the
-	// request's context, as problem.NewContext documents.
+	// request's context, as problem.FromContext documents.
 	h = withWriterContext(wr, h)
 	a.srv = httptest.NewServer(h)
 	t.Cleanup(a.srv.Close)
@@ -241,7 +242,7 @@ func newLayersApp(t *testing.T, legacy bool) *app {
 
 func withWriterContext(wr *problem.Writer, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(problem.NewContext(r.Context(), wr)))
+		next.ServeHTTP(w, r.WithContext(problemhook.NewContext(r.Context(), wr)))
 	})
 }
 

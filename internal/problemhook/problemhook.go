@@ -6,11 +6,12 @@
 package problemhook
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
 
-// ContextKey is the key problem.NewContext stores the Writer under. Context
+// ContextKey is the key NewContext stores the Writer under. Context
 // types that answer Value themselves (the middleware's per-request state)
 // compare against it to hand out the Writer without another allocation.
 type ContextKey struct{}
@@ -88,3 +89,20 @@ var AppendText func(p any, dst []byte, brand string) []byte
 // WithClock returns a problem.Option replacing time.Now, for tests of the
 // legacy window; the problem package installs it.
 var WithClock func(now func() time.Time) any
+
+// CLILine returns the one-line "<code>: <message>" form of p, a
+// *problem.Problem, which client.Line and mcpfault's tool errors show; the
+// problem package installs it.
+var CLILine func(p any) string
+
+// Retired reports whether code was retired from reg, a *problem.Registry,
+// for the documentation, which answers a retired code's type URI with 410;
+// the problem package installs it.
+var Retired func(reg any, code string) bool
+
+// NewContext returns a copy of ctx carrying wr, a *problem.Writer, under
+// ContextKey, as middleware.Stack's WithWriter does for every request: the
+// kit's tests and layers that run without the Stack use it.
+func NewContext(ctx context.Context, wr any) context.Context {
+	return context.WithValue(ctx, ContextKey{}, wr)
+}

@@ -156,7 +156,7 @@ var exportedBudget = map[string]int{
 	"bind":        9,
 	"client":      26,
 	"correlation": 8,
-	"problem":     120,
+	"problem":     85,
 	"problemdocs": 5,
 	"serve":       8,
 }
