@@ -113,7 +113,7 @@ func BenchmarkRender(b *testing.B) {
 		for b.Loop() {
 			doc := stdDocument{
 				Type: p.Type(), Title: p.Title(), Status: p.Status(), Detail: p.Detail(), Instance: p.Instance(),
-				Code: p.Code(), Action: string(p.Action()), Cause: string(p.Cause()), Retryable: p.Retryable(),
+				Code: string(p.Code()), Action: string(p.Action()), Cause: string(p.Cause()), Retryable: p.Retryable(),
 				CorrelationID: p.CorrelationID(), Errors: p.Errors(),
 			}
 			if _, err := json.Marshal(&doc); err != nil {
@@ -143,7 +143,7 @@ func BenchmarkRender(b *testing.B) {
 			mp := problems.NewStatusProblem(p.Status())
 			mp.Type, mp.Detail, mp.Instance = p.Type(), p.Detail(), p.Instance()
 			ext := problems.Extend(mp, moogarExtensions{
-				Code: p.Code(), Action: string(p.Action()), Cause: string(p.Cause()), Retryable: p.Retryable(),
+				Code: string(p.Code()), Action: string(p.Action()), Cause: string(p.Cause()), Retryable: p.Retryable(),
 				CorrelationID: p.CorrelationID(), Errors: p.Errors(),
 			})
 			if _, err := json.Marshal(ext); err != nil {
@@ -166,7 +166,7 @@ func TestRenderContendersAgree(t *testing.T) {
 	}
 	mp := problems.NewStatusProblem(p.Status())
 	mp.Type, mp.Detail, mp.Instance = p.Type(), p.Detail(), p.Instance()
-	out, err := json.Marshal(problems.Extend(mp, moogarExtensions{Code: p.Code(), Errors: p.Errors()}))
+	out, err := json.Marshal(problems.Extend(mp, moogarExtensions{Code: string(p.Code()), Errors: p.Errors()}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestRenderContendersAgree(t *testing.T) {
 	if err := json.Unmarshal(out, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Status != p.Status() || doc.Extensions.Code != p.Code() {
+	if doc.Status != p.Status() || doc.Extensions.Code != string(p.Code()) {
 		t.Fatalf("moogar0880/problems document: %s", out)
 	}
 }
@@ -239,7 +239,7 @@ func BenchmarkRenderFieldErrors(b *testing.B) {
 			for b.Loop() {
 				doc := stdFieldErrorsDocument{
 					Type: p.Type(), Title: p.Title(), Status: p.Status(), Detail: p.Detail(), Instance: p.Instance(),
-					Code: p.Code(), Action: string(p.Action()), Cause: string(p.Cause()), Retryable: p.Retryable(),
+					Code: string(p.Code()), Action: string(p.Action()), Cause: string(p.Cause()), Retryable: p.Retryable(),
 					RetryAfterMS: p.RetryAfter().Milliseconds(), Outcome: string(p.Outcome()),
 					CorrelationID: p.CorrelationID(), Errors: p.Errors(),
 				}

@@ -100,7 +100,7 @@ func mistypedProblem(m *mistyped, body []byte, dst any, t reflect.Type, cfg *con
 	if !cfg.noValidate && indirect(t).Kind() == reflect.Struct {
 		_ = jsonv2.Unmarshal(body, dst, lenient)
 		if vp := validateValue(cfg, dst, body); vp != nil {
-			if vp.Code() != string(problem.ValidationFailed) {
+			if vp.Code() != problem.ValidationFailed {
 				return vp
 			}
 			for _, fe := range vp.Errors() {

@@ -260,7 +260,7 @@ func TestDecodeOverHTTP(t *testing.T) {
 			if p == nil {
 				return
 			}
-			if p.Code() != tc.want.code || p.Status() != status {
+			if string(p.Code()) != tc.want.code || p.Status() != status {
 				t.Errorf("code %q status %d, want %q: %s", p.Code(), p.Status(), tc.want.code, raw)
 			}
 			if _, ok := problem.DefaultRegistry().Lookup(problem.Kind(p.Code())); !ok {

@@ -101,7 +101,7 @@ func (op *operation) attempt(a Attempt, res *http.Response, d Decision) {
 		r.Status = res.StatusCode
 	}
 	if a.Problem != nil {
-		r.Code, r.Outcome = a.Problem.Code(), a.Problem.Outcome()
+		r.Code, r.Outcome = string(a.Problem.Code()), a.Problem.Outcome()
 		op.last = a.Problem
 	}
 	ctx := op.req.Context()
@@ -135,7 +135,7 @@ func (op *operation) ended(n int, res *http.Response, err error, d Decision) {
 	if res != nil {
 		r.Status = res.StatusCode
 		if res.StatusCode >= 400 && op.last != nil {
-			r.Code = op.last.Code()
+			r.Code = string(op.last.Code())
 		}
 	}
 	ctx := op.req.Context()

@@ -207,7 +207,7 @@ func TestReadErrorForeignBodies(t *testing.T) {
 			if re.Err != nil {
 				t.Fatalf("Err = %v", re.Err)
 			}
-			if p.Code() != tc.code || p.Message() != tc.detail || len(p.Errors()) != tc.fieldErrors {
+			if string(p.Code()) != tc.code || p.Message() != tc.detail || len(p.Errors()) != tc.fieldErrors {
 				t.Errorf("code %q message %q errors %d, want %q %q %d", p.Code(), p.Message(), len(p.Errors()), tc.code, tc.detail, tc.fieldErrors)
 			}
 		})

@@ -274,7 +274,7 @@ func TestTransportUpstreamValidationApproval(t *testing.T) {
 				t.Errorf("%d attempts, want %d", n, tc.attempts)
 			}
 			op := rec.last(t)
-			if op.Decision.Verdict != tc.verdict || op.Code != tc.p.Code() || op.Status != tc.p.Status() {
+			if op.Decision.Verdict != tc.verdict || op.Code != string(tc.p.Code()) || op.Status != tc.p.Status() {
 				t.Errorf("operation %+v", op)
 			}
 			perr := client.ReadError(res)

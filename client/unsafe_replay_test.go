@@ -30,7 +30,7 @@ func TestWriteAfterServerErrorWithoutOutcomeIsNotReplayed(t *testing.T) {
 			err := client.ReadError(res)
 			res.Body.Close()
 			var p *problem.Problem
-			if !errors.As(err, &p) || p.Code() != string(k) {
+			if !errors.As(err, &p) || string(p.Code()) != string(k) {
 				t.Fatalf("answer: %v", err)
 			}
 			if n := executions.Load(); n != 1 {

@@ -85,7 +85,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 				p := fromProtocolError(wr, err)
 				p = wr.Report(ctx, id, p)
 				var wire *jsonrpc.Error
-				if !errors.As(err, &wire) && protocolKinds[p.Code()] && !asRPCError(method, req, p.Code()) {
+				if !errors.As(err, &wire) && protocolKinds[string(p.Code())] && !asRPCError(method, req, string(p.Code())) {
 					// A raw tool handler's own failure; the SDK's refusals
 					// of the call (an unknown tool) stay protocol errors.
 					return toolError(p), nil
@@ -123,7 +123,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 					Wrap(cause)
 			}
 			p = wr.Report(ctx, id, p)
-			if asRPCError(method, req, p.Code()) {
+			if asRPCError(method, req, string(p.Code())) {
 				return nil, rpcError(p.RPCCode(), p)
 			}
 			return toolError(p), nil
@@ -214,7 +214,7 @@ func rpcError(code int, p *problem.Problem) *jsonrpc.Error {
 
 func toolError(p *problem.Problem) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		Meta:              mcp.Meta{"status": status(p.Code())},
+		Meta:              mcp.Meta{"status": status(string(p.Code()))},
 		Content:           []mcp.Content{&mcp.TextContent{Text: problemhook.CLILine(p)}},
 		StructuredContent: json.RawMessage(p.AppendJSON(nil)),
 		IsError:           true,

@@ -128,7 +128,7 @@ func (w *tooLargeWriter) finish() {
 		// representation): the problem is made here.
 		p := problem.FromContext(w.r.Context()).Resolve(w.r, problem.New(problem.RequestTooLarge))
 		data = p.AppendJSON(nil)
-		doc.Code, doc.Title, doc.Detail = p.Code(), p.Title(), p.Detail()
+		doc.Code, doc.Title, doc.Detail = string(p.Code()), p.Title(), p.Detail()
 	}
 	msg := doc.Detail
 	if msg == "" {

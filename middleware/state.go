@@ -392,7 +392,7 @@ func (st *state) safeWrite(w http.ResponseWriter, p *problem.Problem) (ok bool) 
 // crash the server.
 func (st *state) logWriterPanic(p *problem.Problem, v any) {
 	attrs := []slog.Attr{
-		slog.String("code", p.Code()),
+		slog.String("code", string(p.Code())),
 		slog.String(correlation.AttrKey, correlation.ID(st)),
 		slog.String("panic", safeString(v)),
 		stackFrames(),

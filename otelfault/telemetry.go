@@ -115,7 +115,7 @@ func (t *Telemetry) ObserveProblem(r *http.Request, p *problem.Problem) {
 		return
 	}
 	ctx := r.Context()
-	code := t.codeValue(r, p.Code())
+	code := t.codeValue(r, string(p.Code()))
 	recordOnSpan(ctx, p, code)
 	s := t.problems.get(seriesKey{code: code, status: p.Status(), cause: inSet(causes, p.Cause()), route: t.route(r)})
 	s.count.Add(1)

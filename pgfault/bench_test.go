@@ -56,7 +56,7 @@ func BenchmarkMapper(b *testing.B) {
 			defer reportCPU(b, testlog.CPUTime())
 			for b.Loop() {
 				p, ok := m(c.err)
-				if !ok || p.Code() != c.code {
+				if !ok || string(p.Code()) != c.code {
 					b.Fatal(p, ok)
 				}
 			}

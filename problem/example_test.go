@@ -47,7 +47,7 @@ func ExampleWriter_Handler() {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
 		p, _ := problem.Parse(rec.Body.Bytes())
-		fmt.Println(rec.Code, p.Code()+": "+p.Message())
+		fmt.Println(rec.Code, string(p.Code())+": "+p.Message())
 	}
 	// Output:
 	// 400 bad_request: The id parameter is required.
@@ -111,7 +111,7 @@ func ExampleMapAs() {
 		fmt.Errorf("load: %w", &notFoundError{id: "42"}),
 	} {
 		p := wr.FromError(err)
-		fmt.Println(p.Status(), p.Code()+": "+p.Message(), errors.Is(p, errOutOfStock))
+		fmt.Println(p.Status(), string(p.Code())+": "+p.Message(), errors.Is(p, errOutOfStock))
 	}
 	// Output:
 	// 409 conflict: The item is out of stock. true

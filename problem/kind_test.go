@@ -95,7 +95,7 @@ func TestNewOfEveryBuiltinIsItsDefinition(t *testing.T) {
 	}
 	for _, d := range defs {
 		p := problem.New(d.Code)
-		if p.Code() != string(d.Code) || p.Status() != d.Status || p.Title() != d.Title || p.Action() != d.Action ||
+		if string(p.Code()) != string(d.Code) || p.Status() != d.Status || p.Title() != d.Title || p.Action() != d.Action ||
 			p.Cause() != d.Cause || p.Retryable() != d.Retryable || p.Outcome() != d.Outcome || p.Detail() != d.DefaultDetail {
 			t.Errorf("New(%s) = %+v, definition %+v", d.Code, p, d)
 		}

@@ -106,8 +106,9 @@ func (p *Problem) Detail() string { return p.detail }
 // once the Writer resolved it.
 func (p *Problem) Instance() string { return p.instance }
 
-// Code is the Kind the problem is an occurrence of, as a string.
-func (p *Problem) Code() string { return p.code }
+// Code is the Kind the problem is an occurrence of, so it compares with
+// the kind constants: p.Code() == problem.NotFound.
+func (p *Problem) Code() Kind { return Kind(p.code) }
 
 // Action is what the client should do next.
 func (p *Problem) Action() Action { return p.action }

@@ -154,7 +154,7 @@ func checkProblem(t *testing.T, inst *instance, res response, w want) (*problem.
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
-	if p.Status() != w.status || p.Code() != w.code || string(p.Action()) != w.action || p.Retryable() != w.retryable {
+	if p.Status() != w.status || string(p.Code()) != w.code || string(p.Action()) != w.action || p.Retryable() != w.retryable {
 		t.Errorf("got status=%d code=%s action=%s retryable=%v, want %+v", p.Status(), p.Code(), p.Action(), p.Retryable(), w)
 	}
 	id := res.header.Get("X-Request-Id")
@@ -455,7 +455,7 @@ func checkAgainstCatalog(t *testing.T, inst *instance, body []byte, p *problem.P
 	}
 	page := inst.do(t, http.MethodGet, strings.TrimPrefix(p.Type(), inst.base), "", "", "Accept", "text/html")
 	if page.status != http.StatusOK || !strings.HasPrefix(page.header.Get("Content-Type"), "text/html") ||
-		!strings.Contains(string(page.body), `<code id="code">`+p.Code()+`</code>`) {
+		!strings.Contains(string(page.body), `<code id="code">`+string(p.Code())+`</code>`) {
 		t.Errorf("type %s does not resolve to its page: %d %s", p.Type(), page.status, page.header.Get("Content-Type"))
 	}
 }

@@ -68,7 +68,7 @@ func expectProblem(t *testing.T, res *http.Response, body []byte, status int, co
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Code() != code || p.Status() != status {
+	if string(p.Code()) != code || p.Status() != status {
 		t.Errorf("code %q status %d, want %q %d", p.Code(), p.Status(), code, status)
 	}
 	if id := res.Header.Get("X-Request-Id"); id == "" || id != p.CorrelationID() {
