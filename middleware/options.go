@@ -36,6 +36,8 @@ type config struct {
 	// acceptor is set by Stack alone: the layers mounted one by one leave
 	// correlation to correlation.Middleware.
 	acceptor corrstate.Acceptor
+	// corrHeader is the response header the acceptor sets.
+	corrHeader string
 }
 
 // WithWriter sets the problem writer, and with it the logger every failure

@@ -22,5 +22,6 @@ func Stack(opts ...StackOption) func(http.Handler) http.Handler {
 		o.applyStack(cfg)
 	}
 	cfg.acceptor = corrstate.NewAcceptor(corrwire.Options(cfg.writer, cfg.corr...))
+	cfg.corrHeader = cfg.acceptor.ResponseHeader()
 	return cfg.layer(partRecover | partGuard | partHeadAsGet)
 }

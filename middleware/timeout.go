@@ -53,7 +53,16 @@ type deadlineQueue struct {
 	t          *time.Timer
 	// armed: the timer will fire; when it is not, the next request sets it.
 	armed bool
+	// spare holds cleared shadow header maps of finished requests for the
+	// next ones: recycled under the lock every request takes twice anyway,
+	// where a sync.Pool's Get and Put cost about 200 instructions more
+	// (pinning the goroutine to its P, twice).
+	spare []http.Header
 }
+
+// spareMax bounds a queue's spare maps. Beyond what a burst of requests
+// finishing together returns, a map is left to the collector.
+const spareMax = 16
 
 // deadlineLink is a request's place in its layer's deadlineQueue, guarded
 // by the queue's mutex.
@@ -72,6 +81,7 @@ func newDeadlineQueues() *deadlineQueues {
 	qs := &deadlineQueues{}
 	for i := range qs {
 		q := &qs[i]
+		q.spare = make([]http.Header, 0, spareMax)
 		q.t = time.AfterFunc(time.Hour, q.fire)
 		q.t.Stop()
 	}
@@ -86,8 +96,20 @@ func (qs *deadlineQueues) of(st *state) *deadlineQueue {
 	return &qs[h>>(64-3)]
 }
 
+// push queues st's deadline, and gives the handler its own header map
+// first: taken under the lock, before the deadline can fire, the copy of the
+// real map needs no lock of the state's.
 func (q *deadlineQueue) push(st *state) {
 	q.mu.Lock()
+	var sh http.Header
+	if n := len(q.spare); n > 0 {
+		sh = q.spare[n-1]
+		q.spare[n-1] = nil
+		q.spare = q.spare[:n-1]
+	} else {
+		sh = make(http.Header, 8)
+	}
+	st.takeShadow(sh)
 	st.link = deadlineLink{prev: q.tail, queued: true}
 	if q.tail != nil {
 		q.tail.link.next = st
@@ -118,15 +140,24 @@ func (q *deadlineQueue) unlink(st *state) {
 }
 
 // withdraw reports whether st's deadline was still pending, and if so
-// takes it off the queue, so it can no longer fire.
-func (q *deadlineQueue) withdraw(st *state) bool {
+// takes it off the queue, so it can no longer fire. A cleared header map
+// (or nil) is kept for the next request.
+func (q *deadlineQueue) withdraw(st *state, spare http.Header) bool {
 	q.mu.Lock()
 	pending := st.link.queued
 	if pending {
 		q.unlink(st)
 	}
+	q.keep(spare)
 	q.mu.Unlock()
 	return pending
+}
+
+// keep adds a cleared header map to the spares; q.mu is held.
+func (q *deadlineQueue) keep(spare http.Header) {
+	if spare != nil && len(q.spare) < spareMax {
+		q.spare = append(q.spare, spare)
+	}
 }
 
 // fire expires every request whose deadline has passed, each on a
@@ -162,10 +193,8 @@ func (st *state) arm(qs *deadlineQueues, d time.Duration) {
 	if st.req.ContentLength != 0 {
 		st.flags.Or(fHasBody)
 	}
-	// The handler's header map is its own from the start: taken now, before
-	// the deadline can fire, it needs no lock, and nearly every handler
-	// asks for it.
-	st.takeShadow()
+	// The handler's header map is its own from the start (see push): nearly
+	// every handler asks for it.
 	st.timer = qs.of(st)
 	st.timer.push(st)
 }
@@ -174,7 +203,20 @@ func (st *state) arm(qs *deadlineQueues, d time.Duration) {
 // fired, it waits for the expiry to finish writing (through mu), so
 // ServeHTTP never returns while the underlying writer is in use.
 func (st *state) disarm() {
-	if st.timer.withdraw(st) {
+	// A response the handler started itself is out of the timer's reach:
+	// expire writes only while none has started. The trailers the handler
+	// set after the body can be committed before the deadline is
+	// withdrawn, and its map recycled in the same lock.
+	f := st.flags.Load()
+	handlers := f&(fStarted|fTimedOut|fReplaced|fHijacked) == fStarted
+	var spare http.Header
+	if handlers {
+		if int32(len(st.shadow)) != st.committed {
+			st.commitHeaders()
+		}
+		spare = st.releaseShadow()
+	}
+	if st.timer.withdraw(st, spare) {
 		if st.deadlinePassed() {
 			// The handler saw ctx.Done() and returned before our timer ran:
 			// without this it would leave an empty 200, a third state.
@@ -190,13 +232,20 @@ func (st *state) disarm() {
 		st.flags.Or(fFinished)
 		st.mu.Unlock()
 	}
-	if f := st.flags.Load(); f&(fTimedOut|fReplaced|fHijacked) == 0 && (f&fStarted == 0 || int32(len(st.shadow)) != st.committed) {
-		// The timer can no longer write: the handler's headers, including
-		// trailers set after the body, are those of its own response. (A
-		// response the timer or the guard wrote instead keeps its own.)
-		st.commitHeaders()
+	if !handlers {
+		if st.flags.Load()&(fTimedOut|fReplaced|fHijacked) == 0 {
+			// The timer can no longer write and the handler never started
+			// its response: net/http's implicit one goes out with the
+			// handler's headers. (A response the timer or the guard wrote
+			// instead keeps its own.)
+			st.commitHeaders()
+		}
+		if spare := st.releaseShadow(); spare != nil {
+			st.timer.mu.Lock()
+			st.timer.keep(spare)
+			st.timer.mu.Unlock()
+		}
 	}
-	st.releaseShadow()
 	if c := st.dctx.Load(); c != nil {
 		c.cancel()
 	}
