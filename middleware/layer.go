@@ -52,10 +52,14 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		defer l.finish(st, own, nil)
 	}
+	var q *deadlineQueue
+	if l.cfg.timeout > 0 {
+		q = st.prepare(l.deadlines, l.cfg.timeout)
+	}
 	if l.cfg.acceptor != nil {
-		// Before the timeout is armed, so the ID header is on the real
-		// header map and goes out with a timeout problem too.
-		l.cfg.acceptor.Accept(&st.corr, w, r, st)
+		// Through the state, so that the ID header goes on the handler's
+		// map when a deadline applies.
+		l.cfg.acceptor.Accept(&st.corr, st, r, st)
 	}
 	if l.parts&partGuard != 0 {
 		st.guard = true
@@ -72,8 +76,8 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if l.cfg.timeout > 0 {
-		st.arm(l.deadlines, l.cfg.timeout)
+	if q != nil {
+		st.arm(q)
 	}
 	l.next.ServeHTTP(st, r)
 }

@@ -181,6 +181,9 @@ func (st *state) Header() http.Header {
 func (st *state) takeShadow(sh http.Header) {
 	st.shadow, st.pooled = sh, sh
 	h := st.w.Header()
+	if len(h) == 0 {
+		return
+	}
 	// Under Stack the real map holds, as a rule, the correlation header
 	// Stack has just set and nothing else: one lookup copies it, where a
 	// range over the map costs about 400 instructions (most of them the

@@ -96,20 +96,24 @@ func (qs *deadlineQueues) of(st *state) *deadlineQueue {
 	return &qs[h>>(64-3)]
 }
 
-// push queues st's deadline, and gives the handler its own header map
-// first: taken under the lock, before the deadline can fire, the copy of the
-// real map needs no lock of the state's.
-func (q *deadlineQueue) push(st *state) {
+// spareMap is a cleared header map for a handler's shadow.
+func (q *deadlineQueue) spareMap() http.Header {
 	q.mu.Lock()
 	var sh http.Header
 	if n := len(q.spare); n > 0 {
 		sh = q.spare[n-1]
 		q.spare[n-1] = nil
 		q.spare = q.spare[:n-1]
-	} else {
+	}
+	q.mu.Unlock()
+	if sh == nil {
 		sh = make(http.Header, 8)
 	}
-	st.takeShadow(sh)
+	return sh
+}
+
+func (q *deadlineQueue) push(st *state) {
+	q.mu.Lock()
 	st.link = deadlineLink{prev: q.tail, queued: true}
 	if q.tail != nil {
 		q.tail.link.next = st
@@ -185,18 +189,28 @@ func (q *deadlineQueue) fire() {
 	}
 }
 
-// arm starts the request's deadline. It runs before the handler, so nothing
-// has seen the state's Done channel yet.
-func (st *state) arm(qs *deadlineQueues, d time.Duration) {
+// prepare gives the handler its own header map, before anything of the
+// layer's sets a header: Stack's correlation header goes on it alone, and
+// reaches the real map when the response starts (or when expire writes the
+// timeout problem), instead of being set on the real map and copied. Nearly
+// every handler asks for the map. It returns the queue for arm.
+func (st *state) prepare(qs *deadlineQueues, d time.Duration) *deadlineQueue {
 	st.timeout = d
 	st.Now()
 	if st.req.ContentLength != 0 {
 		st.flags.Or(fHasBody)
 	}
-	// The handler's header map is its own from the start (see push): nearly
-	// every handler asks for it.
-	st.timer = qs.of(st)
-	st.timer.push(st)
+	q := qs.of(st)
+	st.takeShadow(q.spareMap())
+	return q
+}
+
+// arm starts the request's deadline, once the state is complete: the
+// expiry reads the correlation. It runs before the handler, so nothing has
+// seen the state's Done channel yet.
+func (st *state) arm(q *deadlineQueue) {
+	st.timer = q
+	q.push(st)
 }
 
 // disarm withdraws the deadline when the handler returns. If it already
@@ -285,6 +299,10 @@ func (st *state) expire() {
 		// the whole body, net/http would keep it alive and the next request
 		// on it would start with its context cancelled. It must close.
 		st.w.Header().Set("Connection", "close")
+	}
+	if name := st.cfg.corrHeader; name != "" && st.corr.Accepted {
+		// Stack set it on the handler's map (see prepare).
+		st.w.Header()[name] = []string{st.corr.ID}
 	}
 	p := timeoutProblem(st.req).
 		WithLogAttrs(slog.Duration("timeout", st.timeout), slog.String("written_by", "faultline.timeout"))

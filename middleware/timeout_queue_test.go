@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/correlation"
 )
 
 // TestTimeoutQueueKeepsNoFinishedRequest serves requests that finish in
@@ -143,5 +145,48 @@ func TestTimeoutHandlerEditsHeadersSetBeforeIt(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Under a deadline Stack sets its correlation header on the handler's own
+// header map; the timeout problem, written on the real one at the deadline,
+// carries it all the same: under the name correlation was told to echo it
+// in, once, with the request's ID, also when the handler removed it from
+// its map before the deadline, and without the headers the handler set.
+func TestTimeoutProblemCarriesTheCorrelationHeader(t *testing.T) {
+	for _, c := range []struct {
+		name, inbound string
+		drop          bool
+	}{
+		{"X-Request-Id", "", false},
+		{"X-Trace-Ref", "ord-7781-abcdef", false},
+		{"Correlation-Key", "", true},
+		{"X-Request-Id", "0f3c9a7e-client", true},
+	} {
+		k := newKit()
+		release := make(chan struct{})
+		h := Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout), WithCorrelation(correlation.WithResponseHeader(c.name)))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if c.drop {
+				w.Header().Del(c.name)
+			}
+			w.Header().Set("X-Handler", "1")
+			<-release
+		}))
+		req, _ := http.NewRequest(http.MethodGet, k.serve(t, h).URL+"/slow", nil)
+		if c.inbound != "" {
+			req.Header.Set("X-Correlation-Id", c.inbound)
+		}
+		r := do(t, req)
+		close(release)
+		m := wantProblem(t, r, http.StatusServiceUnavailable, "timeout", nil)
+		if got := r.Header.Values(c.name); len(got) != 1 || got[0] != m["correlation_id"] {
+			t.Errorf("%+v: %s %q, correlation_id %v", c, c.name, got, m["correlation_id"])
+		}
+		if c.inbound != "" && m["correlation_id"] != c.inbound {
+			t.Errorf("%+v: correlation_id %v, sent %q", c, m["correlation_id"], c.inbound)
+		}
+		if r.Header.Get("X-Handler") != "" {
+			t.Errorf("%+v: the handler's header reached the timeout problem: %v", c, r.Header)
+		}
 	}
 }
