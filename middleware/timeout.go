@@ -27,13 +27,11 @@ import (
 // Headers the handler sets are kept apart until it starts its response, so
 // a timeout problem carries only the headers set before Timeout ran: put
 // CORS and similar middlewares outside it. Timeout panics if d <= 0.
-func Timeout(d time.Duration, opts ...Option) func(http.Handler) http.Handler {
+func Timeout(d time.Duration) func(http.Handler) http.Handler {
 	if d <= 0 {
 		panic("middleware: Timeout needs a positive duration")
 	}
-	cfg := newConfig(opts)
-	cfg.timeout = d
-	return cfg.layer(0)
+	return (&config{timeout: d}).layer(0)
 }
 
 // deadlineQueue is the deadline of every request of one timeout layer: one
