@@ -57,9 +57,13 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		q = st.prepare(l.deadlines, l.cfg.timeout)
 	}
 	if l.cfg.acceptor != nil {
-		// Through the state, so that the ID header goes on the handler's
-		// map when a deadline applies.
-		l.cfg.acceptor.Accept(&st.corr, st, r, st)
+		// Under a deadline the ID header goes on the handler's map, which
+		// the state hands out.
+		hw := w
+		if q != nil {
+			hw = st
+		}
+		l.cfg.acceptor.Accept(&st.corr, hw, r, st)
 	}
 	if l.parts&partGuard != 0 {
 		st.guard = true
