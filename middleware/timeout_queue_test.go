@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -44,6 +45,16 @@ func TestTimeoutQueueKeepsNoFinishedRequest(t *testing.T) {
 			}
 			if q.armed {
 				armed++
+			}
+			// The header maps of finished requests wait for the next ones,
+			// no more of them than the bound.
+			if len(q.spare) > spareMax {
+				t.Errorf("%d requests: queue %d keeps %d spare maps", n, i, len(q.spare))
+			}
+			for _, m := range q.spare {
+				if len(m) != 0 {
+					t.Errorf("%d requests: a spare map still holds %v", n, m)
+				}
 			}
 			q.mu.Unlock()
 		}
@@ -189,4 +200,56 @@ func TestTimeoutProblemCarriesTheCorrelationHeader(t *testing.T) {
 			t.Errorf("%+v: the handler's header reached the timeout problem: %v", c, r.Header)
 		}
 	}
+}
+
+// The handlers' header maps are recycled from one request to the next: no
+// request's response carries a header another one set, whatever way it
+// ended (a status and a body, a trailer after the body, no write at all, a
+// bare error the guard replaced, a panic, the correlation header removed),
+// one request after another and many at once.
+func TestTimeoutHeaderMapsCarryNothingOver(t *testing.T) {
+	k := newKit()
+	ends := []func(w http.ResponseWriter, i string){
+		func(w http.ResponseWriter, _ string) { w.Header().Set("Content-Type", "text/plain"); _, _ = w.Write([]byte("ok")) },
+		func(w http.ResponseWriter, i string) {
+			h := w.Header()
+			h.Set("Trailer", "X-Sum")
+			w.WriteHeader(http.StatusAccepted)
+			h.Set("X-Sum", i)
+		},
+		func(http.ResponseWriter, string) {},
+		func(w http.ResponseWriter, _ string) { w.WriteHeader(http.StatusConflict) },
+		func(http.ResponseWriter, string) { panic("boom") },
+		func(w http.ResponseWriter, _ string) { w.Header().Del("X-Request-Id"); w.WriteHeader(http.StatusNoContent) },
+	}
+	h := Stack(WithWriter(k.writer), WithRequestTimeout(time.Minute))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := r.URL.Query().Get("i")
+		w.Header().Set("X-Only-"+i, i)
+		n, _ := strconv.Atoi(i)
+		ends[n%len(ends)](w, i)
+	}))
+	serve := func(n int) {
+		i := strconv.Itoa(n)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/x?i="+i, nil))
+		for name := range rec.Header() {
+			if strings.HasPrefix(name, "X-Only-") && name != "X-Only-"+i {
+				t.Errorf("request %s: %s of another request in %v", i, name, rec.Header())
+			}
+		}
+		if got := rec.Header().Get("X-Sum"); got != "" && got != i {
+			t.Errorf("request %s: trailer X-Sum %q", i, got)
+		}
+		if len(rec.Header().Values("X-Request-Id")) > 1 {
+			t.Errorf("request %s: %v", i, rec.Header())
+		}
+	}
+	for n := range 60 {
+		serve(n)
+	}
+	var wg sync.WaitGroup
+	for n := range 240 {
+		wg.Go(func() { serve(n) })
+	}
+	wg.Wait()
 }
