@@ -210,7 +210,10 @@ func TestTimeoutProblemCarriesTheCorrelationHeader(t *testing.T) {
 func TestTimeoutHeaderMapsCarryNothingOver(t *testing.T) {
 	k := newKit()
 	ends := []func(w http.ResponseWriter, i string){
-		func(w http.ResponseWriter, _ string) { w.Header().Set("Content-Type", "text/plain"); _, _ = w.Write([]byte("ok")) },
+		func(w http.ResponseWriter, _ string) {
+			w.Header().Set("Content-Type", "text/plain")
+			_, _ = w.Write([]byte("ok"))
+		},
 		func(w http.ResponseWriter, i string) {
 			h := w.Header()
 			h.Set("Trailer", "X-Sum")
@@ -220,7 +223,10 @@ func TestTimeoutHeaderMapsCarryNothingOver(t *testing.T) {
 		func(http.ResponseWriter, string) {},
 		func(w http.ResponseWriter, _ string) { w.WriteHeader(http.StatusConflict) },
 		func(http.ResponseWriter, string) { panic("boom") },
-		func(w http.ResponseWriter, _ string) { w.Header().Del("X-Request-Id"); w.WriteHeader(http.StatusNoContent) },
+		func(w http.ResponseWriter, _ string) {
+			w.Header().Del("X-Request-Id")
+			w.WriteHeader(http.StatusNoContent)
+		},
 	}
 	h := Stack(WithWriter(k.writer), WithRequestTimeout(time.Minute))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		i := r.URL.Query().Get("i")
