@@ -199,11 +199,12 @@ func (st *state) takeShadow(sh http.Header) {
 
 // releaseShadow runs once the handler has returned and no one touches the
 // shadow any more: it returns the map, cleared, for another request, or nil
-// when there is none or it grew too large to keep.
+// when there is none or it outgrew the eight slots of a small map, which
+// would cost more to keep idle and to clear than a new one.
 func (st *state) releaseShadow() http.Header {
 	m := st.pooled
 	st.pooled, st.shadow = nil, nil
-	if m == nil || len(m) > 32 {
+	if m == nil || len(m) > 8 {
 		return nil
 	}
 	clear(m)
