@@ -128,3 +128,28 @@ func ExampleTimeout() {
 	// key="": 503 action=verify retryable=false outcome=unknown Retry-After=""
 	// key="a1b2c3d4": 503 action=retry retryable=true outcome=unknown Retry-After="1"
 }
+
+// Only Stack takes options. The middlewares mounted one by one, without
+// Stack, write with the writer the request carries: a service hands its
+// writer down once, through the request's context (here with
+// problem.NewContext; http.Server's BaseContext does it for every
+// request), and every layer below uses it.
+func ExampleRecover() {
+	wr := problem.NewWriter(problem.WithCodeHeader("X-Shop-Error"), problem.WithLogger(slog.New(slog.DiscardHandler)))
+	panics := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("ledger offline") })
+	var h http.Handler = middleware.Recover()(middleware.Guard()(panics))
+	h = withWriter(wr, h)
+
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/ledger", nil))
+	fmt.Println(rec.Code, rec.Header().Get("Content-Type"), rec.Header().Get("X-Shop-Error"))
+	// Output:
+	// 500 application/problem+json internal
+}
+
+// withWriter hands wr to everything below it through the request's context.
+func withWriter(wr *problem.Writer, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(problem.NewContext(r.Context(), wr)))
+	})
+}
