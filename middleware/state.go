@@ -184,10 +184,10 @@ func (st *state) takeShadow(sh http.Header) {
 	if len(h) == 0 {
 		return
 	}
-	// Under Stack the real map holds, as a rule, the correlation header
-	// Stack has just set and nothing else: one lookup copies it, where a
-	// range over the map costs about 400 instructions (most of them the
-	// iterator's random start).
+	// Under a Stack without a deadline of its own the real map holds, as a
+	// rule, the correlation header Stack has just set and nothing else: one
+	// lookup copies it, where a range over the map costs about 400
+	// instructions (most of them the iterator's random start).
 	if name := st.cfg.corrHeader; len(h) == 1 && name != "" {
 		if v, ok := h[name]; ok {
 			sh[name] = v

@@ -52,9 +52,9 @@ type deadlineQueue struct {
 	// armed: the timer will fire; when it is not, the next request sets it.
 	armed bool
 	// spare holds cleared shadow header maps of finished requests for the
-	// next ones: recycled under the lock every request takes twice anyway,
-	// where a sync.Pool's Get and Put cost about 200 instructions more
-	// (pinning the goroutine to its P, twice).
+	// next ones, given back in the lock that withdraws a deadline: a
+	// sync.Pool's Get and Put cost about 200 instructions more (pinning
+	// the goroutine to its P, twice).
 	spare []http.Header
 }
 

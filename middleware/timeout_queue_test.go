@@ -259,3 +259,26 @@ func TestTimeoutHeaderMapsCarryNothingOver(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A Timeout mounted inside a Stack without a deadline of its own finds
+// Stack's correlation header on the real map, and its handler sees it on
+// its own map, to read, keep or remove like any header set before it.
+func TestTimeoutInsideStackHandsTheCorrelationHeaderOn(t *testing.T) {
+	for _, drop := range []bool{false, true} {
+		k := newKit()
+		h := Stack(WithWriter(k.writer))(Timeout(time.Minute)(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			id := w.Header().Get("X-Request-Id")
+			if drop {
+				w.Header().Del("X-Request-Id")
+			}
+			w.Header().Set("X-Seen", id)
+			w.WriteHeader(http.StatusAccepted)
+		})))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		seen := rec.Header().Get("X-Seen")
+		if rec.Code != http.StatusAccepted || seen == "" || (rec.Header().Get("X-Request-Id") == seen) == drop {
+			t.Errorf("drop %v: %d %v", drop, rec.Code, rec.Header())
+		}
+	}
+}
