@@ -36,9 +36,10 @@ func (c *config) layer(p parts) func(http.Handler) http.Handler {
 
 func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := joinable(w, r)
-	// A second deadline, or problems written with another writer, need a
-	// state of their own.
-	own := st == nil || l.cfg.timeout > 0 && st.timeout > 0 || st.cfg.writer != l.cfg.writer
+	// A second deadline, or a Stack with another writer, need a state of
+	// their own; a layer without a writer writes with the one the request
+	// carries, which is the state's.
+	own := st == nil || l.cfg.timeout > 0 && st.timeout > 0 || l.cfg.writer != nil && st.cfg.writer != l.cfg.writer
 	if own {
 		st = newState(w, r, l.cfg)
 		// The handler's copy of the request lives in the state: one
