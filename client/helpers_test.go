@@ -12,10 +12,10 @@ import (
 
 // kitServer serves h behind the kit's recommended Stack, as a faultline
 // service would, over real HTTP on loopback.
-func kitServer(t testing.TB, h func(w http.ResponseWriter, r *http.Request) error, opts ...middleware.StackOption) *httptest.Server {
+func kitServer(t testing.TB, h func(w http.ResponseWriter, r *http.Request) error, opts ...middleware.Option) *httptest.Server {
 	t.Helper()
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
-	stack := middleware.Stack(append([]middleware.StackOption{middleware.WithWriter(wr)}, opts...)...)
+	stack := middleware.Stack(append([]middleware.Option{middleware.WithWriter(wr)}, opts...)...)
 	srv := httptest.NewServer(stack(wr.Handler(h)))
 	t.Cleanup(srv.Close)
 	return srv

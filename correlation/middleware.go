@@ -151,6 +151,8 @@ func (a *acceptor) Accept(v *corrstate.Request, w http.ResponseWriter, r *http.R
 	w.Header()[cfg.response] = v.Hdr[:]
 }
 
+func (a *acceptor) ResponseHeader() string { return a.cfg.response }
+
 type rejection struct {
 	header, value, reason string
 }

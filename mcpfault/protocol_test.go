@@ -32,7 +32,7 @@ var errNoSuchShelf = errors.New("shelf: no such shelf")
 // sourceServer serves, behind the kit's Stack and mcpfault.Handler, tools
 // whose source is unknown or behind an open circuit, over real loopback
 // HTTP, stateless or with sessions.
-func sourceServer(t *testing.T, stateless bool, stackOpts ...middleware.StackOption) (*httptest.Server, *testlog.Buffer) {
+func sourceServer(t *testing.T, stateless bool, stackOpts ...middleware.Option) (*httptest.Server, *testlog.Buffer) {
 	t.Helper()
 	logs := &testlog.Buffer{}
 	wr := problem.NewWriter(
@@ -73,7 +73,7 @@ func sourceServer(t *testing.T, stateless bool, stackOpts ...middleware.StackOpt
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{Stateless: stateless, JSONResponse: true})
-	stack := middleware.Stack(append([]middleware.StackOption{middleware.WithWriter(wr)}, stackOpts...)...)
+	stack := middleware.Stack(append([]middleware.Option{middleware.WithWriter(wr)}, stackOpts...)...)
 	srv := httptest.NewServer(mcpfault.TooLarge(stack(mcpfault.Handler(h))))
 	t.Cleanup(srv.Close)
 	return srv, logs

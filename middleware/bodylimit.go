@@ -32,13 +32,11 @@ import (
 // Mount BodyLimit before anything that wraps the ResponseWriter, or the
 // connection is not closed after an oversized body. BodyLimit panics if
 // n <= 0.
-func BodyLimit(n int64, opts ...Option) func(http.Handler) http.Handler {
+func BodyLimit(n int64) func(http.Handler) http.Handler {
 	if n <= 0 {
 		panic("middleware: BodyLimit needs a positive limit")
 	}
-	cfg := newConfig(opts)
-	cfg.limit = n
-	return cfg.layer(0)
+	return (&config{limit: n}).layer(0)
 }
 
 // limitBody applies limit n to the request and reports whether the handler

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
@@ -56,6 +58,26 @@ func TestBodyLimitDeclaredLengthRefusedWithoutReading(t *testing.T) {
 			t.Fatal("connection kept open with an unread body")
 		}
 	})
+}
+
+// Under a deadline Stack sets its correlation header on the handler's own
+// header map (see TestTimeoutProblemCarriesTheCorrelationHeader); a body
+// refused for its declared length, before the handler runs, still carries
+// it, once, under the name correlation echoes it in.
+func TestBodyLimitRefusalUnderADeadlineCarriesTheCorrelationHeader(t *testing.T) {
+	for _, name := range []string{"X-Request-Id", "Trace-Ref"} {
+		k := newKit()
+		h := Stack(WithWriter(k.writer), WithBodyLimit(testLimit), WithRequestTimeout(time.Minute),
+			WithCorrelation(correlation.WithResponseHeader(name)))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+			t.Error("handler ran")
+		}))
+		req, _ := http.NewRequest(http.MethodPost, k.serve(t, h).URL+"/upload", strings.NewReader(strings.Repeat("b", 3*testLimit)))
+		r := do(t, req)
+		m := wantProblem(t, r, 413, "request_too_large", nil)
+		if got := r.Header.Values(name); len(got) != 1 || got[0] != m["correlation_id"] {
+			t.Errorf("%s %q, correlation_id %v", name, got, m["correlation_id"])
+		}
+	}
 }
 
 func TestBodyLimitChunkedOneByteOver(t *testing.T) {
@@ -126,7 +148,7 @@ func TestBodyLimitNestedOnRouteGroupTightens(t *testing.T) {
 	r := chi.NewRouter()
 	r.Use(Stack(WithWriter(k.writer), WithBodyLimit(1024)))
 	r.Post("/big", upload(k.writer))
-	r.With(BodyLimit(testLimit, WithWriter(k.writer))).Post("/small", upload(k.writer))
+	r.With(BodyLimit(testLimit)).Post("/small", upload(k.writer))
 	srv := k.serve(t, r)
 	body := strings.Repeat("c", 100)
 	for path, want := range map[string]int{"/big": 200, "/small": 413} {

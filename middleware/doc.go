@@ -3,10 +3,12 @@
 // and Stack, which composes them. Each middleware is a
 // func(http.Handler) http.Handler, so it works with chi's Use, with
 // http.ServeMux and with any router, and each writes its failures as
-// problems through a *problem.Writer (WithWriter; problem.Default() if
-// none). The writer is the one place a service configures: its logger is
-// where every failure, a panic's stack and a rejected request ID included,
-// is logged.
+// problems through a *problem.Writer: the one Stack is given (WithWriter),
+// which it hands to everything below it through the request's context,
+// else problem.Default() (set once with problem.SetDefault). Only Stack
+// takes options. The writer is the one place
+// a service configures: its logger is where every failure, a panic's stack
+// and a rejected request ID included, is logged.
 //
 // Each behaviour lives in the file named after it: guard.go, recover.go,
 // timeout.go, bodylimit.go, routes.go (404, 405 and HEAD on chi), stack.go;

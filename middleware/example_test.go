@@ -128,3 +128,18 @@ func ExampleTimeout() {
 	// key="": 503 action=verify retryable=false outcome=unknown Retry-After=""
 	// key="a1b2c3d4": 503 action=retry retryable=true outcome=unknown Retry-After="1"
 }
+
+// Only Stack takes options. The middlewares mounted one by one, without
+// Stack, write with the writer the request carries (Stack's, for a layer
+// mounted inside it), else with problem.Default(): a service that does not
+// use Stack configures its writer once, with problem.SetDefault.
+func ExampleRecover() {
+	panics := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("ledger offline") })
+	h := middleware.Recover()(middleware.Guard()(panics))
+
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/ledger", nil))
+	fmt.Println(rec.Code, rec.Header().Get("Content-Type"), rec.Header().Get(problem.DefaultCodeHeader))
+	// Output:
+	// 500 application/problem+json internal
+}

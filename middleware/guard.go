@@ -27,8 +27,8 @@ import (
 // problem.Write passes through unchanged, and so does every success
 // response, byte for byte and unbuffered, with http.Flusher, http.Hijacker,
 // io.ReaderFrom and Unwrap (for http.ResponseController) preserved.
-func Guard(opts ...Option) func(http.Handler) http.Handler {
-	return newConfig(opts).layer(partGuard)
+func Guard() func(http.Handler) http.Handler {
+	return (&config{}).layer(partGuard)
 }
 
 // MarkProblem is problem.Writer's announcement that the response it is

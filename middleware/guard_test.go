@@ -149,7 +149,7 @@ func TestGuardHijack(t *testing.T) {
 // A handler that writes nothing gets net/http's implicit 200.
 func TestGuardImplicit200(t *testing.T) {
 	k := newKit()
-	srv := k.serve(t, Guard(WithWriter(k.writer))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})))
+	srv := k.serve(t, k.carried(Guard()(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))))
 	if r := get(t, srv.URL); r.StatusCode != 200 || len(r.body) != 0 {
 		t.Fatalf("%d %q", r.StatusCode, r.body)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -67,6 +68,14 @@ func (k *kit) serve(t *testing.T, h http.Handler) *httptest.Server {
 		}
 	})
 	return srv
+}
+
+// carried hands the kit's writer to h through the request's context, as a
+// service does for the middlewares it mounts without Stack.
+func (k *kit) carried(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(problemhook.NewContext(r.Context(), k.writer)))
+	})
 }
 
 // router is one of the two routers every hostile case runs against.

@@ -36,9 +36,10 @@ func (c *config) layer(p parts) func(http.Handler) http.Handler {
 
 func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := joinable(w, r)
-	// A second deadline, or problems written with another writer, need a
-	// state of their own.
-	own := st == nil || l.cfg.timeout > 0 && st.timeout > 0 || st.cfg.writer != l.cfg.writer
+	// A second deadline, or a Stack with another writer, need a state of
+	// their own; a layer without a writer writes with the one the request
+	// carries, which is the state's.
+	own := st == nil || l.cfg.timeout > 0 && st.timeout > 0 || l.cfg.writer != nil && st.cfg.writer != l.cfg.writer
 	if own {
 		st = newState(w, r, l.cfg)
 		// The handler's copy of the request lives in the state: one
@@ -52,10 +53,18 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		defer l.finish(st, own, nil)
 	}
+	var q *deadlineQueue
+	if l.cfg.timeout > 0 {
+		q = st.prepare(l.deadlines, l.cfg.timeout)
+	}
 	if l.cfg.acceptor != nil {
-		// Before the timeout is armed, so the ID header is on the real
-		// header map and goes out with a timeout problem too.
-		l.cfg.acceptor.Accept(&st.corr, w, r, st)
+		// Under a deadline the ID header goes on the handler's map, which
+		// the state hands out.
+		hw := w
+		if q != nil {
+			hw = st
+		}
+		l.cfg.acceptor.Accept(&st.corr, hw, r, st)
 	}
 	if l.parts&partGuard != 0 {
 		st.guard = true
@@ -72,8 +81,8 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if l.cfg.timeout > 0 {
-		st.arm(l.deadlines, l.cfg.timeout)
+	if q != nil {
+		st.arm(q)
 	}
 	l.next.ServeHTTP(st, r)
 }

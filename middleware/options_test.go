@@ -1,35 +1,91 @@
 package middleware
 
 import (
-	"reflect"
+	"log/slog"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/faultline-go/faultline/internal/problemhook"
+	"github.com/faultline-go/faultline/problem"
 )
 
-// Options that only Stack applies are not Options, so handing one to Guard,
-// Recover, Timeout, BodyLimit, NotFound or MethodNotAllowed does not compile;
-// every Option still fits Stack.
-func TestOptionsOnlyFitWhereTheyApply(t *testing.T) {
-	option := reflect.TypeFor[Option]()
-	for name, o := range map[string]StackOption{
-		"WithBodyLimit":      WithBodyLimit(1),
-		"WithRequestTimeout": WithRequestTimeout(time.Second),
-		"WithCorrelation":    WithCorrelation(),
-	} {
-		if reflect.TypeOf(o).AssignableTo(option) {
-			t.Errorf("%s is accepted where only Option fits", name)
-		}
+// Only Stack is configured; every other middleware and handler of the
+// package writes with the writer the request carries: the one a service
+// put on the request's context when it mounts them without Stack, or the
+// one of the Stack they are mounted inside, never problem.Default() while
+// the request carries another.
+func TestLayersWriteWithTheRequestsWriter(t *testing.T) {
+	prev := problem.Default()
+	t.Cleanup(func() { problem.SetDefault(prev) })
+	fallback := newKit()
+	problem.SetDefault(fallback.writer)
+
+	slow := func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+	layers := []struct {
+		name   string
+		mw     func(http.Handler) http.Handler
+		h      http.HandlerFunc
+		status int
+		code   string
+	}{
+		{"Recover", Recover(), func(http.ResponseWriter, *http.Request) { panic("x") }, 500, "internal"},
+		{"Guard", Guard(), func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusConflict) }, 409, "conflict"},
+		{"BodyLimit", BodyLimit(4), func(http.ResponseWriter, *http.Request) {}, 413, "request_too_large"},
+		{"Timeout", Timeout(20 * time.Millisecond), slow, 503, "timeout"},
 	}
-	if !option.Implements(reflect.TypeFor[StackOption]()) {
-		t.Error("an Option does not fit Stack")
-	}
-	for name, ctor := range map[string]any{
-		"Guard": Guard, "Recover": Recover, "Timeout": Timeout, "BodyLimit": BodyLimit,
-		"NotFound": NotFound, "MethodNotAllowed": MethodNotAllowed,
+	for _, mount := range []struct {
+		name, base, codeHeader string
+		wrap                   func(wr *problem.Writer, h http.Handler) http.Handler
+	}{
+		{"alone, the writer on the request's context", "https://errors.example.com/", "X-Acme-Code",
+			func(wr *problem.Writer, h http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					h.ServeHTTP(w, r.WithContext(problemhook.NewContext(r.Context(), wr)))
+				})
+			}},
+		{"inside Stack(WithWriter)", "https://problems.shop.test/v2/", "Shop-Error",
+			func(wr *problem.Writer, h http.Handler) http.Handler { return Stack(WithWriter(wr))(h) }},
 	} {
-		ft := reflect.TypeOf(ctor)
-		if last := ft.In(ft.NumIn() - 1); !ft.IsVariadic() || last.Elem() != option {
-			t.Errorf("%s takes %v, want ...Option", name, last)
+		for _, c := range layers {
+			t.Run(mount.name+"/"+c.name, func(t *testing.T) {
+				k := newKit()
+				wr := problem.NewWriter(problem.WithBaseURI(mount.base), problem.WithCodeHeader(mount.codeHeader),
+					problem.WithLogger(slog.New(slog.NewJSONHandler(k.logs, nil))))
+				srv := k.serve(t, mount.wrap(wr, c.mw(c.h)))
+				req, _ := http.NewRequest(http.MethodPost, srv.URL+"/orders", strings.NewReader("more than four bytes"))
+				got := do(t, req)
+				if m := members(t, got); got.StatusCode != c.status || got.Header.Get(mount.codeHeader) != c.code || m["type"] != mount.base+c.code {
+					t.Errorf("%d %v %s", got.StatusCode, got.Header, got.body)
+				}
+				if n := len(waitRecords(t, k.logs, 1)); n != 1 {
+					t.Errorf("%d records in the request's writer's log, want 1", n)
+				}
+			})
 		}
+
+		t.Run(mount.name+"/NotFound and MethodNotAllowed", func(t *testing.T) {
+			k := newKit()
+			wr := problem.NewWriter(problem.WithBaseURI(mount.base), problem.WithCodeHeader(mount.codeHeader),
+				problem.WithLogger(slog.New(slog.NewJSONHandler(k.logs, nil))))
+			r := chi.NewRouter()
+			r.NotFound(NotFound())
+			r.MethodNotAllowed(MethodNotAllowed())
+			r.Get("/orders", func(http.ResponseWriter, *http.Request) {})
+			srv := k.serve(t, mount.wrap(wr, r))
+			for path, code := range map[string]string{"/nowhere": "not_found", "/orders": "method_not_allowed"} {
+				req, _ := http.NewRequest(http.MethodDelete, srv.URL+path, nil)
+				got := do(t, req)
+				if m := members(t, got); got.Header.Get(mount.codeHeader) != code || m["type"] != mount.base+code {
+					t.Errorf("DELETE %s: %d %v %s", path, got.StatusCode, got.Header, got.body)
+				}
+			}
+		})
+	}
+	if recs := fallback.logs.records(t); len(recs) != 0 {
+		t.Errorf("problem.Default() logged %d records although every request carried a writer: %v", len(recs), recs)
 	}
 }

@@ -23,8 +23,8 @@ import (
 // it is how handlers ask net/http for exactly that. panic(nil) is handled,
 // since Go 1.21 turns it into a *runtime.PanicNilError (unless
 // GODEBUG=panicnil=1, which makes it invisible to recover).
-func Recover(opts ...Option) func(http.Handler) http.Handler {
-	return newConfig(opts).layer(partRecover)
+func Recover() func(http.Handler) http.Handler {
+	return (&config{}).layer(partRecover)
 }
 
 // recoverPanic is the deferred function of a recovering layer: recover

@@ -11,10 +11,9 @@ import (
 
 // NotFound returns a handler that answers with the not_found problem, for
 // chi's r.NotFound.
-func NotFound(opts ...Option) http.HandlerFunc {
-	cfg := newConfig(opts)
+func NotFound() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		_ = cfg.problemWriter(r.Context()).Write(w, r, problem.New(problem.NotFound))
+		_ = problem.FromContext(r.Context()).Write(w, r, problem.New(problem.NotFound))
 	}
 }
 
@@ -28,16 +27,15 @@ func NotFound(opts ...Option) http.HandlerFunc {
 // when chi refuses a method it does not know on a path it does not know,
 // the answer is not_found: a 405 without a usable Allow header would be
 // wrong.
-func MethodNotAllowed(opts ...Option) http.HandlerFunc {
-	cfg := newConfig(opts)
+func MethodNotAllowed() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		allow := allowedMethods(r)
 		if allow == "" {
-			_ = cfg.problemWriter(r.Context()).Write(w, r, problem.New(problem.NotFound))
+			_ = problem.FromContext(r.Context()).Write(w, r, problem.New(problem.NotFound))
 			return
 		}
 		w.Header().Set("Allow", allow)
-		_ = cfg.problemWriter(r.Context()).Write(w, r, problem.New(problem.MethodNotAllowed))
+		_ = problem.FromContext(r.Context()).Write(w, r, problem.New(problem.MethodNotAllowed))
 	}
 }
 

@@ -15,8 +15,8 @@ func TestNotFoundAndMethodNotAllowedChi(t *testing.T) {
 	k := newKit()
 	r := chi.NewRouter()
 	r.Use(Stack(WithWriter(k.writer)))
-	r.NotFound(NotFound(WithWriter(k.writer)))
-	r.MethodNotAllowed(MethodNotAllowed(WithWriter(k.writer)))
+	r.NotFound(NotFound())
+	r.MethodNotAllowed(MethodNotAllowed())
 	ok := func(w http.ResponseWriter, r *http.Request) {}
 	r.Get("/items", ok)
 	r.Post("/items", ok)

@@ -16,11 +16,12 @@ import (
 // that middleware's ID.
 //
 //	r.Use(middleware.Stack(middleware.WithBodyLimit(1<<20), middleware.WithRequestTimeout(5*time.Second)))
-func Stack(opts ...StackOption) func(http.Handler) http.Handler {
+func Stack(opts ...Option) func(http.Handler) http.Handler {
 	cfg := &config{}
 	for _, o := range opts {
-		o.applyStack(cfg)
+		o(cfg)
 	}
 	cfg.acceptor = corrstate.NewAcceptor(corrwire.Options(cfg.writer, cfg.corr...))
+	cfg.corrHeader = cfg.acceptor.ResponseHeader()
 	return cfg.layer(partRecover | partGuard | partHeadAsGet)
 }

@@ -231,6 +231,10 @@ func TestStackAllocs(t *testing.T) {
 	for name, mw := range map[string]func(http.Handler) http.Handler{
 		"timeout":    Stack(WithBodyLimit(1<<20), WithRequestTimeout(5*time.Second)),
 		"no_timeout": Stack(WithBodyLimit(1 << 20)),
+		// The layers mounted inside a Stack given a writer share its state.
+		"layers_inside_stack": func(h http.Handler) http.Handler {
+			return Stack(WithWriter(problem.Default()))(Recover()(Guard()(BodyLimit(1 << 20)(Timeout(5 * time.Second)(h)))))
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := mw(handler)

@@ -171,31 +171,44 @@ func (st *state) Header() http.Header {
 			st.shadow = http.Header{}
 			return st.shadow
 		}
-		st.takeShadow()
+		st.takeShadow(make(http.Header, len(st.w.Header())+4))
 	}
 	return st.shadow
 }
 
-// takeShadow gives the handler its own copy of the real header map. Called
-// with mu held, or before the deadline is armed.
-func (st *state) takeShadow() {
-	st.shadow = shadowPool.Get().(http.Header)
-	st.pooled = st.shadow
-	maps.Copy(st.shadow, st.w.Header())
+// takeShadow gives the handler its own copy of the real header map, in sh,
+// a cleared map. Called with mu held, or before the deadline can fire.
+func (st *state) takeShadow(sh http.Header) {
+	st.shadow, st.pooled = sh, sh
+	h := st.w.Header()
+	if len(h) == 0 {
+		return
+	}
+	// Under a Stack without a deadline of its own the real map holds, as a
+	// rule, the correlation header Stack has just set and nothing else: one
+	// lookup copies it, where a range over the map costs about 400
+	// instructions (most of them the iterator's random start).
+	if name := st.cfg.corrHeader; len(h) == 1 && name != "" {
+		if v, ok := h[name]; ok {
+			sh[name] = v
+			return
+		}
+	}
+	maps.Copy(sh, h)
 }
 
-// shadowPool recycles shadow maps: net/http forbids using a ResponseWriter
-// (and so its header map) after ServeHTTP returns, which is when a map goes
-// back.
-var shadowPool = sync.Pool{New: func() any { return make(http.Header, 8) }}
-
-// releaseShadow runs once the handler has returned.
-func (st *state) releaseShadow() {
-	if st.pooled != nil && len(st.pooled) <= 32 {
-		clear(st.pooled)
-		shadowPool.Put(st.pooled)
-	}
+// releaseShadow runs once the handler has returned and no one touches the
+// shadow any more: it returns the map, cleared, for another request, or nil
+// when there is none or it outgrew the eight slots of a small map, which
+// would cost more to keep idle and to clear than a new one.
+func (st *state) releaseShadow() http.Header {
+	m := st.pooled
 	st.pooled, st.shadow = nil, nil
+	if m == nil || len(m) > 8 {
+		return nil
+	}
+	clear(m)
+	return m
 }
 
 // commitHeaders makes the real header map what the handler built in the

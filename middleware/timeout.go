@@ -27,13 +27,11 @@ import (
 // Headers the handler sets are kept apart until it starts its response, so
 // a timeout problem carries only the headers set before Timeout ran: put
 // CORS and similar middlewares outside it. Timeout panics if d <= 0.
-func Timeout(d time.Duration, opts ...Option) func(http.Handler) http.Handler {
+func Timeout(d time.Duration) func(http.Handler) http.Handler {
 	if d <= 0 {
 		panic("middleware: Timeout needs a positive duration")
 	}
-	cfg := newConfig(opts)
-	cfg.timeout = d
-	return cfg.layer(0)
+	return (&config{timeout: d}).layer(0)
 }
 
 // deadlineQueue is the deadline of every request of one timeout layer: one
@@ -53,7 +51,17 @@ type deadlineQueue struct {
 	t          *time.Timer
 	// armed: the timer will fire; when it is not, the next request sets it.
 	armed bool
+	// spare holds cleared shadow header maps of finished requests for the
+	// next ones, given back in the lock that withdraws a deadline: a
+	// sync.Pool's Get and Put cost about 200 instructions more (pinning
+	// the goroutine to its P, twice).
+	spare []http.Header
 }
+
+// spareMax bounds a queue's spare maps. Beyond what a burst of requests
+// finishing together returns, a map is left to the collector; a layer
+// keeps at most 128 idle small maps, about 50 KB.
+const spareMax = 16
 
 // deadlineLink is a request's place in its layer's deadlineQueue, guarded
 // by the queue's mutex.
@@ -72,6 +80,7 @@ func newDeadlineQueues() *deadlineQueues {
 	qs := &deadlineQueues{}
 	for i := range qs {
 		q := &qs[i]
+		q.spare = make([]http.Header, 0, spareMax)
 		q.t = time.AfterFunc(time.Hour, q.fire)
 		q.t.Stop()
 	}
@@ -84,6 +93,22 @@ func newDeadlineQueues() *deadlineQueues {
 func (qs *deadlineQueues) of(st *state) *deadlineQueue {
 	h := uint64(uintptr(unsafe.Pointer(st))) * 0x9e3779b97f4a7c15
 	return &qs[h>>(64-3)]
+}
+
+// spareMap is a cleared header map for a handler's shadow.
+func (q *deadlineQueue) spareMap() http.Header {
+	q.mu.Lock()
+	var sh http.Header
+	if n := len(q.spare); n > 0 {
+		sh = q.spare[n-1]
+		q.spare[n-1] = nil
+		q.spare = q.spare[:n-1]
+	}
+	q.mu.Unlock()
+	if sh == nil {
+		sh = make(http.Header, 8)
+	}
+	return sh
 }
 
 func (q *deadlineQueue) push(st *state) {
@@ -118,15 +143,24 @@ func (q *deadlineQueue) unlink(st *state) {
 }
 
 // withdraw reports whether st's deadline was still pending, and if so
-// takes it off the queue, so it can no longer fire.
-func (q *deadlineQueue) withdraw(st *state) bool {
+// takes it off the queue, so it can no longer fire. A cleared header map
+// (or nil) is kept for the next request.
+func (q *deadlineQueue) withdraw(st *state, spare http.Header) bool {
 	q.mu.Lock()
 	pending := st.link.queued
 	if pending {
 		q.unlink(st)
 	}
+	q.keep(spare)
 	q.mu.Unlock()
 	return pending
+}
+
+// keep adds a cleared header map to the spares; q.mu is held.
+func (q *deadlineQueue) keep(spare http.Header) {
+	if spare != nil && len(q.spare) < spareMax {
+		q.spare = append(q.spare, spare)
+	}
 }
 
 // fire expires every request whose deadline has passed, each on a
@@ -154,27 +188,48 @@ func (q *deadlineQueue) fire() {
 	}
 }
 
-// arm starts the request's deadline. It runs before the handler, so nothing
-// has seen the state's Done channel yet.
-func (st *state) arm(qs *deadlineQueues, d time.Duration) {
+// prepare gives the handler its own header map, before anything of the
+// layer's sets a header: Stack's correlation header goes on it alone, and
+// reaches the real map when the response starts (or when expire writes the
+// timeout problem), instead of being set on the real map and copied. Nearly
+// every handler asks for the map. It returns the queue for arm.
+func (st *state) prepare(qs *deadlineQueues, d time.Duration) *deadlineQueue {
 	st.timeout = d
 	st.Now()
 	if st.req.ContentLength != 0 {
 		st.flags.Or(fHasBody)
 	}
-	// The handler's header map is its own from the start: taken now, before
-	// the deadline can fire, it needs no lock, and nearly every handler
-	// asks for it.
-	st.takeShadow()
-	st.timer = qs.of(st)
-	st.timer.push(st)
+	q := qs.of(st)
+	st.takeShadow(q.spareMap())
+	return q
+}
+
+// arm starts the request's deadline, once the state is complete: the
+// expiry reads the correlation. It runs before the handler, so nothing has
+// seen the state's Done channel yet.
+func (st *state) arm(q *deadlineQueue) {
+	st.timer = q
+	q.push(st)
 }
 
 // disarm withdraws the deadline when the handler returns. If it already
 // fired, it waits for the expiry to finish writing (through mu), so
 // ServeHTTP never returns while the underlying writer is in use.
 func (st *state) disarm() {
-	if st.timer.withdraw(st) {
+	// A response the handler started itself is out of the timer's reach:
+	// expire writes only while none has started. The trailers the handler
+	// set after the body can be committed before the deadline is
+	// withdrawn, and its map recycled in the same lock.
+	f := st.flags.Load()
+	handlers := f&(fStarted|fTimedOut|fReplaced|fHijacked) == fStarted
+	var spare http.Header
+	if handlers {
+		if int32(len(st.shadow)) != st.committed {
+			st.commitHeaders()
+		}
+		spare = st.releaseShadow()
+	}
+	if st.timer.withdraw(st, spare) {
 		if st.deadlinePassed() {
 			// The handler saw ctx.Done() and returned before our timer ran:
 			// without this it would leave an empty 200, a third state.
@@ -190,13 +245,20 @@ func (st *state) disarm() {
 		st.flags.Or(fFinished)
 		st.mu.Unlock()
 	}
-	if f := st.flags.Load(); f&(fTimedOut|fReplaced|fHijacked) == 0 && (f&fStarted == 0 || int32(len(st.shadow)) != st.committed) {
-		// The timer can no longer write: the handler's headers, including
-		// trailers set after the body, are those of its own response. (A
-		// response the timer or the guard wrote instead keeps its own.)
-		st.commitHeaders()
+	if !handlers {
+		if st.flags.Load()&(fTimedOut|fReplaced|fHijacked) == 0 {
+			// The timer can no longer write and the handler never started
+			// its response: net/http's implicit one goes out with the
+			// handler's headers. (A response the timer or the guard wrote
+			// instead keeps its own.)
+			st.commitHeaders()
+		}
+		if spare := st.releaseShadow(); spare != nil {
+			st.timer.mu.Lock()
+			st.timer.keep(spare)
+			st.timer.mu.Unlock()
+		}
 	}
-	st.releaseShadow()
 	if c := st.dctx.Load(); c != nil {
 		c.cancel()
 	}
@@ -236,6 +298,10 @@ func (st *state) expire() {
 		// the whole body, net/http would keep it alive and the next request
 		// on it would start with its context cancelled. It must close.
 		st.w.Header().Set("Connection", "close")
+	}
+	if name := st.cfg.corrHeader; name != "" && st.corr.Accepted {
+		// Stack set it on the handler's map (see prepare).
+		st.w.Header()[name] = []string{st.corr.ID}
 	}
 	p := timeoutProblem(st.req).
 		WithLogAttrs(slog.Duration("timeout", st.timeout), slog.String("written_by", "faultline.timeout"))

@@ -14,11 +14,11 @@ import (
 // context already cancelled and got an empty 200).
 func TestTimeoutDoesNotPoisonKeepAlive(t *testing.T) {
 	k := newKit()
-	srv := k.serve(t, Timeout(20*time.Millisecond, WithWriter(k.writer))(
+	srv := k.serve(t, k.carried(Timeout(20*time.Millisecond)(
 		http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 			_, _ = io.ReadAll(r.Body)
 			<-r.Context().Done()
-		})))
+		}))))
 	for i := range 4 {
 		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"n":1}`))
 		res, err := srv.Client().Do(req)

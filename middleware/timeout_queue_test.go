@@ -4,9 +4,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/correlation"
 )
 
 // TestTimeoutQueueKeepsNoFinishedRequest serves requests that finish in
@@ -42,6 +45,16 @@ func TestTimeoutQueueKeepsNoFinishedRequest(t *testing.T) {
 			}
 			if q.armed {
 				armed++
+			}
+			// The header maps of finished requests wait for the next ones,
+			// no more of them than the bound.
+			if len(q.spare) > spareMax {
+				t.Errorf("%d requests: queue %d keeps %d spare maps", n, i, len(q.spare))
+			}
+			for _, m := range q.spare {
+				if len(m) != 0 {
+					t.Errorf("%d requests: a spare map still holds %v", n, m)
+				}
 			}
 			q.mu.Unlock()
 		}
@@ -143,5 +156,129 @@ func TestTimeoutHandlerEditsHeadersSetBeforeIt(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Under a deadline Stack sets its correlation header on the handler's own
+// header map; the timeout problem, written on the real one at the deadline,
+// carries it all the same: under the name correlation was told to echo it
+// in, once, with the request's ID, also when the handler removed it from
+// its map before the deadline, and without the headers the handler set.
+func TestTimeoutProblemCarriesTheCorrelationHeader(t *testing.T) {
+	for _, c := range []struct {
+		name, inbound string
+		drop          bool
+	}{
+		{"X-Request-Id", "", false},
+		{"X-Trace-Ref", "ord-7781-abcdef", false},
+		{"Correlation-Key", "", true},
+		{"X-Request-Id", "0f3c9a7e-client", true},
+	} {
+		k := newKit()
+		release := make(chan struct{})
+		h := Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout), WithCorrelation(correlation.WithResponseHeader(c.name)))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if c.drop {
+				w.Header().Del(c.name)
+			}
+			w.Header().Set("X-Handler", "1")
+			<-release
+		}))
+		req, _ := http.NewRequest(http.MethodGet, k.serve(t, h).URL+"/slow", nil)
+		if c.inbound != "" {
+			req.Header.Set("X-Correlation-Id", c.inbound)
+		}
+		r := do(t, req)
+		close(release)
+		m := wantProblem(t, r, http.StatusServiceUnavailable, "timeout", nil)
+		if got := r.Header.Values(c.name); len(got) != 1 || got[0] != m["correlation_id"] {
+			t.Errorf("%+v: %s %q, correlation_id %v", c, c.name, got, m["correlation_id"])
+		}
+		if c.inbound != "" && m["correlation_id"] != c.inbound {
+			t.Errorf("%+v: correlation_id %v, sent %q", c, m["correlation_id"], c.inbound)
+		}
+		if r.Header.Get("X-Handler") != "" {
+			t.Errorf("%+v: the handler's header reached the timeout problem: %v", c, r.Header)
+		}
+	}
+}
+
+// The handlers' header maps are recycled from one request to the next: no
+// request's response carries a header another one set, whatever way it
+// ended (a status and a body, a trailer after the body, no write at all, a
+// bare error the guard replaced, a panic, the correlation header removed),
+// one request after another and many at once.
+func TestTimeoutHeaderMapsCarryNothingOver(t *testing.T) {
+	k := newKit()
+	ends := []func(w http.ResponseWriter, i string){
+		func(w http.ResponseWriter, _ string) {
+			w.Header().Set("Content-Type", "text/plain")
+			_, _ = w.Write([]byte("ok"))
+		},
+		func(w http.ResponseWriter, i string) {
+			h := w.Header()
+			h.Set("Trailer", "X-Sum")
+			w.WriteHeader(http.StatusAccepted)
+			h.Set("X-Sum", i)
+		},
+		func(http.ResponseWriter, string) {},
+		func(w http.ResponseWriter, _ string) { w.WriteHeader(http.StatusConflict) },
+		func(http.ResponseWriter, string) { panic("boom") },
+		func(w http.ResponseWriter, _ string) {
+			w.Header().Del("X-Request-Id")
+			w.WriteHeader(http.StatusNoContent)
+		},
+	}
+	h := Stack(WithWriter(k.writer), WithRequestTimeout(time.Minute))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := r.URL.Query().Get("i")
+		w.Header().Set("X-Only-"+i, i)
+		n, _ := strconv.Atoi(i)
+		ends[n%len(ends)](w, i)
+	}))
+	serve := func(n int) {
+		i := strconv.Itoa(n)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/x?i="+i, nil))
+		for name := range rec.Header() {
+			if strings.HasPrefix(name, "X-Only-") && name != "X-Only-"+i {
+				t.Errorf("request %s: %s of another request in %v", i, name, rec.Header())
+			}
+		}
+		if got := rec.Header().Get("X-Sum"); got != "" && got != i {
+			t.Errorf("request %s: trailer X-Sum %q", i, got)
+		}
+		if len(rec.Header().Values("X-Request-Id")) > 1 {
+			t.Errorf("request %s: %v", i, rec.Header())
+		}
+	}
+	for n := range 60 {
+		serve(n)
+	}
+	var wg sync.WaitGroup
+	for n := range 240 {
+		wg.Go(func() { serve(n) })
+	}
+	wg.Wait()
+}
+
+// A Timeout mounted inside a Stack without a deadline of its own finds
+// Stack's correlation header on the real map, and its handler sees it on
+// its own map, to read, keep or remove like any header set before it.
+func TestTimeoutInsideStackHandsTheCorrelationHeaderOn(t *testing.T) {
+	for _, drop := range []bool{false, true} {
+		k := newKit()
+		h := Stack(WithWriter(k.writer))(Timeout(time.Minute)(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			id := w.Header().Get("X-Request-Id")
+			if drop {
+				w.Header().Del("X-Request-Id")
+			}
+			w.Header().Set("X-Seen", id)
+			w.WriteHeader(http.StatusAccepted)
+		})))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		seen := rec.Header().Get("X-Seen")
+		if rec.Code != http.StatusAccepted || seen == "" || (rec.Header().Get("X-Request-Id") == seen) == drop {
+			t.Errorf("drop %v: %d %v", drop, rec.Code, rec.Header())
+		}
 	}
 }

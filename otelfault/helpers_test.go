@@ -36,7 +36,7 @@ type rig struct {
 	srv    *httptest.Server
 }
 
-func newRig(t testing.TB, routes func(chi.Router, *rig), stackOpts ...middleware.StackOption) *rig {
+func newRig(t testing.TB, routes func(chi.Router, *rig), stackOpts ...middleware.Option) *rig {
 	t.Helper()
 	g := &rig{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader()}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(g.spans), sdktrace.WithSampler(sdktrace.AlwaysSample()))
@@ -54,7 +54,7 @@ func newRig(t testing.TB, routes func(chi.Router, *rig), stackOpts ...middleware
 		problem.WithLogger(slog.New(slog.DiscardHandler)),
 	)
 	r := chi.NewRouter()
-	r.Use(middleware.Stack(append([]middleware.StackOption{middleware.WithWriter(g.writer)}, stackOpts...)...))
+	r.Use(middleware.Stack(append([]middleware.Option{middleware.WithWriter(g.writer)}, stackOpts...)...))
 	r.NotFound(middleware.NotFound())
 	r.MethodNotAllowed(middleware.MethodNotAllowed())
 	routes(r, g)

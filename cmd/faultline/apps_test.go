@@ -49,8 +49,8 @@ func kitChiApp(t *testing.T) string {
 	r := chi.NewRouter()
 	r.Use(middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(appBodyLimit), middleware.WithRequestTimeout(2*time.Second)))
 	r.Use(chimw.ClientIPFromRemoteAddr)
-	r.NotFound(middleware.NotFound(middleware.WithWriter(wr)))
-	r.MethodNotAllowed(middleware.MethodNotAllowed(middleware.WithWriter(wr)))
+	r.NotFound(middleware.NotFound())
+	r.MethodNotAllowed(middleware.MethodNotAllowed())
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeItem(w, http.StatusOK, map[string]string{"status": "ok"})
 	})

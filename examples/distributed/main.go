@@ -145,8 +145,8 @@ func newInstance(name string, client redis.UniversalClient, logger *slog.Logger,
 		middleware.WithWriter(wr),
 		middleware.WithRequestTimeout(2*time.Second),
 	))
-	r.NotFound(middleware.NotFound(middleware.WithWriter(wr)))
-	r.MethodNotAllowed(middleware.MethodNotAllowed(middleware.WithWriter(wr)))
+	r.NotFound(middleware.NotFound())
+	r.MethodNotAllowed(middleware.MethodNotAllowed())
 	r.With(limiter.Handler).Get("/v1/quota", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]string{"served_by": name})

@@ -42,8 +42,8 @@ func newServer(cfg config, logger *slog.Logger, getenv func(string) string) (*se
 	// address is the client; behind a proxy use ClientIPFromXFF with its
 	// prefixes instead.
 	r.Use(chimw.ClientIPFromRemoteAddr)
-	r.NotFound(middleware.NotFound(middleware.WithWriter(wr)))
-	r.MethodNotAllowed(middleware.MethodNotAllowed(middleware.WithWriter(wr)))
+	r.NotFound(middleware.NotFound())
+	r.MethodNotAllowed(middleware.MethodNotAllowed())
 
 	// The catalog the type URIs point at.
 	r.Handle("/problems/*", problemdocs.Handler(problemdocs.WithWriter(wr)))

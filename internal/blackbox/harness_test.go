@@ -225,15 +225,14 @@ func newLayersApp(t *testing.T, legacy bool) *app {
 	for pattern, h := range routes(wr, a.execs) {
 		mux.Handle(pattern, h)
 	}
-	with := middleware.WithWriter(wr)
 	var h http.Handler = mux
-	h = middleware.Timeout(reqTimeout, with)(h)
-	h = middleware.BodyLimit(bodyLimit, with)(h)
-	h = middleware.Guard(with)(h)
-	h = middleware.Recover(with)(h)
+	h = middleware.Timeout(reqTimeout)(h)
+	h = middleware.BodyLimit(bodyLimit)(h)
+	h = middleware.Guard()(h)
+	h = middleware.Recover()(h)
 	h = correlation.Middleware()(h)
-	// The writer reaches correlation's rejected-ID log through the
-	// request's context, as problem.FromContext documents.
+	// The writer reaches the layers and correlation's rejected-ID log
+	// through the request's context, as problem.FromContext documents.
 	h = withWriterContext(wr, h)
 	a.srv = httptest.NewServer(h)
 	t.Cleanup(a.srv.Close)

@@ -56,6 +56,8 @@ func From(ctx context.Context) *Request {
 // env.Logger(), asked only then. It is safe for concurrent use.
 type Acceptor interface {
 	Accept(v *Request, w http.ResponseWriter, r *http.Request, env Env)
+	// ResponseHeader is the name, canonical, of the header Accept sets.
+	ResponseHeader() string
 }
 
 // Env is what an Acceptor asks of the request's surroundings, and only when

@@ -62,8 +62,8 @@ func newHandler(mode string, logOut io.Writer) (http.Handler, error) {
 			middleware.WithBodyLimit(1<<20),
 			middleware.WithRequestTimeout(5*time.Second),
 		))
-		r.NotFound(middleware.NotFound(middleware.WithWriter(wr)))
-		r.MethodNotAllowed(middleware.MethodNotAllowed(middleware.WithWriter(wr)))
+		r.NotFound(middleware.NotFound())
+		r.MethodNotAllowed(middleware.MethodNotAllowed())
 		r.Get("/ok", ok)
 		r.Method(http.MethodGet, "/fail", wr.Handler(func(http.ResponseWriter, *http.Request) error {
 			return errUpstream
