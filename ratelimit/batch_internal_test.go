@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -26,8 +25,7 @@ func TestBatchRunsChecksInOrder(t *testing.T) {
 	newCheck := func(curr, prev string, limit, elapsed, floor int64) *check {
 		return &check{
 			ctx: ctx, keys: [2]string{curr, prev}, deadline: time.Now().Add(5 * time.Second),
-			// limit, a window of 1s in µs, elapsed µs, TTL ms, floor
-			args: [5]any{limit, 1_000_000, elapsed, 60_000, floor},
+			limit: limit, window: 1_000_000, elapsed: elapsed, ttl: 60_000, floor: floor,
 		}
 	}
 	checks := []*check{
@@ -44,9 +42,9 @@ func TestBatchRunsChecksInOrder(t *testing.T) {
 		newCheck("t:{b}:2", "t:{b}:1", 5, 100_000, 0),
 	}
 	newBatcher(client).send(checks)
-	want := [][]int64{{1, 5, 0}, {0, 5, 0}, {0, 0, 5}, {1, 4, 0}, {1, 5, 0}}
+	want := [][3]int64{{1, 5, 0}, {0, 5, 0}, {0, 0, 5}, {1, 4, 0}, {1, 5, 0}}
 	for i, c := range checks {
-		if c.err != nil || !slices.Equal(c.reply, want[i]) {
+		if c.err != nil || c.reply != want[i] {
 			t.Errorf("check %d: reply %v, err %v; want %v", i, c.reply, c.err, want[i])
 		}
 	}

@@ -91,23 +91,24 @@ func commandCalls(t *testing.T, addr string) int {
 	return n
 }
 
-// panicHook panics in the next pipelines it sees that carry more than one
+// panicHook panics in the next script runs it sees that carry more than one
 // check, as many times as it is armed.
 type panicHook struct{ armed atomic.Int32 }
 
 func (h *panicHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h *panicHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return next
-}
-func (h *panicHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		// EVALSHA, the script, the key count, then two keys and five
-		// arguments per check.
-		if len(cmds[0].Args()) > 3+7 && h.armed.Add(-1) >= 0 {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		// EVALSHA, the script, the key count, the keys, then the checks'
+		// records, of 44 bytes each.
+		args := cmd.Args()
+		if recs, ok := args[len(args)-1].([]byte); ok && len(recs) > 44 && h.armed.Add(-1) >= 0 {
 			panic("hook failed")
 		}
-		return next(ctx, cmds)
+		return next(ctx, cmd)
 	}
+}
+func (h *panicHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
 }
 
 // TestRedisPanicInABatchStrandsNoCheck: a go-redis hook that panics during

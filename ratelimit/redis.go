@@ -29,11 +29,11 @@ type redisCounter struct {
 	limit   int
 	window  time.Duration
 	timeout time.Duration
-	// The script's constant arguments, converted once rather than boxed
-	// and formatted on every request.
-	limitArg, windowArg, ttlArg any
-	health                      *health
-	local                       *memoryCounter // nil when failing closed
+	// The script's constant numbers: the window in microseconds, a
+	// counter's TTL in milliseconds.
+	windowMicros, ttlMillis int64
+	health                  *health
+	local                   *memoryCounter // nil when failing closed
 	// reload asks a Cluster client to refresh its slot map; nil for other
 	// clients.
 	reload func(context.Context)
@@ -68,15 +68,14 @@ func ignoresDeadlines(c redis.UniversalClient) bool {
 
 func newRedisCounter(cfg config, b *batcher, h *health, p Policy) *redisCounter {
 	c := &redisCounter{
-		batch:     b,
-		base:      cfg.prefix + p.Name + ":{",
-		limit:     p.Limit,
-		window:    p.Window,
-		timeout:   cfg.redisTimeout,
-		health:    h,
-		limitArg:  strconv.Itoa(p.Limit),
-		windowArg: strconv.FormatInt(p.Window.Microseconds(), 10),
-		ttlArg:    strconv.FormatInt((2*p.Window + time.Second).Milliseconds(), 10),
+		batch:        b,
+		base:         cfg.prefix + p.Name + ":{",
+		limit:        p.Limit,
+		window:       p.Window,
+		timeout:      cfg.redisTimeout,
+		health:       h,
+		windowMicros: p.Window.Microseconds(),
+		ttlMillis:    (2*p.Window + time.Second).Milliseconds(),
 	}
 	if cfg.failure == FailOpen {
 		c.local = newMemoryCounter(p.Limit, p.Window, cfg.maxKeys)
@@ -123,7 +122,7 @@ func (c *redisCounter) shared(ctx context.Context, key string, now time.Time) (r
 	ch := checkPool.Get().(*check)
 	ch.ctx = ctx
 	ch.keys = c.keys(key, start)
-	ch.args = [5]any{c.limitArg, c.windowArg, now.Sub(start).Microseconds(), c.ttlArg, floor}
+	ch.limit, ch.window, ch.elapsed, ch.ttl, ch.floor = int64(c.limit), c.windowMicros, now.Sub(start).Microseconds(), c.ttlMillis, floor
 	ch.deadline = now.Add(c.timeout)
 	c.batch.run(ch)
 	v, err := ch.reply, ch.err
