@@ -30,11 +30,11 @@ func TestRedisConcurrentChecksShareRoundTrips(t *testing.T) {
 	l, err := ratelimit.New([]ratelimit.Policy{
 		{Name: "roomy", Limit: 1_000_000, Window: time.Hour, Key: ratelimit.ByHeader("X-Key")},
 		{Name: "tight", Limit: limit, Window: time.Hour, Key: ratelimit.ByHeader("X-Shared")},
-	}, ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(5*time.Second), ratelimit.WithWriter(testlog.Writer(io.Discard)))
+	}, ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := l.Handler(okHandler)
+	h := withWriter(testlog.Writer(io.Discard), l.Handler)(okHandler)
 	before := commandCalls(t, rs.Addr())
 	statuses := map[int]int{}
 	var mu sync.Mutex
@@ -124,11 +124,11 @@ func TestRedisPanicInABatchStrandsNoCheck(t *testing.T) {
 	client.AddHook(hook)
 	l, err := ratelimit.New([]ratelimit.Policy{{Limit: 1000, Window: time.Hour, Key: ratelimit.ByHeader("X-Key")}},
 		ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(5*time.Second),
-		ratelimit.WithProbeInterval(20*time.Millisecond), ratelimit.WithWriter(testlog.Writer(io.Discard)))
+		ratelimit.WithProbeInterval(20*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := l.Handler(okHandler)
+	h := withWriter(testlog.Writer(io.Discard), l.Handler)(okHandler)
 	var panics, served atomic.Int32
 	send := func(key string) {
 		defer func() {

@@ -17,7 +17,7 @@ import (
 // requests of this process run side by side and instances cannot race each
 // other.
 //
-// In FailOpen mode every reply also updates the in-process counter, which
+// Failing open, every reply also updates the in-process counter, which
 // therefore always holds the counts Redis last returned for each key: when
 // Redis fails, the fallback continues from them instead of from zero, and
 // when Redis answers again, the script raises its count to what was admitted
@@ -77,7 +77,7 @@ func newRedisCounter(cfg config, b *batcher, h *health, p Policy) *redisCounter 
 		windowMicros: p.Window.Microseconds(),
 		ttlMillis:    (2*p.Window + time.Second).Milliseconds(),
 	}
-	if cfg.failure == FailOpen {
+	if !cfg.failClosed {
 		c.local = newMemoryCounter(p.Limit, p.Window, cfg.maxKeys)
 	}
 	if m, ok := cfg.redis.(clusterMap); ok {

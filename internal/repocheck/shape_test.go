@@ -151,7 +151,8 @@ func TestNoFileAboveLineLimit(t *testing.T) {
 // set the budgets). A growth fails here, so it is a decision in review
 // rather than drift.
 var exportedBudget = map[string]int{
-	"problem": 120,
+	"problem":   120,
+	"ratelimit": 22,
 }
 
 // rootModuleBudget caps the kit's public packages together.
