@@ -143,12 +143,15 @@ func (c *redisCounter) shared(ctx context.Context, key string, now time.Time) (r
 // secrets a key function may return out of Redis.
 func (c *redisCounter) keys(key string, start time.Time) [2]string {
 	sum := sha256.Sum256([]byte(key))
-	var buf [128]byte
+	var buf [256]byte
 	b := append(buf[:0], c.base...)
 	b = base64.RawURLEncoding.AppendEncode(b, sum[:16])
 	b = append(b, "}:"...)
+	// Both names in one string, one allocation.
 	n := len(b)
-	curr := string(strconv.AppendInt(b, start.UnixMilli(), 10))
-	prev := string(strconv.AppendInt(b[:n], start.Add(-c.window).UnixMilli(), 10))
-	return [2]string{curr, prev}
+	b = strconv.AppendInt(b, start.UnixMilli(), 10)
+	m := len(b)
+	b = append(b, b[:n]...)
+	both := string(strconv.AppendInt(b, start.Add(-c.window).UnixMilli(), 10))
+	return [2]string{both[:m], both[m:]}
 }
