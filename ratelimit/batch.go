@@ -113,8 +113,10 @@ func (b *batcher) laneFor(c *check) *lane {
 	return l
 }
 
-// maxBatch bounds the checks of one round trip: the script unpacks two
-// keys per check into one MGET, and Lua's C stack holds about 8000 values.
+// maxBatch bounds the checks of one round trip: the script unpacks the
+// batch's keys (at most two per check) into one MGET, and Lua's C stack
+// holds about 8000 values; a check's record names its keys by 16-bit
+// indexes.
 const maxBatch = 1024
 
 // take removes the next batch from the queue; l.mu is held.

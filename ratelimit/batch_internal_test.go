@@ -19,7 +19,7 @@ func TestBatchRunsChecksInOrder(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: rs.Addr(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = client.Close() })
 	ctx := context.Background()
-	if err := client.Set(ctx, "t:{a}:1", 4, time.Minute).Err(); err != nil {
+	if err := client.Set(ctx, "t:{a}:1", 4, 10*time.Minute).Err(); err != nil {
 		t.Fatal(err)
 	}
 	newCheck := func(curr, prev string, limit, elapsed, floor int64) *check {
@@ -53,5 +53,13 @@ func TestBatchRunsChecksInOrder(t *testing.T) {
 	}
 	if ttl := client.PTTL(ctx, "t:{b}:2").Val(); ttl <= 0 || ttl > time.Minute {
 		t.Errorf("t:{b}:2 has TTL %v: a counter the batch created must expire", ttl)
+	}
+	// A counter that existed and was only counted up keeps its TTL (the
+	// checks' TTL is a minute, its own was ten).
+	if ttl := client.PTTL(ctx, "t:{a}:1").Val(); ttl <= 9*time.Minute {
+		t.Errorf("t:{a}:1 has TTL %v: counting must not reset it", ttl)
+	}
+	if n, _ := client.Get(ctx, "t:{b}:2").Int(); n != 5 {
+		t.Errorf("t:{b}:2 = %d, want 5: raised to 3, then counted twice", n)
 	}
 }
