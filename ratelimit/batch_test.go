@@ -165,7 +165,7 @@ func TestRedisPanicInABatchStrandsNoCheck(t *testing.T) {
 			t.Fatal("checks still waiting 10s after a batch panicked")
 		}
 	}
-	// Twice: as many times as a lane has round trips under way.
+	// Twice: a lane that recovered from one panic survives the next.
 	hook.armed.Store(2)
 	for range 2 {
 		// The failed batch marked Redis down: past the probe interval one
