@@ -72,7 +72,7 @@ type check struct {
 // so that every check arriving meanwhile joins the next batch. Measured
 // with 32 concurrent clients on a loaded 2-core machine (benchmarks/
 // README.md), one round trip in flight made batches of 16 checks instead
-// of 10 with two, and cost 15 to 20% less CPU per check on both sides,
+// of 10 with two, and cost 7 to 20% less CPU per check on both sides,
 // which is what bounds throughput when Redis and its clients share cores.
 // The price is latency under moderate load: a check that arrives while a
 // round trip is out waits for it before its own goes, at most one round
