@@ -24,7 +24,7 @@ type decisionKey struct {
 func decisionSeries(k decisionKey) *series {
 	return newSeries(
 		AttrPolicy.String(k.policy),
-		AttrDecision.String(k.outcome.String()),
+		AttrDecision.String(string(k.outcome)),
 		AttrFallback.Bool(k.fallback),
 	)
 }
@@ -47,6 +47,6 @@ func redisSeries(healthy bool) *series {
 
 // redisHealth counts a transition. Its error is not recorded: the limiter
 // logs it, and its text (addresses) does not belong in a metric label.
-func (t *Telemetry) redisHealth(_ context.Context, h ratelimit.RedisHealth) {
-	t.redis.get(h.Healthy).count.Add(1)
+func (t *Telemetry) redisHealth(_ context.Context, err error) {
+	t.redis.get(err == nil).count.Add(1)
 }

@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -20,14 +19,13 @@ func TestBatchRunsChecksInOrder(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: rs.Addr(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = client.Close() })
 	ctx := context.Background()
-	if err := client.Set(ctx, "t:{a}:1", 4, time.Minute).Err(); err != nil {
+	if err := client.Set(ctx, "t:{a}:1", 4, 10*time.Minute).Err(); err != nil {
 		t.Fatal(err)
 	}
 	newCheck := func(curr, prev string, limit, elapsed, floor int64) *check {
 		return &check{
 			ctx: ctx, keys: [2]string{curr, prev}, deadline: time.Now().Add(5 * time.Second),
-			// limit, a window of 1s in µs, elapsed µs, TTL ms, floor
-			args: [5]any{limit, 1_000_000, elapsed, 60_000, floor},
+			limit: limit, window: 1_000_000, elapsed: elapsed, ttl: 60_000, floor: floor,
 		}
 	}
 	checks := []*check{
@@ -44,9 +42,9 @@ func TestBatchRunsChecksInOrder(t *testing.T) {
 		newCheck("t:{b}:2", "t:{b}:1", 5, 100_000, 0),
 	}
 	newBatcher(client).send(checks)
-	want := [][]int64{{1, 5, 0}, {0, 5, 0}, {0, 0, 5}, {1, 4, 0}, {1, 5, 0}}
+	want := [][3]int64{{1, 5, 0}, {0, 5, 0}, {0, 0, 5}, {1, 4, 0}, {1, 5, 0}}
 	for i, c := range checks {
-		if c.err != nil || !slices.Equal(c.reply, want[i]) {
+		if c.err != nil || c.reply != want[i] {
 			t.Errorf("check %d: reply %v, err %v; want %v", i, c.reply, c.err, want[i])
 		}
 	}
@@ -55,5 +53,13 @@ func TestBatchRunsChecksInOrder(t *testing.T) {
 	}
 	if ttl := client.PTTL(ctx, "t:{b}:2").Val(); ttl <= 0 || ttl > time.Minute {
 		t.Errorf("t:{b}:2 has TTL %v: a counter the batch created must expire", ttl)
+	}
+	// A counter that existed and was only counted up keeps its TTL (the
+	// checks' TTL is a minute, its own was ten).
+	if ttl := client.PTTL(ctx, "t:{a}:1").Val(); ttl <= 9*time.Minute {
+		t.Errorf("t:{a}:1 has TTL %v: counting must not reset it", ttl)
+	}
+	if n, _ := client.Get(ctx, "t:{b}:2").Int(); n != 5 {
+		t.Errorf("t:{b}:2 = %d, want 5: raised to 3, then counted twice", n)
 	}
 }

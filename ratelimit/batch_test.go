@@ -30,11 +30,11 @@ func TestRedisConcurrentChecksShareRoundTrips(t *testing.T) {
 	l, err := ratelimit.New([]ratelimit.Policy{
 		{Name: "roomy", Limit: 1_000_000, Window: time.Hour, Key: ratelimit.ByHeader("X-Key")},
 		{Name: "tight", Limit: limit, Window: time.Hour, Key: ratelimit.ByHeader("X-Shared")},
-	}, ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(5*time.Second), ratelimit.WithWriter(testlog.Writer(io.Discard)))
+	}, ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := l.Handler(okHandler)
+	h := withWriter(testlog.Writer(io.Discard), l.Handler)(okHandler)
 	before := commandCalls(t, rs.Addr())
 	statuses := map[int]int{}
 	var mu sync.Mutex
@@ -91,23 +91,24 @@ func commandCalls(t *testing.T, addr string) int {
 	return n
 }
 
-// panicHook panics in the next pipelines it sees that carry more than one
+// panicHook panics in the next script runs it sees that carry more than one
 // check, as many times as it is armed.
 type panicHook struct{ armed atomic.Int32 }
 
 func (h *panicHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h *panicHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return next
-}
-func (h *panicHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		// EVALSHA, the script, the key count, then two keys and five
-		// arguments per check.
-		if len(cmds[0].Args()) > 3+7 && h.armed.Add(-1) >= 0 {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		// EVALSHA, the script, the key count, the keys, then the checks'
+		// records, of 44 bytes each.
+		args := cmd.Args()
+		if recs, ok := args[len(args)-1].([]byte); ok && len(recs) > 44 && h.armed.Add(-1) >= 0 {
 			panic("hook failed")
 		}
-		return next(ctx, cmds)
+		return next(ctx, cmd)
 	}
+}
+func (h *panicHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
 }
 
 // TestRedisPanicInABatchStrandsNoCheck: a go-redis hook that panics during
@@ -123,11 +124,11 @@ func TestRedisPanicInABatchStrandsNoCheck(t *testing.T) {
 	client.AddHook(hook)
 	l, err := ratelimit.New([]ratelimit.Policy{{Limit: 1000, Window: time.Hour, Key: ratelimit.ByHeader("X-Key")}},
 		ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(5*time.Second),
-		ratelimit.WithProbeInterval(20*time.Millisecond), ratelimit.WithWriter(testlog.Writer(io.Discard)))
+		ratelimit.WithProbeInterval(20*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := l.Handler(okHandler)
+	h := withWriter(testlog.Writer(io.Discard), l.Handler)(okHandler)
 	var panics, served atomic.Int32
 	send := func(key string) {
 		defer func() {
@@ -164,7 +165,7 @@ func TestRedisPanicInABatchStrandsNoCheck(t *testing.T) {
 			t.Fatal("checks still waiting 10s after a batch panicked")
 		}
 	}
-	// Twice: as many times as a lane has round trips under way.
+	// Twice: a lane that recovered from one panic survives the next.
 	hook.armed.Store(2)
 	for range 2 {
 		// The failed batch marked Redis down: past the probe interval one

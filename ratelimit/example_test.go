@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/faultline-go/faultline/internal/redistest"
+	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
 )
@@ -58,17 +59,20 @@ func describe(resp *http.Response) {
 }
 
 // A limit of two requests per minute per client IP on a plain ServeMux:
-// ByIP keys by the connection's address, no other middleware needed.
+// ByIP keys by the connection's address.
 func ExampleLimitBy() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/orders", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "[]")
 	})
-	// Problems are logged by the writer; this one logs nowhere.
+	// The limiter answers through the writer middleware.Stack configures
+	// (problem.Default() without one), which logs every problem; this one
+	// logs nowhere.
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
-	limited := ratelimit.LimitBy(2, time.Minute, ratelimit.ByIP, ratelimit.WithWriter(wr))
+	stack := middleware.Stack(middleware.WithWriter(wr))
+	limited := ratelimit.LimitBy(2, time.Minute, ratelimit.ByIP)
 
-	srv := httptest.NewServer(limited(mux))
+	srv := httptest.NewServer(stack(limited(mux)))
 	defer srv.Close()
 	for range 3 {
 		resp, err := http.Get(srv.URL + "/v1/orders")
@@ -89,21 +93,20 @@ func ExampleLimitBy() {
 // refused whichever instance it reaches.
 func Example_redis() {
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
-	// go-redis's own log lines go to the same logger, as records.
-	redis.SetLogger(ratelimit.RedisLogger{Logger: wr.Logger()})
 
 	instance := func() *httptest.Server {
 		// ContextTimeoutEnabled lets WithRedisTimeout bound every call.
 		client := redis.NewClient(&redis.Options{Addr: exampleRedis, ContextTimeoutEnabled: true})
 		limiter, err := ratelimit.New([]ratelimit.Policy{{
 			Name: "orders-per-key", Limit: 2, Window: time.Minute, Key: ratelimit.ByHeader("X-Api-Key"),
-		}}, ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(time.Second), ratelimit.WithWriter(wr))
+		}}, ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(time.Second))
 		if err != nil {
 			panic(err)
 		}
-		return httptest.NewServer(limiter.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		stack := middleware.Stack(middleware.WithWriter(wr))
+		return httptest.NewServer(stack(limiter.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, "ok")
-		})))
+		}))))
 	}
 	a, b := instance(), instance()
 	defer a.Close()
@@ -130,8 +133,9 @@ func Example_redis() {
 func ExampleByIPBehindProxies() {
 	key := ratelimit.ByIPBehindProxies(netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("10.0.0.0/8"))
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
-	srv := httptest.NewServer(ratelimit.LimitBy(1, time.Minute, key, ratelimit.WithWriter(wr))(
-		http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })))
+	stack := middleware.Stack(middleware.WithWriter(wr))
+	srv := httptest.NewServer(stack(ratelimit.LimitBy(1, time.Minute, key)(
+		http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }))))
 	defer srv.Close()
 	for _, xff := range []string{
 		"198.51.100.1",
@@ -161,17 +165,17 @@ func ExampleWithObserver() {
 		OnDecision: func(_ context.Context, d ratelimit.Decision) {
 			mu.Lock()
 			defer mu.Unlock()
-			seen[d.Policy+" "+d.Outcome.String()]++
+			seen[d.Policy+" "+string(d.Outcome)]++
 		},
 	}
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
 	limiter, err := ratelimit.New([]ratelimit.Policy{
 		{Name: "per-key", Limit: 2, Window: time.Minute, Key: ratelimit.ByHeader("X-Api-Key")},
-	}, ratelimit.WithObserver(observer), ratelimit.WithWriter(wr))
+	}, ratelimit.WithObserver(observer))
 	if err != nil {
 		panic(err)
 	}
-	h := limiter.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	h := middleware.Stack(middleware.WithWriter(wr))(limiter.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
 	for range 3 {
 		req := httptest.NewRequest(http.MethodGet, "/", nil)
 		req.Header.Set("X-Api-Key", "k")

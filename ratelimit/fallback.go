@@ -38,10 +38,7 @@ func (e unavailableError) Unwrap() []error {
 // others skip it at no cost. The hot path is one atomic load; the mutex is
 // taken only around transitions.
 type health struct {
-	// writer is the configured problem writer, or nil for the one the
-	// request's context carries: transitions go to its logger.
-	writer     *problem.Writer
-	observe    func(context.Context, RedisHealth)
+	observe    func(context.Context, error)
 	every      time.Duration
 	failClosed bool
 	down       atomic.Bool
@@ -62,10 +59,9 @@ func (h *health) shouldTry(now time.Time) bool {
 	return t >= next && h.nextProbe.CompareAndSwap(next, t+int64(h.every))
 }
 
+// logger is the logger of the request's writer, where every problem is
+// logged too.
 func (h *health) logger(ctx context.Context) *slog.Logger {
-	if h.writer != nil {
-		return h.writer.Logger()
-	}
 	return problem.FromContext(ctx).Logger()
 }
 
@@ -95,7 +91,7 @@ func (h *health) failed(ctx context.Context, started time.Time, err error) {
 	h.logger(ctx).LogAttrs(ctx, slog.LevelWarn, "ratelimit: redis unreachable, "+mode,
 		sanitize.LogAttr("error", err.Error()), slog.String("probe_interval", h.every.String()))
 	if h.observe != nil {
-		h.observe(ctx, RedisHealth{Healthy: false, Err: err})
+		h.observe(ctx, err)
 	}
 }
 
@@ -117,6 +113,6 @@ func (h *health) succeeded(ctx context.Context, started time.Time) {
 	h.logger(ctx).LogAttrs(ctx, slog.LevelInfo, "ratelimit: redis reachable again, limits are shared again",
 		slog.String("outage", outage.Round(time.Millisecond).String()))
 	if h.observe != nil {
-		h.observe(ctx, RedisHealth{Healthy: true})
+		h.observe(ctx, nil)
 	}
 }

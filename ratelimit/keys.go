@@ -14,11 +14,11 @@ import (
 	"github.com/faultline-go/faultline/problem"
 )
 
-// ErrEmptyKey is wrapped by the error of a request whose rate-limit key is
-// empty. Counting it anyway would put every such client into one shared
-// bucket, where one client could starve all the others; so the request
-// fails with 500 internal and the reason goes to the log.
-var ErrEmptyKey = errors.New("ratelimit: empty rate-limit key")
+// errEmptyKey is the error of a request whose rate-limit key is empty.
+// Counting it anyway would put every such client into one shared bucket,
+// where one client could starve all the others; so the request fails with
+// 500 internal and the reason goes to the log.
+var errEmptyKey = errors.New("ratelimit: empty rate-limit key")
 
 var (
 	errNoClientIP = &keyError{"the request's RemoteAddr holds no IP address (a Unix socket?): resolve the client IP with one of chi's middleware.ClientIPFrom* before the limiter"}
@@ -28,8 +28,8 @@ var (
 
 type keyError struct{ reason string }
 
-func (e *keyError) Error() string { return ErrEmptyKey.Error() + ": " + e.reason }
-func (e *keyError) Unwrap() error { return ErrEmptyKey }
+func (e *keyError) Error() string { return errEmptyKey.Error() + ": " + e.reason }
+func (e *keyError) Unwrap() error { return errEmptyKey }
 
 // ByIP keys by the client IP: the one chi's middleware.ClientIPFrom*
 // resolved if one of them ran, else the address of the connection

@@ -28,7 +28,7 @@ func ipServer(t *testing.T, resolve func(http.Handler) http.Handler) string {
 	t.Helper()
 	r := chi.NewRouter()
 	r.Use(resolve)
-	r.Use(ratelimit.LimitBy(1, time.Hour, ratelimit.ByIP, ratelimit.WithWriter(testlog.Writer(io.Discard))))
+	r.Use(withWriter(testlog.Writer(io.Discard), ratelimit.LimitBy(1, time.Hour, ratelimit.ByIP)))
 	r.Get("/", okHandler)
 	srv, _ := serve(t, r)
 	return srv.URL
@@ -131,7 +131,7 @@ func TestByIPKeys(t *testing.T) {
 func TestRoutePatternKeys(t *testing.T) {
 	r := chi.NewRouter()
 	// In r.Use chi has not routed yet; the pattern is looked up.
-	r.Use(ratelimit.LimitBy(1, time.Hour, ratelimit.ByRoutePattern, ratelimit.WithWriter(testlog.Writer(io.Discard))))
+	r.Use(withWriter(testlog.Writer(io.Discard), ratelimit.LimitBy(1, time.Hour, ratelimit.ByRoutePattern)))
 	r.Get("/orders/{id}", okHandler)
 	r.Get("/users/{id}", okHandler)
 	r.Route("/v1", func(r chi.Router) {
@@ -189,7 +189,7 @@ func TestRoutePatternNeedsChi(t *testing.T) {
 func TestByIPWorksOnAPlainServeMux(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /", okHandler)
-	limited := ratelimit.LimitBy(2, time.Hour, ratelimit.ByIP, ratelimit.WithWriter(testlog.Writer(io.Discard)))
+	limited := withWriter(testlog.Writer(io.Discard), ratelimit.LimitBy(2, time.Hour, ratelimit.ByIP))
 	srv, _ := serve(t, limited(mux))
 	for i, want := range []int{200, 200, 429} {
 		if s := status(t, srv.URL, map[string]string{"X-Forwarded-For": "198.51.100." + strconv.Itoa(i)}); s != want {
@@ -208,7 +208,7 @@ func TestByIPWithoutAnAddressIsAConfigurationError(t *testing.T) {
 		t.Skipf("no Unix sockets here: %v", err)
 	}
 	var logs testlog.Buffer
-	srv := httptest.NewUnstartedServer(ratelimit.LimitBy(5, time.Hour, ratelimit.ByIP, ratelimit.WithWriter(testlog.Writer(&logs)))(okHandler))
+	srv := httptest.NewUnstartedServer(withWriter(testlog.Writer(&logs), ratelimit.LimitBy(5, time.Hour, ratelimit.ByIP))(okHandler))
 	srv.Listener = ln
 	srv.Start()
 	defer srv.Close()
@@ -234,7 +234,7 @@ func TestByIPBehindProxies(t *testing.T) {
 	serveKeyed := func(t *testing.T, key httprate.KeyFunc) string {
 		mux := http.NewServeMux()
 		mux.Handle("GET /", okHandler)
-		srv, _ := serve(t, ratelimit.LimitBy(1, time.Hour, key, ratelimit.WithWriter(testlog.Writer(io.Discard)))(mux))
+		srv, _ := serve(t, withWriter(testlog.Writer(io.Discard), ratelimit.LimitBy(1, time.Hour, key))(mux))
 		return srv.URL
 	}
 	t.Run("trusted peer names the client", func(t *testing.T) {
@@ -328,7 +328,7 @@ func TestByIPBehindProxiesRejectsAMisconfigurationAtStartup(t *testing.T) {
 
 func TestRoutePatternOnServeMux(t *testing.T) {
 	mux := http.NewServeMux()
-	mux.Handle("GET /orders/{id}", ratelimit.LimitBy(1, time.Hour, ratelimit.ByRoutePattern, ratelimit.WithWriter(testlog.Writer(io.Discard)))(okHandler))
+	mux.Handle("GET /orders/{id}", withWriter(testlog.Writer(io.Discard), ratelimit.LimitBy(1, time.Hour, ratelimit.ByRoutePattern))(okHandler))
 	srv, _ := serve(t, mux)
 	if s := status(t, srv.URL+"/orders/1", nil); s != 200 {
 		t.Fatalf("first: %d", s)

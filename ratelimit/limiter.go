@@ -23,9 +23,9 @@
 // WithRedisTimeout.
 //
 // While Redis is unreachable (each call is bounded by WithRedisTimeout),
-// instances either count in process (FailOpen, the default) or refuse with
-// 503 unavailable (FailClosed), and return to Redis by themselves when it
-// answers again. In FailOpen the switch does not hand out a fresh limit:
+// instances either count in process (the default, fail-open) or refuse
+// with 503 unavailable (WithFailClosed), and return to Redis by themselves
+// when it answers again. Fail-open, the switch does not hand out a fresh limit:
 // the in-process count of each key starts from what Redis last returned to
 // this instance, and on the way back Redis takes over what was admitted
 // locally. The bound: in any window, an instance admits at most the limit
@@ -50,10 +50,11 @@
 //
 // # Logs and metrics
 //
-// Redis outages and recoveries are logged once per transition, through the
-// problem writer's logger like every problem; RedisLogger routes go-redis's
-// own log lines there too. WithObserver reports every decision and every
-// transition, for metrics and traces.
+// Refusals are written, and Redis outages and recoveries logged once per
+// transition, by the problem writer the request's context carries
+// (middleware.Stack's WithWriter), else by problem.Default(): the writer
+// and its logger are configured once, for every layer. WithObserver reports
+// every decision and every transition, for metrics and traces.
 package ratelimit
 
 import (
@@ -86,39 +87,21 @@ type Policy struct {
 	Key    httprate.KeyFunc
 }
 
-// FailureMode decides what a request gets while the shared counter is
-// unreachable.
-type FailureMode int
-
-const (
-	// FailOpen serves requests, counted by an in-process limiter of the same
-	// policy, so each instance still enforces the limit on its own.
-	FailOpen FailureMode = iota
-	// FailClosed answers 503 unavailable (action retry) until Redis is back.
-	FailClosed
-)
-
 // Option configures a Limiter.
 type Option func(*config)
 
 type config struct {
-	writer        *problem.Writer
-	observer      Observer
-	draftHeaders  bool
-	redis         redis.UniversalClient
-	prefix        string
-	redisTimeout  time.Duration
+	observer     Observer
+	draftHeaders bool
+	redis        redis.UniversalClient
+	prefix       string
+	redisTimeout time.Duration
+	// probeInterval is how often, while Redis is down, one request tries it
+	// again; the others go straight to the failure mode. Tests shorten it.
 	probeInterval time.Duration
-	failure       FailureMode
+	failClosed    bool
 	maxKeys       int
 }
-
-// WithWriter sets the problem writer; the default is the one the request's
-// context carries (middleware.Stack's WithWriter, see problem.FromContext),
-// else problem.Default() at the time of each response. Redis outages and
-// recoveries are logged to that writer's Logger, like every problem, so the
-// logger is configured once, on the writer.
-func WithWriter(w *problem.Writer) Option { return func(c *config) { c.writer = w } }
 
 // WithDraftHeaders adds the RateLimit and RateLimit-Policy fields of
 // draft-ietf-httpapi-ratelimit-headers. They are opt-in because the draft
@@ -141,18 +124,16 @@ func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = pref
 // is not a request deadline (that is middleware's timeout).
 func WithRedisTimeout(d time.Duration) Option { return func(c *config) { c.redisTimeout = d } }
 
-// WithProbeInterval sets how often, while Redis is down, one request tries
-// it again (default 1s); the others go straight to the failure mode.
-func WithProbeInterval(d time.Duration) Option { return func(c *config) { c.probeInterval = d } }
-
-// WithFailureMode chooses what happens while Redis is unreachable (default
-// FailOpen).
-func WithFailureMode(m FailureMode) Option { return func(c *config) { c.failure = m } }
+// WithFailClosed refuses requests with 503 unavailable (action retry,
+// Retry-After when Redis is tried again, once a second) while Redis is
+// unreachable. Without it the limiter fails open: requests are counted by
+// an in-process counter of the same policy, so each instance still
+// enforces the limit on its own.
+func WithFailClosed() Option { return func(c *config) { c.failClosed = true } }
 
 // Limiter enforces one or more policies on every request it handles.
 type Limiter struct {
 	policies     []*policy
-	writer       *problem.Writer
 	draftHeaders bool
 	policyField  []string
 	// unavailableRetry is what a fail-closed refusal advises: the next probe
@@ -195,10 +176,8 @@ func newResult(admitted bool, limit int, curr, prev int64, window time.Duration,
 	return res
 }
 
-// ErrInvalidPolicy is wrapped by New's error for a policy that cannot work.
-var ErrInvalidPolicy = errors.New("ratelimit: invalid policy")
-
-// New returns a Limiter for several policies on one router. A request passes
+// New returns a Limiter for several policies on one router, or an error
+// saying which policy or option cannot work. A request passes
 // only if every policy admits it; they are checked in order and the first
 // refusal answers, so policies before it have counted the request (as when
 // chaining several httprate limiters).
@@ -213,43 +192,40 @@ func New(policies []Policy, opts ...Option) (*Limiter, error) {
 		o(&cfg)
 	}
 	if len(policies) == 0 {
-		return nil, fmt.Errorf("%w: no policy", ErrInvalidPolicy)
+		return nil, errors.New("ratelimit: no policy")
 	}
 	if cfg.redisTimeout <= 0 || cfg.probeInterval <= 0 {
-		return nil, fmt.Errorf("%w: the Redis timeout and probe interval must be positive", ErrInvalidPolicy)
+		return nil, errors.New("ratelimit: the Redis timeout and probe interval must be positive")
 	}
 	if cfg.maxKeys < memoryShards {
-		return nil, fmt.Errorf("%w: WithMaxKeys needs at least %d keys", ErrInvalidPolicy, memoryShards)
+		return nil, fmt.Errorf("ratelimit: WithMaxKeys needs at least %d keys", memoryShards)
 	}
 	var h *health
 	var b *batcher
 	if cfg.redis != nil {
 		if ignoresDeadlines(cfg.redis) {
-			return nil, fmt.Errorf("%w: the Redis client ignores context deadlines, so a stalled Redis would stall requests past the %v Redis timeout; set ContextTimeoutEnabled: true in its options", ErrInvalidPolicy, cfg.redisTimeout)
+			return nil, fmt.Errorf("ratelimit: the Redis client ignores context deadlines, so a stalled Redis would stall requests past the %v Redis timeout; set ContextTimeoutEnabled: true in its options", cfg.redisTimeout)
 		}
-		h = &health{
-			writer: cfg.writer, observe: cfg.observer.OnRedisHealth,
-			every: cfg.probeInterval, failClosed: cfg.failure == FailClosed,
-		}
+		h = &health{observe: cfg.observer.OnRedisHealth, every: cfg.probeInterval, failClosed: cfg.failClosed}
 		b = newBatcher(cfg.redis)
 	}
 	l := &Limiter{
-		writer: cfg.writer, draftHeaders: cfg.draftHeaders,
+		draftHeaders:     cfg.draftHeaders,
 		unavailableRetry: cfg.probeInterval, observe: cfg.observer.OnDecision,
 	}
 	seen := map[string]bool{}
 	for _, p := range policies {
 		if p.Limit < 1 || p.Window < time.Millisecond || p.Key == nil {
-			return nil, fmt.Errorf("%w: %q needs a limit of at least 1, a window of at least 1ms and a key function", ErrInvalidPolicy, p.Name)
+			return nil, fmt.Errorf("ratelimit: policy %q needs a limit of at least 1, a window of at least 1ms and a key function", p.Name)
 		}
 		if p.Name == "" {
 			p.Name = strconv.Itoa(p.Limit) + "-per-" + p.Window.String()
 		}
 		if !validName(p.Name) {
-			return nil, fmt.Errorf("%w: name %q may only hold letters, digits, '-', '_', '.' and ':'", ErrInvalidPolicy, p.Name)
+			return nil, fmt.Errorf("ratelimit: policy name %q may only hold letters, digits, '-', '_', '.' and ':'", p.Name)
 		}
 		if seen[p.Name] {
-			return nil, fmt.Errorf("%w: name %q used twice", ErrInvalidPolicy, p.Name)
+			return nil, fmt.Errorf("ratelimit: policy name %q used twice", p.Name)
 		}
 		seen[p.Name] = true
 		pp := &policy{
@@ -289,7 +265,7 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 		for _, p := range l.policies {
 			key, err := p.Key(r)
 			if err == nil && key == "" {
-				err = ErrEmptyKey
+				err = errEmptyKey
 			}
 			if err != nil {
 				l.keyFailed(w, r, p, err)
@@ -323,13 +299,11 @@ func (l *Limiter) decided(r *http.Request, p *policy, o Outcome, fallback bool) 
 	}
 }
 
+// write answers through the request's writer: the one middleware.Stack put
+// in its context, else the default.
 func (l *Limiter) write(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
-	wr := l.writer
-	if wr == nil {
-		wr = problem.FromContext(r.Context())
-	}
 	// The writer logs every problem, including one it could not write.
-	_ = wr.Write(w, r, p)
+	_ = problem.FromContext(r.Context()).Write(w, r, p)
 }
 
 func (l *Limiter) refuse(w http.ResponseWriter, r *http.Request, p *policy, res result) {

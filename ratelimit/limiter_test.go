@@ -1,7 +1,6 @@
 package ratelimit_test
 
 import (
-	"errors"
 	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"log"
@@ -88,8 +87,7 @@ func TestRefusalIsARateLimitedProblem(t *testing.T) {
 	window := 2 * time.Second
 	sleepUntilPhase(window, 0.5)
 	var logs testlog.Buffer
-	mw := ratelimit.LimitBy(limit, window, httprate.Key("all"),
-		ratelimit.WithWriter(testlog.Writer(&logs)), ratelimit.WithDraftHeaders())
+	mw := withWriter(testlog.Writer(&logs), ratelimit.LimitBy(limit, window, httprate.Key("all"), ratelimit.WithDraftHeaders()))
 	srv, _ := serve(t, mw(okHandler))
 
 	for i := range limit {
@@ -166,7 +164,7 @@ func TestRetryAfterIsWhenTheWindowAdmits(t *testing.T) {
 	// Start right after a window boundary so the first burst and the refusal
 	// both fall into one window and the retry lands in the next.
 	time.Sleep(time.Until(time.Now().Truncate(window).Add(window + 20*time.Millisecond)))
-	srv, _ := serve(t, ratelimit.LimitBy(limit, window, httprate.Key("k"), ratelimit.WithWriter(testlog.Writer(io.Discard)))(okHandler))
+	srv, _ := serve(t, withWriter(testlog.Writer(io.Discard), ratelimit.LimitBy(limit, window, httprate.Key("k")))(okHandler))
 	for range limit {
 		if resp, _ := get(t, srv.URL, nil); resp.StatusCode != 200 {
 			t.Fatalf("status %d", resp.StatusCode)
@@ -212,11 +210,11 @@ func TestSeveralPolicies(t *testing.T) {
 	l, err := ratelimit.New([]ratelimit.Policy{
 		{Name: "burst", Limit: 2, Window: time.Second, Key: httprate.Key("k")},
 		{Name: "sustained", Limit: 100, Window: time.Hour, Key: httprate.Key("k")},
-	}, ratelimit.WithDraftHeaders(), ratelimit.WithWriter(testlog.Writer(io.Discard)))
+	}, ratelimit.WithDraftHeaders())
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _ := serve(t, l.Handler(okHandler))
+	srv, _ := serve(t, withWriter(testlog.Writer(io.Discard), l.Handler)(okHandler))
 	resp, _ := get(t, srv.URL, nil)
 	if got := resp.Header.Get("X-RateLimit-Limit"); got != "2" {
 		t.Errorf("X-RateLimit-Limit %q: want the tightest policy", got)
@@ -258,7 +256,7 @@ func TestInvalidPolicies(t *testing.T) {
 		"no Redis timeout":              ratelimit.WithRedisTimeout(0),
 		"no probe interval":             ratelimit.WithProbeInterval(-time.Second),
 	} {
-		if _, err := ratelimit.New(ok, opt); !errors.Is(err, ratelimit.ErrInvalidPolicy) {
+		if _, err := ratelimit.New(ok, opt); err == nil || !strings.HasPrefix(err.Error(), "ratelimit: ") {
 			t.Errorf("%s: New returned %v", name, err)
 		}
 	}
@@ -269,9 +267,9 @@ func TestEmptyKeyFailsLoudly(t *testing.T) {
 	wr := testlog.Writer(&logs)
 	r := chi.NewRouter()
 	empty := func(*http.Request) (string, error) { return "", nil }
-	r.With(ratelimit.LimitBy(10, time.Minute, empty, ratelimit.WithWriter(wr))).Get("/empty", okHandler)
-	r.With(ratelimit.LimitBy(10, time.Minute, ratelimit.Join(httprate.Key("x"), empty), ratelimit.WithWriter(wr))).Get("/joined", okHandler)
-	r.With(ratelimit.LimitBy(10, time.Minute, ratelimit.ByHeader("x-api-key"), ratelimit.WithWriter(wr))).Get("/apikey", okHandler)
+	r.With(withWriter(wr, ratelimit.LimitBy(10, time.Minute, empty))).Get("/empty", okHandler)
+	r.With(withWriter(wr, ratelimit.LimitBy(10, time.Minute, ratelimit.Join(httprate.Key("x"), empty)))).Get("/joined", okHandler)
+	r.With(withWriter(wr, ratelimit.LimitBy(10, time.Minute, ratelimit.ByHeader("x-api-key")))).Get("/apikey", okHandler)
 	srv, _ := serve(t, r)
 
 	for _, path := range []string{"/empty", "/joined"} {
@@ -328,5 +326,37 @@ func TestWriterFromRequestContext(t *testing.T) {
 	p, err := problem.Parse(body)
 	if err != nil || resp.StatusCode != 429 || p.Type() != "urn:acme:rate_limited" || !strings.Contains(logs.String(), `"code":"rate_limited"`) {
 		t.Fatalf("%d %s (%v); log %s", resp.StatusCode, body, err, logs.String())
+	}
+}
+
+// withWriter puts wr in the request's context in front of mw, as
+// middleware.Stack(middleware.WithWriter(wr)) does, so that the limiter
+// writes and logs through it.
+func withWriter(wr *problem.Writer, mw func(http.Handler) http.Handler) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		h := mw(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(w, r.WithContext(problemhook.NewContext(r.Context(), wr)))
+		})
+	}
+}
+
+// With no writer in the request's context (no middleware.Stack in front)
+// the limiter answers and logs through problem.Default(), as it is at the
+// time of the response: the process's one configuration, never a writer of
+// its own.
+func TestWriterDefaultWithoutStack(t *testing.T) {
+	for _, base := range []string{"urn:first:", "https://errors.example.com/v2/"} {
+		var logs testlog.Buffer
+		old := problem.Default()
+		problem.SetDefault(problem.NewWriter(problem.WithBaseURI(base), problem.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil)))))
+		srv, _ := serve(t, ratelimit.LimitBy(1, time.Hour, httprate.Key("all"))(okHandler))
+		get(t, srv.URL, nil)
+		resp, body := get(t, srv.URL, nil)
+		problem.SetDefault(old)
+		p, err := problem.Parse(body)
+		if err != nil || resp.StatusCode != 429 || p.Type() != base+"rate_limited" || !strings.Contains(logs.String(), `"code":"rate_limited"`) {
+			t.Errorf("%s: %d %s (%v); log %s", base, resp.StatusCode, body, err, logs.String())
+		}
 	}
 }

@@ -13,8 +13,11 @@ type Observer struct {
 	// after the decision and before the response.
 	OnDecision func(context.Context, Decision)
 	// OnRedisHealth is called once per transition of the shared counter,
-	// by the request that noticed it, never once per request.
-	OnRedisHealth func(context.Context, RedisHealth)
+	// by the request that noticed it, never once per request: with the
+	// failure that marked Redis down, or with nil when it answers again.
+	// The error's text may hold addresses: keep it out of anything a
+	// client sees.
+	OnRedisHealth func(ctx context.Context, err error)
 }
 
 // Decision is one policy's verdict on one request.
@@ -24,46 +27,24 @@ type Decision struct {
 	// Outcome is what the policy did with the request.
 	Outcome Outcome
 	// Fallback reports that the in-process counter decided because Redis
-	// was unreachable (FailOpen), or that the request was refused for that
-	// reason (FailClosed, Outcome Unavailable).
+	// was unreachable (failing open), or that the request was refused for
+	// that reason (WithFailClosed, Outcome Unavailable).
 	Fallback bool
 }
 
-// Outcome is what a policy did with a request.
-type Outcome uint8
+// Outcome is what a policy did with a request. Its value is the one word a
+// metric label or a span attribute takes.
+type Outcome string
 
 const (
 	// Allowed: the request was counted and passed on.
-	Allowed Outcome = iota
+	Allowed Outcome = "allowed"
 	// Limited: the request was refused with 429 rate_limited.
-	Limited
-	// Unavailable: the shared counter was unreachable in FailClosed mode,
+	Limited Outcome = "limited"
+	// Unavailable: the shared counter was unreachable under WithFailClosed,
 	// and the request was refused with 503 unavailable.
-	Unavailable
+	Unavailable Outcome = "unavailable"
 )
-
-// String returns "allowed", "limited" or "unavailable", suitable as a metric
-// label.
-func (o Outcome) String() string {
-	switch o {
-	case Allowed:
-		return "allowed"
-	case Limited:
-		return "limited"
-	case Unavailable:
-		return "unavailable"
-	}
-	return "unknown"
-}
-
-// RedisHealth is a transition of the shared counter.
-type RedisHealth struct {
-	// Healthy is true when Redis answers again, false when it stopped.
-	Healthy bool
-	// Err is the failure that marked Redis down (nil when Healthy). Its
-	// text may hold addresses: keep it out of anything a client sees.
-	Err error
-}
 
 // WithObserver reports every decision and every Redis health transition to
 // o. Without it (or with both fields nil) the hot path pays one nil check.

@@ -46,8 +46,8 @@ func (r *recorder) observer() ratelimit.Observer {
 			}
 			r.add(fmt.Sprintf("%s %s fallback=%v", d.Policy, d.Outcome, d.Fallback))
 		},
-		OnRedisHealth: func(_ context.Context, h ratelimit.RedisHealth) {
-			r.add(fmt.Sprintf("healthy=%v err=%v", h.Healthy, h.Err != nil))
+		OnRedisHealth: func(_ context.Context, err error) {
+			r.add(fmt.Sprintf("healthy=%v err=%v", err == nil, err != nil))
 		},
 	}
 }
@@ -63,14 +63,13 @@ func TestObserverSeesDecisionsAndTransitions(t *testing.T) {
 		{Name: "wide", Limit: 100, Window: time.Hour, Key: httprate.Key("secret-api-key")},
 		{Name: "narrow", Limit: 2, Window: time.Hour, Key: httprate.Key("secret-api-key")},
 	}, ratelimit.WithRedis(newRedisClient(t, rs.Addr())), ratelimit.WithObserver(rec.observer()),
-		ratelimit.WithRedisTimeout(testTimeout), ratelimit.WithProbeInterval(50*time.Millisecond),
-		ratelimit.WithWriter(problem.NewWriter(problem.WithLogger(logger))))
+		ratelimit.WithRedisTimeout(testTimeout), ratelimit.WithProbeInterval(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A middleware puts a value in the context, to check the observer gets
 	// the request's own.
-	h := l.Handler(okHandler)
+	h := withWriter(problem.NewWriter(problem.WithLogger(logger)), l.Handler)(okHandler)
 	srv, _ := serve(t, httpHandlerWithValue(h))
 
 	for range 3 {
@@ -127,8 +126,8 @@ func TestObserverSeesDecisionsAndTransitions(t *testing.T) {
 
 func TestOutcomeNames(t *testing.T) {
 	for o, want := range map[ratelimit.Outcome]string{ratelimit.Allowed: "allowed", ratelimit.Limited: "limited", ratelimit.Unavailable: "unavailable"} {
-		if o.String() != want {
-			t.Errorf("%d: %q", o, o.String())
+		if string(o) != want {
+			t.Errorf("%q, want %q", o, want)
 		}
 	}
 }
@@ -137,7 +136,7 @@ func TestObserverSeesFailClosedRefusals(t *testing.T) {
 	rs := redistest.Start(t)
 	var rec recorder
 	in := newInstance(t, rs.Addr(), []ratelimit.Policy{{Name: "closed", Limit: 5, Window: time.Hour, Key: httprate.Key("k")}},
-		ratelimit.WithFailureMode(ratelimit.FailClosed), ratelimit.WithRedisTimeout(testTimeout),
+		ratelimit.WithFailClosed(), ratelimit.WithRedisTimeout(testTimeout),
 		ratelimit.WithObserver(ratelimit.Observer{OnDecision: func(_ context.Context, d ratelimit.Decision) {
 			rec.add(fmt.Sprintf("%s %s fallback=%v", d.Policy, d.Outcome, d.Fallback))
 		}}))

@@ -17,7 +17,7 @@ import (
 // requests of this process run side by side and instances cannot race each
 // other.
 //
-// In FailOpen mode every reply also updates the in-process counter, which
+// Failing open, every reply also updates the in-process counter, which
 // therefore always holds the counts Redis last returned for each key: when
 // Redis fails, the fallback continues from them instead of from zero, and
 // when Redis answers again, the script raises its count to what was admitted
@@ -29,11 +29,11 @@ type redisCounter struct {
 	limit   int
 	window  time.Duration
 	timeout time.Duration
-	// The script's constant arguments, converted once rather than boxed
-	// and formatted on every request.
-	limitArg, windowArg, ttlArg any
-	health                      *health
-	local                       *memoryCounter // nil when failing closed
+	// The script's constant numbers: the window in microseconds, a
+	// counter's TTL in milliseconds.
+	windowMicros, ttlMillis int64
+	health                  *health
+	local                   *memoryCounter // nil when failing closed
 	// reload asks a Cluster client to refresh its slot map; nil for other
 	// clients.
 	reload func(context.Context)
@@ -68,17 +68,16 @@ func ignoresDeadlines(c redis.UniversalClient) bool {
 
 func newRedisCounter(cfg config, b *batcher, h *health, p Policy) *redisCounter {
 	c := &redisCounter{
-		batch:     b,
-		base:      cfg.prefix + p.Name + ":{",
-		limit:     p.Limit,
-		window:    p.Window,
-		timeout:   cfg.redisTimeout,
-		health:    h,
-		limitArg:  strconv.Itoa(p.Limit),
-		windowArg: strconv.FormatInt(p.Window.Microseconds(), 10),
-		ttlArg:    strconv.FormatInt((2*p.Window + time.Second).Milliseconds(), 10),
+		batch:        b,
+		base:         cfg.prefix + p.Name + ":{",
+		limit:        p.Limit,
+		window:       p.Window,
+		timeout:      cfg.redisTimeout,
+		health:       h,
+		windowMicros: p.Window.Microseconds(),
+		ttlMillis:    (2*p.Window + time.Second).Milliseconds(),
 	}
-	if cfg.failure == FailOpen {
+	if !cfg.failClosed {
 		c.local = newMemoryCounter(p.Limit, p.Window, cfg.maxKeys)
 	}
 	if m, ok := cfg.redis.(clusterMap); ok {
@@ -123,7 +122,7 @@ func (c *redisCounter) shared(ctx context.Context, key string, now time.Time) (r
 	ch := checkPool.Get().(*check)
 	ch.ctx = ctx
 	ch.keys = c.keys(key, start)
-	ch.args = [5]any{c.limitArg, c.windowArg, now.Sub(start).Microseconds(), c.ttlArg, floor}
+	ch.limit, ch.window, ch.elapsed, ch.ttl, ch.floor = int64(c.limit), c.windowMicros, now.Sub(start).Microseconds(), c.ttlMillis, floor
 	ch.deadline = now.Add(c.timeout)
 	c.batch.run(ch)
 	v, err := ch.reply, ch.err
@@ -144,12 +143,15 @@ func (c *redisCounter) shared(ctx context.Context, key string, now time.Time) (r
 // secrets a key function may return out of Redis.
 func (c *redisCounter) keys(key string, start time.Time) [2]string {
 	sum := sha256.Sum256([]byte(key))
-	var buf [128]byte
+	var buf [256]byte
 	b := append(buf[:0], c.base...)
 	b = base64.RawURLEncoding.AppendEncode(b, sum[:16])
 	b = append(b, "}:"...)
+	// Both names in one string, one allocation.
 	n := len(b)
-	curr := string(strconv.AppendInt(b, start.UnixMilli(), 10))
-	prev := string(strconv.AppendInt(b[:n], start.Add(-c.window).UnixMilli(), 10))
-	return [2]string{curr, prev}
+	b = strconv.AppendInt(b, start.UnixMilli(), 10)
+	m := len(b)
+	b = append(b, b[:n]...)
+	both := string(strconv.AppendInt(b, start.Add(-c.window).UnixMilli(), 10))
+	return [2]string{both[:m], both[m:]}
 }

@@ -64,13 +64,12 @@ func newInstanceOn(t *testing.T, client redis.UniversalClient, policies []rateli
 		// process. Outage tests set their own.
 		ratelimit.WithRedisTimeout(5 * time.Second),
 		ratelimit.WithRedis(client),
-		ratelimit.WithWriter(problem.NewWriter(problem.WithLogger(logger))),
 	}, opts...)
 	l, err := ratelimit.New(policies, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _ := serve(t, l.Handler(okHandler))
+	srv, _ := serve(t, withWriter(problem.NewWriter(problem.WithLogger(logger)), l.Handler)(okHandler))
 	return instance{url: srv.URL, logs: &logs}
 }
 
@@ -277,7 +276,7 @@ func TestRedisOutageFailClosed(t *testing.T) {
 	rs := redistest.Start(t)
 	in := newInstance(t, rs.Addr(),
 		[]ratelimit.Policy{{Limit: 1000, Window: time.Hour, Key: httprate.Key("k")}},
-		ratelimit.WithFailureMode(ratelimit.FailClosed),
+		ratelimit.WithFailClosed(),
 		ratelimit.WithRedisTimeout(testTimeout), ratelimit.WithProbeInterval(100*time.Millisecond))
 
 	if resp, _ := get(t, in.url, nil); resp.StatusCode != 200 {
@@ -337,12 +336,11 @@ func TestRedisNoGoroutineLeft(t *testing.T) {
 	rs := redistest.Start(t)
 	client := redis.NewUniversalClient(redisOptions(rs.Addr()))
 	l, err := ratelimit.New([]ratelimit.Policy{{Limit: 100, Window: time.Second, Key: httprate.Key("k")}},
-		ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(testTimeout),
-		ratelimit.WithWriter(testlog.Writer(io.Discard)))
+		ratelimit.WithRedis(client), ratelimit.WithRedisTimeout(testTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := l.Handler(okHandler)
+	h := withWriter(testlog.Writer(io.Discard), l.Handler)(okHandler)
 	var served atomic.Int32
 	do := func() {
 		rec := &statusRecorder{header: http.Header{}}

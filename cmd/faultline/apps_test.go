@@ -42,7 +42,7 @@ const appBodyLimit = 2048
 
 func kitChiApp(t *testing.T) string {
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
-	lim, err := ratelimit.New([]ratelimit.Policy{{Name: "probe-test", Limit: 2, Window: time.Minute, Key: ratelimit.ByIP}}, ratelimit.WithWriter(wr))
+	lim, err := ratelimit.New([]ratelimit.Policy{{Name: "probe-test", Limit: 2, Window: time.Minute, Key: ratelimit.ByIP}})
 	if err != nil {
 		t.Fatal(err)
 	}

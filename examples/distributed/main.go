@@ -24,6 +24,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/redislog"
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
@@ -81,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	base := slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(stderr, nil))))
 	// go-redis logs failed dials and the like on its own, process-wide:
 	// as records of the same JSON log, not as plain text lines beside it.
-	redis.SetLogger(ratelimit.RedisLogger{Logger: base})
+	redis.SetLogger(redislog.Logger{Logger: base})
 
 	var clients []*redis.Client
 	// Servers drain before the Redis clients close, so a request in flight
@@ -136,7 +137,7 @@ func newInstance(name string, client redis.UniversalClient, logger *slog.Logger,
 	// nothing else, is what makes them share one bucket per client.
 	limiter, err := ratelimit.New([]ratelimit.Policy{{
 		Name: "distributed-quota", Limit: cfg.limit, Window: cfg.window, Key: ratelimit.ByIP,
-	}}, ratelimit.WithRedis(client), ratelimit.WithWriter(wr))
+	}}, ratelimit.WithRedis(client))
 	if err != nil {
 		return nil, err
 	}

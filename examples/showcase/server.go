@@ -27,7 +27,7 @@ func newServer(cfg config, logger *slog.Logger, getenv func(string) string) (*se
 	wr := newWriter(logger, cfg)
 	orders := newOrderStore()
 
-	limiter, closeRedis, err := newLimiter(cfg, wr, logger, getenv("REDIS_URL"))
+	limiter, closeRedis, err := newLimiter(cfg, logger, getenv("REDIS_URL"))
 	if err != nil {
 		return nil, err
 	}
@@ -70,9 +70,9 @@ func newServer(cfg config, logger *slog.Logger, getenv func(string) string) (*se
 
 // newLimiter counts in memory, or in Redis when redisURL is set so that
 // every instance pointed at it shares the limit.
-func newLimiter(cfg config, wr *problem.Writer, logger *slog.Logger, redisURL string) (*ratelimit.Limiter, func() error, error) {
+func newLimiter(cfg config, logger *slog.Logger, redisURL string) (*ratelimit.Limiter, func() error, error) {
 	policy := ratelimit.Policy{Name: "showcase-limited", Limit: cfg.limit, Window: cfg.limitWindow, Key: ratelimit.ByIP}
-	opts := []ratelimit.Option{ratelimit.WithWriter(wr)}
+	var opts []ratelimit.Option
 	closeFn := func() error { return nil }
 	if redisURL != "" {
 		ropts, err := redis.ParseURL(redisURL)

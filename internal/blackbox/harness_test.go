@@ -155,7 +155,7 @@ func routes(wr *problem.Writer, execs *counter) map[string]http.Handler {
 			}
 			w.WriteHeader(http.StatusNoContent)
 		}),
-		"GET /limited": ratelimit.LimitBy(2, time.Minute, ratelimit.ByIP, ratelimit.WithWriter(wr))(
+		"GET /limited": ratelimit.LimitBy(2, time.Minute, ratelimit.ByIP)(
 			http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })),
 		"GET /ok": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")

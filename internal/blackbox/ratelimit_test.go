@@ -27,7 +27,7 @@ func limitedMux(t *testing.T, opts ...ratelimit.Option) *app {
 	a := &app{t: t, logs: &testlog.Buffer{}, execs: &counter{n: map[string]int{}}}
 	wr := newWriter(testlog.Logger(a.logs), false)
 	l, err := ratelimit.New([]ratelimit.Policy{{Name: "per-token", Limit: 2, Window: time.Minute, Key: ratelimit.ByHeader("Authorization")}},
-		append([]ratelimit.Option{ratelimit.WithWriter(wr)}, opts...)...)
+		opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +63,14 @@ func TestRateLimitKeyedByASecretLeaksNothing(t *testing.T) {
 // Redis is back the shared limit holds again.
 func TestRedisGoingAwayMidLoad(t *testing.T) {
 	srv := redistest.Start(t)
-	for _, mode := range []ratelimit.FailureMode{ratelimit.FailOpen, ratelimit.FailClosed} {
+	for _, failClosed := range []bool{false, true} {
 		rc := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 		t.Cleanup(func() { rc.Close() })
-		a := limitedMux(t, ratelimit.WithRedis(rc), ratelimit.WithFailureMode(mode), ratelimit.WithRedisTimeout(100*time.Millisecond),
-			ratelimit.WithPrefix("bb"+time.Now().Format("150405.000000")))
+		opts := []ratelimit.Option{ratelimit.WithRedis(rc), ratelimit.WithRedisTimeout(100 * time.Millisecond), ratelimit.WithPrefix("bb" + time.Now().Format("150405.000000"))}
+		if failClosed {
+			opts = append(opts, ratelimit.WithFailClosed())
+		}
+		a := limitedMux(t, opts...)
 		token := "Bearer mode-" + time.Now().Format("150405.000000")
 		for range 2 {
 			if ans := a.request("GET", "/v1/items", "", "Authorization", token); ans.status != http.StatusNoContent {
@@ -78,12 +81,11 @@ func TestRedisGoingAwayMidLoad(t *testing.T) {
 		srv.Kill()
 		for i := range 5 {
 			ans := a.request("GET", "/v1/items", "", "Authorization", "Bearer fresh-"+string(rune('a'+i)))
-			switch mode {
-			case ratelimit.FailOpen:
+			if !failClosed {
 				if ans.status != http.StatusNoContent {
 					t.Errorf("fail-open with Redis down: %d %s", ans.status, ans.body)
 				}
-			case ratelimit.FailClosed:
+			} else {
 				if ans.status != http.StatusServiceUnavailable || ans.doc == nil || ans.doc["retryable"] != true {
 					t.Errorf("fail-closed with Redis down: %d %s", ans.status, ans.body)
 				} else {
@@ -99,11 +101,14 @@ func TestRedisGoingAwayMidLoad(t *testing.T) {
 // pass or a problem of the contract, never a bare 500 or a hang.
 func TestRedisDyingUnderConcurrentLoad(t *testing.T) {
 	srv := redistest.Start(t)
-	for _, mode := range []ratelimit.FailureMode{ratelimit.FailOpen, ratelimit.FailClosed} {
+	for _, failClosed := range []bool{false, true} {
 		rc := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 		t.Cleanup(func() { rc.Close() })
-		a := limitedMux(t, ratelimit.WithRedis(rc), ratelimit.WithFailureMode(mode), ratelimit.WithRedisTimeout(100*time.Millisecond),
-			ratelimit.WithPrefix("load"+time.Now().Format("150405.000000")))
+		opts := []ratelimit.Option{ratelimit.WithRedis(rc), ratelimit.WithRedisTimeout(100 * time.Millisecond), ratelimit.WithPrefix("load" + time.Now().Format("150405.000000"))}
+		if failClosed {
+			opts = append(opts, ratelimit.WithFailClosed())
+		}
+		a := limitedMux(t, opts...)
 		const workers, each = 8, 25
 		type got struct {
 			status int
@@ -149,15 +154,15 @@ func TestRedisDyingUnderConcurrentLoad(t *testing.T) {
 				if full {
 					a.checkContract("limited under load", r.ans, 429, "rate_limited")
 				}
-			case r.status == http.StatusServiceUnavailable && mode == ratelimit.FailClosed && r.ans.doc != nil:
+			case r.status == http.StatusServiceUnavailable && failClosed && r.ans.doc != nil:
 				if full {
 					a.checkContract("fail-closed under load", r.ans, 503, r.ans.doc["code"].(string))
 				}
 			default:
-				t.Errorf("mode %v: answer %d %s", mode, r.status, r.ans.body)
+				t.Errorf("fail-closed %v: answer %d %s", failClosed, r.status, r.ans.body)
 			}
 		}
-		t.Logf("mode %v: %v", mode, counts)
+		t.Logf("fail-closed %v: %v", failClosed, counts)
 		srv.Restart()
 	}
 }

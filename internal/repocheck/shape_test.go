@@ -158,6 +158,7 @@ var exportedBudget = map[string]int{
 	"correlation": 8,
 	"problem":     85,
 	"problemdocs": 5,
+	"ratelimit":   22,
 	"serve":       8,
 }
 
