@@ -17,6 +17,9 @@ func Log(s string) string {
 		// ID): answered without a scan.
 		return s
 	}
+	if len(s) <= MaxLogLen && plainProse(s) {
+		return s
+	}
 	out, f := logScan(s)
 	if f&fEscape == 0 {
 		return out

@@ -15,6 +15,9 @@ import (
 // It is applied to every string that leaves in a problem, so the common case,
 // clean text, returns s itself without allocating.
 func Public(s string) string {
+	if len(s) <= MaxPublicLen && plainProse(s) {
+		return s
+	}
 	out, f := publicScan(s)
 	if f&fEscape == 0 {
 		return out

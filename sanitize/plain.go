@@ -1,0 +1,87 @@
+package sanitize
+
+// plainProse reports whether s is text on which no rule of either tier can
+// fire, by a pass much cheaper than the prefilter's: most bytes of clean
+// prose cost one table lookup, and each of the few that the prefilter
+// stops at is answered by the prefilter's own check for that byte, or by
+// a shorter test that implies it gives nothing, or the pass gives up and
+// leaves s to the prefilter (any byte it does not handle: quotes, '=',
+// '-', '/', escapes, controls, non-ASCII). It is sound only as long as it
+// gives up on every byte publicScanner.class marks that it has no case
+// for: TestPlainProseSound checks it against the prefilter.
+//
+// When it holds, publicScanner finds no flag the tiers read, so Public
+// and Log return s itself.
+func plainProse(s string) bool {
+	class := &publicScanner.class
+	// contextEnd is where the run of value bytes around the last digit
+	// checked ends: the other digits of that run share its answer.
+	contextEnd := 0
+	for i := 0; i < len(s); i++ {
+		for i < len(s) && class[s[i]] == clsBoring {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z':
+			// Only where a word starts (see scanRange).
+			if i > 0 && isAlnum(s[i-1]) {
+				continue
+			}
+			if scanWord(s, i, publicFlags) != 0 || mayTrigger(s, i) && triggerAt(s, i) {
+				return false
+			}
+		case 'A' <= c && c <= 'Z':
+			// A capital after a lower-case letter is the context rule's.
+			if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
+				return false
+			}
+			// scanRange's checks for a capital.
+			upperNext := i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z'
+			if (mixedCaseWord[c] || upperNext) && scanWord(s, i, publicFlags) != 0 || mayTrigger(s, i) && triggerAt(s, i) {
+				return false
+			}
+		case isDigit(c):
+			if i >= contextEnd {
+				// The context rule reads no run of value bytes shorter
+				// than its shortest value.
+				p, e := i, i
+				for p > 0 && e-p < minContextValue && credentialValueByte[s[p-1]] {
+					p--
+				}
+				for e < len(s) && e-p < minContextValue && credentialValueByte[s[e]] {
+					e++
+				}
+				if e-p >= minContextValue {
+					return false
+				}
+				contextEnd = e
+			}
+			if cardStart(s, i) {
+				if ok, _ := cardAt(s, i); ok {
+					return false
+				}
+			}
+		case c == '.':
+			if !proseDot(s, i) || mayTrigger(s, i) && triggerAt(s, i) {
+				return false
+			}
+		case c == ',':
+			// keyBefore reads a comma only after a quote; the other check
+			// is a Python frame's ", in ".
+			if i == 0 || s[i-1] == '"' || s[i-1] == '\'' || i+4 < len(s) && s[i+1:i+5] == " in " {
+				return false
+			}
+		case c == ':':
+			if colonFlags(s, i, publicScanner.want) != 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
