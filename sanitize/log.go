@@ -1,6 +1,10 @@
 package sanitize
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/faultline-go/faultline/internal/textclass"
+)
 
 const lowerHex = "0123456789abcdef"
 
@@ -8,7 +12,7 @@ const lowerHex = "0123456789abcdef"
 // connection-string passwords are replaced with Redacted, while SQL, IP
 // addresses, host names, paths and stack traces stay for the operator.
 // Control characters, line and paragraph separators and the invisible runes
-// of IsInvisible are written as visible escapes (`\n`, `\u202e`), so one value
+// (bidirectional controls, zero-width characters, tags) are written as visible escapes (`\n`, `\u202e`), so one value
 // can neither forge a second log line nor reorder what a reader sees.
 func Log(s string) string {
 	if isUUID(s) {
@@ -77,27 +81,12 @@ func escapeAt(s string) int {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if IsEscaped(r) {
+		if textclass.IsEscaped(r) {
 			return i
 		}
 		i += n
 	}
 	return -1
-}
-
-// IsEscaped reports whether the log tier writes r as a visible escape:
-// C0 and C1 controls and DEL (a terminal reads U+009B as it reads ESC [),
-// the line and paragraph separators, and the runes of IsInvisible. A
-// renderer that puts text on one line of its own (a CLI message) folds the
-// same runes.
-func IsEscaped(r rune) bool {
-	switch {
-	case r < 0x20, 0x7f <= r && r <= 0x9f:
-		return true
-	case r == 0x2028, r == 0x2029: // line and paragraph separators
-		return true
-	}
-	return IsInvisible(r)
 }
 
 func escapeControls(s string) string {
@@ -119,7 +108,7 @@ func escapeFrom(s string, i int) string {
 			b = append(b, `\r`...)
 		case r == '\t':
 			b = append(b, `\t`...)
-		case IsEscaped(r):
+		case textclass.IsEscaped(r):
 			// Tags lie beyond the BMP and take \U with eight digits, as in
 			// Go, so an escape never reads as a shorter one and a digit.
 			esc, digits := `\u`, 4
