@@ -21,9 +21,6 @@ func Log(s string) string {
 		// ID): answered without a scan.
 		return s
 	}
-	if len(s) <= MaxLogLen && plainProse(s) {
-		return s
-	}
 	out, f := logScan(s)
 	if f&fEscape == 0 {
 		return out
@@ -42,7 +39,11 @@ func logText(s string) string {
 func logScan(s string) (string, flags) {
 	f := fEscape | fNonASCII
 	if len(s) <= MaxLogLen {
-		f = logScanner.scan(s)
+		k := plainPrefix(s)
+		if k == len(s) {
+			return s, 0
+		}
+		f = withURL(logScanner.scanRange(s, k, len(s), logScanner.want))
 		if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || utf8.ValidString(s) && escapeAt(s) < 0) {
 			return s, f
 		}

@@ -1,18 +1,18 @@
 package sanitize
 
-// plainProse reports whether s is text on which no rule of either tier can
-// fire, by a pass much cheaper than the prefilter's: most bytes of clean
-// prose cost one table lookup, and each of the few that the prefilter
-// stops at is answered by the prefilter's own check for that byte, or by
-// a shorter test that implies it gives nothing, or the pass gives up and
-// leaves s to the prefilter (any byte it does not handle: quotes, '=',
-// '-', '/', escapes, controls, non-ASCII). It is sound only as long as it
-// gives up on every byte publicScanner.class marks that it has no case
-// for: TestPlainProseSound checks it against the prefilter.
-//
-// When it holds, publicScanner finds no flag the tiers read, so Public
-// and Log return s itself.
-func plainProse(s string) bool {
+// plainPrefix returns the length of the longest start of s on which no
+// check of the prefilter's can raise a flag, found by a pass much cheaper
+// than the prefilter's: most bytes of clean prose cost one table lookup,
+// and each of the few that the prefilter stops at is answered by the
+// prefilter's own check for that byte, or by a shorter test that implies
+// it gives nothing. The pass ends at the first byte it has no case for
+// (quotes, '=', '-', '/', escapes, controls, non-ASCII, an inner capital),
+// and the prefilter scans from there: scanning s[plainPrefix(s):] in the
+// context of s gives the flags of all of s, in either tier's scanner, or
+// a context or card flag more whose rule finds nothing
+// (TestPlainPrefixSound), so clean prose costs this pass alone and other
+// text pays for no byte twice.
+func plainPrefix(s string) int {
 	class := &publicScanner.class
 	// contextEnd is where the run of value bytes around the last digit
 	// checked ends: the other digits of that run share its answer.
@@ -32,17 +32,17 @@ func plainProse(s string) bool {
 				continue
 			}
 			if scanWord(s, i, publicFlags) != 0 || mayTrigger(s, i) && triggerAt(s, i) {
-				return false
+				return i
 			}
 		case 'A' <= c && c <= 'Z':
 			// A capital after a lower-case letter is the context rule's.
 			if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
-				return false
+				return i
 			}
 			// scanRange's checks for a capital.
 			upperNext := i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z'
 			if (mixedCaseWord[c] || upperNext) && scanWord(s, i, publicFlags) != 0 || mayTrigger(s, i) && triggerAt(s, i) {
-				return false
+				return i
 			}
 		case isDigit(c):
 			if i >= contextEnd {
@@ -56,32 +56,32 @@ func plainProse(s string) bool {
 					e++
 				}
 				if e-p >= minContextValue {
-					return false
+					return i
 				}
 				contextEnd = e
 			}
 			if cardStart(s, i) {
 				if ok, _ := cardAt(s, i); ok {
-					return false
+					return i
 				}
 			}
 		case c == '.':
 			if !proseDot(s, i) || mayTrigger(s, i) && triggerAt(s, i) {
-				return false
+				return i
 			}
 		case c == ',':
 			// keyBefore reads a comma only after a quote; the other check
 			// is a Python frame's ", in ".
 			if i == 0 || s[i-1] == '"' || s[i-1] == '\'' || i+4 < len(s) && s[i+1:i+5] == " in " {
-				return false
+				return i
 			}
 		case c == ':':
 			if colonFlags(s, i, publicScanner.want) != 0 {
-				return false
+				return i
 			}
 		default:
-			return false
+			return i
 		}
 	}
-	return true
+	return len(s)
 }

@@ -15,9 +15,6 @@ import (
 // It is applied to every string that leaves in a problem, so the common case,
 // clean text, returns s itself without allocating.
 func Public(s string) string {
-	if len(s) <= MaxPublicLen && plainProse(s) {
-		return s
-	}
 	out, f := publicScan(s)
 	if f&fEscape == 0 {
 		return out
@@ -35,7 +32,11 @@ func publicText(s string) string {
 func publicScan(s string) (string, flags) {
 	f := fEscape | fNonASCII
 	if len(s) <= MaxPublicLen {
-		f = publicScanner.scan(s)
+		k := plainPrefix(s)
+		if k == len(s) {
+			return s, 0
+		}
+		f = withURL(publicScanner.scanRange(s, k, len(s), publicScanner.want))
 		if f&publicFlags == 0 && (f&fNonASCII == 0 || utf8.ValidString(s)) {
 			return s, f
 		}
