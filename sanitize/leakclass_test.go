@@ -41,7 +41,7 @@ func checkBenign(t *testing.T, cases []string) {
 		if got := Public(s); got != s {
 			t.Errorf("Public(%q) = %q, want it unchanged", s, got)
 		}
-		if got, want := Log(s), escapeControls(s); got != want {
+		if got, want := Log(s), escapeControls(s, MaxLogLen); got != want {
 			t.Errorf("Log(%q) = %q, want %q", s, got, want)
 		}
 	}

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/faultline-go/faultline/internal/textclass"
@@ -62,7 +63,7 @@ func logPass(s string, f flags) (string, bool) {
 	if f&(fCtrl|fNonASCII) != 0 {
 		// The rules saw the text before its escapes: an escape that changes
 		// it spoils the proof.
-		if e := escapeControls(s); e != s {
+		if e := escapeControls(s, MaxLogLen); e != s {
 			return e, false
 		}
 	}
@@ -90,25 +91,39 @@ func escapeAt(s string) int {
 	return -1
 }
 
-func escapeControls(s string) string {
+// escapeControls returns s with the runes of textclass.IsEscaped written
+// as escapes, or only its first limit bytes and a few more when the
+// escaped text is longer: an escape is up to ten bytes for one to four,
+// and the tier cuts its text to limit anyway (clip reads no more than
+// that, and sees the result is longer), so random bytes are not escaped
+// to six times their length, through a growing buffer, to be cut.
+func escapeControls(s string, limit int) string {
 	if i := escapeAt(s); i >= 0 {
-		return escapeFrom(s, i)
+		return escapeFrom(s, i, limit)
 	}
 	return s
 }
 
-func escapeFrom(s string, i int) string {
+func escapeFrom(s string, i, limit int) string {
 	spend(len(s))
-	b := make([]byte, 0, len(s)+16)
-	b = append(b, s[:i]...)
+	// Room for twice the text, up to the limit: the escapes of a line or
+	// two fit, and text that is mostly controls stops at the limit
+	// without growing the buffer. A Builder hands its bytes over without
+	// the copy a []byte's conversion makes.
+	var b strings.Builder
+	b.Grow(min(2*len(s), limit) + 16)
+	b.WriteString(s[:i])
 	for _, r := range s[i:] {
+		if b.Len() > limit {
+			break
+		}
 		switch {
 		case r == '\n':
-			b = append(b, `\n`...)
+			b.WriteString(`\n`)
 		case r == '\r':
-			b = append(b, `\r`...)
+			b.WriteString(`\r`)
 		case r == '\t':
-			b = append(b, `\t`...)
+			b.WriteString(`\t`)
 		case textclass.IsEscaped(r):
 			// Tags lie beyond the BMP and take \U with eight digits, as in
 			// Go, so an escape never reads as a shorter one and a digit.
@@ -116,15 +131,15 @@ func escapeFrom(s string, i int) string {
 			if r > 0xffff {
 				esc, digits = `\U`, 8
 			}
-			b = append(b, esc...)
+			b.WriteString(esc)
 			for k := digits - 1; k >= 0; k-- {
-				b = append(b, lowerHex[r>>(4*k)&0xf])
+				b.WriteByte(lowerHex[r>>(4*k)&0xf])
 			}
 		default:
-			b = utf8.AppendRune(b, r)
+			b.WriteRune(r)
 		}
 	}
-	return string(b)
+	return b.String()
 }
 
 // isUUID reports s in the canonical form of RFC 9562 §4: 32 hexadecimal
