@@ -24,64 +24,80 @@ func plainPrefix(s string) int {
 		if i == len(s) {
 			break
 		}
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z':
-			// Only where a word starts (see scanRange).
-			if i > 0 && isAlnum(s[i-1]) {
-				continue
-			}
-			if scanWord(s, i, publicFlags) != 0 || mayTrigger(s, i) && triggerAt(s, i) {
-				return i
-			}
-		case 'A' <= c && c <= 'Z':
-			// A capital after a lower-case letter is the context rule's.
-			if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
-				return i
-			}
-			// scanRange's checks for a capital.
-			upperNext := i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z'
-			if (mixedCaseWord[c] || upperNext) && scanWord(s, i, publicFlags) != 0 || mayTrigger(s, i) && triggerAt(s, i) {
-				return i
-			}
+		var ok bool
+		switch c := s[i]; {
+		case isLetter(c):
+			ok = plainLetter(s, i)
 		case isDigit(c):
-			if i >= contextEnd {
-				// The context rule reads no run of value bytes shorter
-				// than its shortest value.
-				p, e := i, i
-				for p > 0 && e-p < minContextValue && credentialValueByte[s[p-1]] {
-					p--
-				}
-				for e < len(s) && e-p < minContextValue && credentialValueByte[s[e]] {
-					e++
-				}
-				if e-p >= minContextValue {
-					return i
-				}
-				contextEnd = e
-			}
-			if cardStart(s, i) {
-				if ok, _ := cardAt(s, i); ok {
-					return i
-				}
-			}
-		case c == '.':
-			if !proseDot(s, i) || mayTrigger(s, i) && triggerAt(s, i) {
-				return i
-			}
-		case c == ',':
-			// keyBefore reads a comma only after a quote; the other check
-			// is a Python frame's ", in ".
-			if i == 0 || s[i-1] == '"' || s[i-1] == '\'' || i+4 < len(s) && s[i+1:i+5] == " in " {
-				return i
-			}
-		case c == ':':
-			if colonFlags(s, i, publicScanner.want) != 0 {
-				return i
-			}
+			ok = plainDigit(s, i, &contextEnd)
 		default:
+			ok = plainPunct(s, i)
+		}
+		if !ok {
 			return i
 		}
 	}
 	return len(s)
+}
+
+// plainLetter runs scanRange's checks for the letter at s[i], and reports
+// whether they find nothing.
+func plainLetter(s string, i int) bool {
+	c := s[i]
+	if 'a' <= c && c <= 'z' {
+		// Only where a word starts.
+		return i > 0 && isAlnum(s[i-1]) || scanWord(s, i, publicFlags) == 0 && !(mayTrigger(s, i) && triggerAt(s, i))
+	}
+	// A capital after a lower-case letter is the context rule's.
+	if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
+		return false
+	}
+	upperNext := i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z'
+	if (mixedCaseWord[c] || upperNext) && scanWord(s, i, publicFlags) != 0 {
+		return false
+	}
+	return !(mayTrigger(s, i) && triggerAt(s, i))
+}
+
+// plainDigit answers the context and card checks for the digit at s[i]:
+// the context rule reads no run of value bytes shorter than its shortest
+// value (the other digits of a run share its answer: *contextEnd), and the
+// card check is the prefilter's own.
+func plainDigit(s string, i int, contextEnd *int) bool {
+	if i >= *contextEnd {
+		p, e := i, i
+		for p > 0 && e-p < minContextValue && credentialValueByte[s[p-1]] {
+			p--
+		}
+		for e < len(s) && e-p < minContextValue && credentialValueByte[s[e]] {
+			e++
+		}
+		if e-p >= minContextValue {
+			return false
+		}
+		*contextEnd = e
+	}
+	if cardStart(s, i) {
+		if ok, _ := cardAt(s, i); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// plainPunct answers the prefilter's checks for the punctuation at s[i],
+// of the few it knows: others, and controls and non-ASCII bytes, are left
+// to the prefilter.
+func plainPunct(s string, i int) bool {
+	switch s[i] {
+	case '.':
+		return proseDot(s, i) && !(mayTrigger(s, i) && triggerAt(s, i))
+	case ',':
+		// keyBefore reads a comma only after a quote; the other check is a
+		// Python frame's ", in ".
+		return i > 0 && s[i-1] != '"' && s[i-1] != '\'' && !(i+4 < len(s) && s[i+1:i+5] == " in ")
+	case ':':
+		return colonFlags(s, i, publicScanner.want) == 0
+	}
+	return false
 }

@@ -77,9 +77,6 @@ type scanner struct {
 	anchorPunct [256]bool
 	// wordFirst marks the first letters of the words scanWord looks for.
 	wordFirst [256]bool
-	// innerLower marks the lower-case letters that are triggers only where
-	// a word starts.
-	innerLower [256]bool
 }
 
 var (
@@ -134,7 +131,6 @@ func newScanner(want flags) *scanner {
 		if want&(fContext|fCard) != 0 && contextTriggerByte[c] && t[c] == clsBoring {
 			t[c] = clsTrigger
 		}
-		sc.innerLower[c] = t[c] == clsWord && 'a' <= c && c <= 'z' && !contextTriggerByte[c]
 	}
 	return sc
 }
@@ -243,12 +239,6 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 		}
 		if i == hi {
 			break
-		}
-		// A lower-case trigger letter inside a word (the "d" of "failed")
-		// is no trigger: only a word's first letter is one, and the
-		// context and card checks want a digit or a capital.
-		if sc.innerLower[s[i]] && i > 0 && isAlnum(s[i-1]) {
-			continue
 		}
 		// Only the flags not found yet are looked for: on text that holds
 		// many triggers (a hostile repetition, random bytes) the scan soon
