@@ -24,36 +24,43 @@ func plainPrefix(s string) int {
 		if i == len(s) {
 			break
 		}
-		var ok bool
+		// Word-starting lower-case letters and dots are the commonest
+		// stops of prose, so they are checked here, not in a call.
 		switch c := s[i]; {
-		case isLetter(c):
-			ok = plainLetter(s, i)
+		case 'a' <= c && c <= 'z':
+			if wordStart(s, i) && (scanWord(s, i, publicFlags) != 0 || mayTrigger(s, i) && triggerAt(s, i)) {
+				return i
+			}
+		case c == '.':
+			if !proseDot(s, i) || mayTrigger(s, i) && triggerAt(s, i) {
+				return i
+			}
+		case 'A' <= c && c <= 'Z':
+			if !plainCapital(s, i) {
+				return i
+			}
 		case isDigit(c):
-			ok = plainDigit(s, i, &contextEnd)
+			if !plainDigit(s, i, &contextEnd) {
+				return i
+			}
 		default:
-			ok = plainPunct(s, i)
-		}
-		if !ok {
-			return i
+			if !plainPunct(s, i) {
+				return i
+			}
 		}
 	}
 	return len(s)
 }
 
-// plainLetter runs scanRange's checks for the letter at s[i], and reports
-// whether they find nothing.
-func plainLetter(s string, i int) bool {
-	c := s[i]
-	if 'a' <= c && c <= 'z' {
-		// Only where a word starts.
-		return i > 0 && isAlnum(s[i-1]) || scanWord(s, i, publicFlags) == 0 && !(mayTrigger(s, i) && triggerAt(s, i))
-	}
+// plainCapital runs scanRange's checks for the capital at s[i], and
+// reports whether they find nothing.
+func plainCapital(s string, i int) bool {
 	// A capital after a lower-case letter is the context rule's.
 	if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
 		return false
 	}
 	upperNext := i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z'
-	if (mixedCaseWord[c] || upperNext) && scanWord(s, i, publicFlags) != 0 {
+	if (mixedCaseWord[s[i]] || upperNext) && scanWord(s, i, publicFlags) != 0 {
 		return false
 	}
 	return !(mayTrigger(s, i) && triggerAt(s, i))
@@ -90,8 +97,6 @@ func plainDigit(s string, i int, contextEnd *int) bool {
 // to the prefilter.
 func plainPunct(s string, i int) bool {
 	switch s[i] {
-	case '.':
-		return proseDot(s, i) && !(mayTrigger(s, i) && triggerAt(s, i))
 	case ',':
 		// keyBefore reads a comma only after a quote; the other check is a
 		// Python frame's ", in ".
