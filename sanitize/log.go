@@ -113,9 +113,10 @@ func escapeFrom(s string, i, limit int) string {
 	var b strings.Builder
 	b.Grow(min(2*len(s), limit) + 16)
 	b.WriteString(s[:i])
-	for _, r := range s[i:] {
-		if b.Len() > limit {
-			break
+	for i < len(s) && b.Len() <= limit {
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
 		}
 		switch {
 		case r == '\n':
@@ -135,9 +136,19 @@ func escapeFrom(s string, i, limit int) string {
 			for k := digits - 1; k >= 0; k-- {
 				b.WriteByte(lowerHex[r>>(4*k)&0xf])
 			}
+		case r < utf8.RuneSelf:
+			// A run of printable ASCII is copied whole, up to the limit.
+			e, end := i+1, min(len(s), i+limit+1-b.Len())
+			for e < end && s[e] >= ' ' && s[e] < 0x7f {
+				e++
+			}
+			b.WriteString(s[i:e])
+			n = e - i
 		default:
+			// An invalid byte is written as U+FFFD, as range would read it.
 			b.WriteRune(r)
 		}
+		i += n
 	}
 	return b.String()
 }
