@@ -44,9 +44,14 @@ func logScan(s string) (string, flags) {
 		if k == len(s) {
 			return s, 0
 		}
-		f = withURL(logScanner.scanRange(s, k, len(s), logScanner.want))
-		if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || utf8.ValidString(s) && escapeAt(s) < 0) {
-			return s, f
+		// Text that is not valid UTF-8 is made valid before any rule
+		// reads it (settle) and scanned then: a scan now would be thrown
+		// away. The check reads eight ASCII bytes at a time.
+		if utf8.ValidString(s[k:]) {
+			f = withURL(logScanner.scanRange(s, k, len(s), logScanner.want))
+			if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || escapeAt(s) < 0) {
+				return s, f
+			}
 		}
 	}
 	return settle(s, f, MaxLogLen, logScanner, logPass), f
