@@ -102,7 +102,10 @@ func plainPunct(s string, i int) bool {
 		// Python frame's ", in ".
 		return i > 0 && s[i-1] != '"' && s[i-1] != '\'' && !(i+4 < len(s) && s[i+1:i+5] == " in ")
 	case ':':
-		return colonFlags(s, i, publicScanner.want) == 0
+		// Only a colon before a space, as prose writes one, is worth the
+		// check here: any other ("://", "host:5432", "key:value") most
+		// likely raises a flag, and the prefilter would check it again.
+		return i+1 < len(s) && s[i+1] == ' ' && colonFlags(s, i, publicScanner.want) == 0
 	}
 	return false
 }
