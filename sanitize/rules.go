@@ -526,6 +526,12 @@ func redactTokens(s string) string {
 func tokenAt(s string, i int, rc *runs) (int, int) {
 	start, end := 0, 0
 	candidates(s, i, func(t *trigger) bool {
+		// The byte after the anchor first: of the triggers indexed by the
+		// byte before it ("sk-ant-", "sk-proj-", "sk-"...), most differ
+		// there, and a repetition of one tries them all at every anchor.
+		if k := t.at + 1; k < len(t.text) && (i+1 >= len(s) || s[i+1] != t.text[k]) {
+			return false
+		}
 		p := i - t.at
 		if p < 0 || !strings.HasPrefix(s[p:], t.text) {
 			return false
