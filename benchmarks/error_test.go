@@ -82,6 +82,8 @@ func BenchmarkErrorRoute(b *testing.B) {
 		// is the cost without the second, whole-record pass.
 		{"faultline_problem_log_tier_only", faultline(jsonLog, sameError)},
 		{"distinct_errors/chi_handwritten_slog_json_problem", anchor.ErrorRoute(slog.New(jsonLog), cycleErrors())},
+		// The anchor issue 27 holds distinct errors to.
+		{"distinct_errors/chi_handwritten_slog_json_problem_contract_headers", anchor.ErrorRouteWithContractHeaders(slog.New(jsonLog), cycleErrors())},
 		{"distinct_errors/faultline_sanitize_log_handler", faultline(sanitize.NewLogHandler(jsonLog), cycleErrors())},
 	} {
 		b.Run(c.name, func(b *testing.B) {

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/faultline-go/faultline/internal/problemhook"
+	"github.com/faultline-go/faultline/internal/textclass"
 	"github.com/faultline-go/faultline/problem"
-	"github.com/faultline-go/faultline/sanitize"
 )
 
 // Exit codes for command-line tools built on faultline services, so that
@@ -89,12 +89,12 @@ func Line(err error) string {
 	return "error: " + oneLine(err.Error())
 }
 
-// oneLine folds control characters into spaces (see sanitize.IsEscaped),
+// oneLine folds control characters into spaces (see textclass.IsEscaped),
 // so a transport error's text, which may quote what a server sent, can
 // neither start a line of its own nor drive the terminal.
 func oneLine(s string) string {
 	return strings.Map(func(r rune) rune {
-		if sanitize.IsEscaped(r) {
+		if textclass.IsEscaped(r) {
 			return ' '
 		}
 		return r

@@ -87,7 +87,7 @@
 //   - Text: every string a client reads passes sanitize.Public (detail,
 //     extension values and map keys, field errors, and the type, title and
 //     code of a problem not made by New); invalid UTF-8 and invisible or
-//     bidirectional format characters (sanitize.IsInvisible) become U+FFFD.
+//     bidirectional format characters (internal/textclass.IsInvisible) become U+FFFD.
 //   - Secrets: the value of a member whose name marks a secret (password,
 //     token, api_key, ...) is sanitize.Redacted, at any depth.
 //   - Names: map keys that the public tier makes equal get a numeric suffix

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/faultline-go/faultline/sanitize"
+	"github.com/faultline-go/faultline/internal/textclass"
 )
 
 // AppendJSON appends the problem+json document to dst in one pass, members
@@ -587,7 +587,7 @@ func plainWord(x uint64) bool {
 }
 
 // appendString writes s as a JSON string. Invalid UTF-8 and invisible
-// format characters (sanitize.IsInvisible: bidi controls, zero-width
+// format characters (textclass.IsInvisible: bidi controls, zero-width
 // characters, tags) become U+FFFD; <, > and & are escaped so a body sniffed as HTML cannot
 // carry markup, and U+2028/U+2029 so the body is also valid JavaScript.
 func appendString(dst []byte, s string) []byte {
@@ -630,7 +630,7 @@ func appendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		if sanitize.IsInvisible(r) {
+		if textclass.IsInvisible(r) {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, "\uFFFD"...)
 			i += size

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/faultline-go/faultline/internal/textclass"
 	"github.com/faultline-go/faultline/sanitize"
 )
 
@@ -101,7 +102,7 @@ func renderedName(name string) string {
 
 // isReplaced reports the runes appendString writes as U+FFFD; a byte that
 // is not UTF-8 decodes as utf8.RuneError.
-func isReplaced(r rune) bool { return r == utf8.RuneError || sanitize.IsInvisible(r) }
+func isReplaced(r rune) bool { return r == utf8.RuneError || textclass.IsInvisible(r) }
 
 // secretName reports whether a member's name marks its value as a secret.
 // The rule is the public tier's own, asked with a stand-in value: a name

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/faultline-go/faultline/internal/problemhook"
+	"github.com/faultline-go/faultline/internal/textclass"
 	"github.com/faultline-go/faultline/sanitize"
 )
 
@@ -59,13 +60,13 @@ func (p *Problem) cliLine() string {
 }
 
 // oneLine folds line breaks and other control characters into spaces so a
-// value can never start a line of its own (see sanitize.IsEscaped).
+// value can never start a line of its own (see textclass.IsEscaped).
 func oneLine(s string) string {
-	if strings.IndexFunc(s, sanitize.IsEscaped) < 0 {
+	if strings.IndexFunc(s, textclass.IsEscaped) < 0 {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if sanitize.IsEscaped(r) {
+		if textclass.IsEscaped(r) {
 			return ' '
 		}
 		return r

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/faultline-go/faultline/internal/textclass"
 	"github.com/faultline-go/faultline/sanitize"
 )
 
@@ -191,7 +192,7 @@ func appendXMLText(dst []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF || sanitize.IsInvisible(r) {
+		if r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF || textclass.IsInvisible(r) {
 			dst = append(dst, "\uFFFD"...)
 		} else {
 			dst = append(dst, s[i:i+size]...)

@@ -168,14 +168,31 @@ func TestBenchInputs(t *testing.T) {
 	}
 }
 
-// BenchmarkLogHostile64K runs the log tier over 64 KiB that no rule was
-// written for: random bytes (controls, invalid UTF-8, every punctuation
-// byte) and random printable ASCII.
+// hostile64K are 64 KiB texts that no rule was written for, or that
+// trigger one rule on every few bytes: random bytes (controls, invalid
+// UTF-8, every punctuation byte), random printable ASCII, repeated token
+// prefixes and key names, one long number, one long base64 run, and
+// escapes nested in escapes.
+var hostile64K = []struct{ name, s string }{
+	{"random_bytes", randomText(64<<10, false)},
+	{"random_ascii", randomText(64<<10, true)},
+	{"sk-", fill("sk-")},
+	{"key=", fill("key=")},
+	{"password: ", fill("password: ")},
+	{"digits", fill("4111111111111111")},
+	{"base64", fill(base64Run)},
+	{"json_escapes", fill(`{\"a\":\"\\u0070ass\\\"`)},
+}
+
+// base64Run is a base64 alphabet run with no break.
+const base64Run = "QWxhZGRpbjpvcGVuIHNlc2FtZQ+/0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+// fill repeats u to 64 KiB.
+func fill(u string) string { return strings.Repeat(u, (64<<10)/len(u)) }
+
+// BenchmarkLogHostile64K runs the log tier over each of hostile64K.
 func BenchmarkLogHostile64K(b *testing.B) {
-	for _, in := range []struct {
-		name string
-		s    string
-	}{{"random_bytes", randomText(64<<10, false)}, {"random_ascii", randomText(64<<10, true)}} {
+	for _, in := range hostile64K {
 		b.Run(in.name, func(b *testing.B) {
 			b.SetBytes(int64(len(in.s)))
 			b.ReportAllocs()

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/faultline-go/faultline/internal/textclass"
 )
 
 // A secret and its core. Fuzz inputs become the text around the secret,
@@ -112,7 +114,7 @@ func checkLog(t *testing.T, in string) string {
 		t.Fatalf("Log(%q) too long: %d bytes", in, len(out))
 	}
 	for _, r := range out {
-		if IsEscaped(r) {
+		if textclass.IsEscaped(r) {
 			t.Fatalf("Log(%q) = %q keeps control %U", in, out, r)
 		}
 	}

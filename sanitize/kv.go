@@ -207,6 +207,18 @@ func keyNameEnding(s string, q, j int, plural bool) (start int, line, ok bool) {
 	return 0, false, false
 }
 
+// qualifiersByLast holds keyQualifiers by their last letter: a word
+// before "key" is checked against the few that end as it does, not all of
+// them (a text of "key=key=..." checked every qualifier at every '=').
+// Indexed by the byte with 0x20 set, which folds letters to lower case and
+// maps no other byte onto a letter (qualifiers end with a letter).
+var qualifiersByLast = func() (t [256][]string) {
+	for _, w := range keyQualifiers {
+		t[w[len(w)-1]] = append(t[w[len(w)-1]], w)
+	}
+	return t
+}()
+
 // secretKeyEnding reports whether k ends with the name of a secret key
 // and where that name starts.
 func secretKeyEnding(k string) (start int, line, ok bool) {
@@ -223,7 +235,10 @@ func secretKeyEnding(k string) (start int, line, ok bool) {
 		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") {
 			r = r[:len(r)-1]
 		}
-		for _, w := range keyQualifiers {
+		if r == "" {
+			return 0, false, false
+		}
+		for _, w := range qualifiersByLast[r[len(r)-1]|0x20] {
 			if hasSuffixFold(r, w) {
 				return len(r) - len(w), false, true
 			}

@@ -41,7 +41,7 @@ func checkBenign(t *testing.T, cases []string) {
 		if got := Public(s); got != s {
 			t.Errorf("Public(%q) = %q, want it unchanged", s, got)
 		}
-		if got, want := Log(s), escapeControls(s); got != want {
+		if got, want := Log(s), escapeControls(s, MaxLogLen); got != want {
 			t.Errorf("Log(%q) = %q, want %q", s, got, want)
 		}
 	}
@@ -353,6 +353,12 @@ func TestFoldedValuesAndOptionsRedacted(t *testing.T) {
 		{"cli token", "run: gh auth login --token ghx_notaprefix99 failed", []string{"ghx_notaprefix99"}},
 		{"cli api key quoted", `cmd: tool --api-key "abc def 123" --verbose`, []string{"abc def 123"}},
 		{"cli client secret", "az login --service-principal --client-secret s3cr3tValue99 --tenant t", []string{"s3cr3tValue99"}},
+		// An option whose next word is a key with a value of its own: the
+		// key's value goes, whichever rule takes it.
+		{"cli option before key", "--passwd client_secret: GOCSPX1234abcd --verbose", []string{"GOCSPX1234abcd"}},
+		{"cli option before quoted key", `--token "api_key": "sk4eC39HqLyjWDarjtT1zdp7dc"`, []string{"sk4eC39HqLyjWDarjtT1zdp7dc"}},
+		{"cli option before key=", "sshpass --password db_password=Zx81kd92jfQw -- ssh host", []string{"Zx81kd92jfQw"}},
+		{"cli password before colon", "exec: mysqladmin --password S3cr3tPw0rd: exit status 1", []string{"S3cr3tPw0rd"}},
 	})
 	checkBenign(t, []string{
 		"Authorization: [redacted]\nHost: example.com",

@@ -1,6 +1,11 @@
 package sanitize
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/faultline-go/faultline/internal/textclass"
+)
 
 const lowerHex = "0123456789abcdef"
 
@@ -8,7 +13,7 @@ const lowerHex = "0123456789abcdef"
 // connection-string passwords are replaced with Redacted, while SQL, IP
 // addresses, host names, paths and stack traces stay for the operator.
 // Control characters, line and paragraph separators and the invisible runes
-// of IsInvisible are written as visible escapes (`\n`, `\u202e`), so one value
+// (bidirectional controls, zero-width characters, tags) are written as visible escapes (`\n`, `\u202e`), so one value
 // can neither forge a second log line nor reorder what a reader sees.
 func Log(s string) string {
 	if isUUID(s) {
@@ -35,9 +40,18 @@ func logText(s string) string {
 func logScan(s string) (string, flags) {
 	f := fEscape | fNonASCII
 	if len(s) <= MaxLogLen {
-		f = logScanner.scan(s)
-		if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || utf8.ValidString(s) && escapeAt(s) < 0) {
-			return s, f
+		k := plainPrefix(s)
+		if k == len(s) {
+			return s, 0
+		}
+		// Text that is not valid UTF-8 is made valid before any rule
+		// reads it (settle) and scanned then: a scan now would be thrown
+		// away. The check reads eight ASCII bytes at a time.
+		if utf8.ValidString(s[k:]) {
+			f = withURL(logScanner.scanRange(s, k, len(s), logScanner.want))
+			if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || escapeAt(s) < 0) {
+				return s, f
+			}
 		}
 	}
 	return settle(s, f, MaxLogLen, logScanner, logPass), f
@@ -54,7 +68,7 @@ func logPass(s string, f flags) (string, bool) {
 	if f&(fCtrl|fNonASCII) != 0 {
 		// The rules saw the text before its escapes: an escape that changes
 		// it spoils the proof.
-		if e := escapeControls(s); e != s {
+		if e := escapeControls(s, MaxLogLen); e != s {
 			return e, false
 		}
 	}
@@ -74,7 +88,7 @@ func escapeAt(s string) int {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if IsEscaped(r) {
+		if textclass.IsEscaped(r) {
 			return i
 		}
 		i += n
@@ -82,56 +96,66 @@ func escapeAt(s string) int {
 	return -1
 }
 
-// IsEscaped reports whether the log tier writes r as a visible escape:
-// C0 and C1 controls and DEL (a terminal reads U+009B as it reads ESC [),
-// the line and paragraph separators, and the runes of IsInvisible. A
-// renderer that puts text on one line of its own (a CLI message) folds the
-// same runes.
-func IsEscaped(r rune) bool {
-	switch {
-	case r < 0x20, 0x7f <= r && r <= 0x9f:
-		return true
-	case r == 0x2028, r == 0x2029: // line and paragraph separators
-		return true
-	}
-	return IsInvisible(r)
-}
-
-func escapeControls(s string) string {
+// escapeControls returns s with the runes of textclass.IsEscaped written
+// as escapes, or only its first limit bytes and a few more when the
+// escaped text is longer: an escape is up to ten bytes for one to four,
+// and the tier cuts its text to limit anyway (clip reads no more than
+// that, and sees the result is longer), so random bytes are not escaped
+// to six times their length, through a growing buffer, to be cut.
+func escapeControls(s string, limit int) string {
 	if i := escapeAt(s); i >= 0 {
-		return escapeFrom(s, i)
+		return escapeFrom(s, i, limit)
 	}
 	return s
 }
 
-func escapeFrom(s string, i int) string {
+func escapeFrom(s string, i, limit int) string {
 	spend(len(s))
-	b := make([]byte, 0, len(s)+16)
-	b = append(b, s[:i]...)
-	for _, r := range s[i:] {
+	// Room for twice the text, up to the limit: the escapes of a line or
+	// two fit, and text that is mostly controls stops at the limit
+	// without growing the buffer. A Builder hands its bytes over without
+	// the copy a []byte's conversion makes.
+	var b strings.Builder
+	b.Grow(min(2*len(s), limit) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) && b.Len() <= limit {
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
 		switch {
 		case r == '\n':
-			b = append(b, `\n`...)
+			b.WriteString(`\n`)
 		case r == '\r':
-			b = append(b, `\r`...)
+			b.WriteString(`\r`)
 		case r == '\t':
-			b = append(b, `\t`...)
-		case IsEscaped(r):
+			b.WriteString(`\t`)
+		case textclass.IsEscaped(r):
 			// Tags lie beyond the BMP and take \U with eight digits, as in
 			// Go, so an escape never reads as a shorter one and a digit.
 			esc, digits := `\u`, 4
 			if r > 0xffff {
 				esc, digits = `\U`, 8
 			}
-			b = append(b, esc...)
+			b.WriteString(esc)
 			for k := digits - 1; k >= 0; k-- {
-				b = append(b, lowerHex[r>>(4*k)&0xf])
+				b.WriteByte(lowerHex[r>>(4*k)&0xf])
 			}
+		case r < utf8.RuneSelf:
+			// A run of printable ASCII is copied whole, up to the limit.
+			e, end := i+1, min(len(s), i+limit+1-b.Len())
+			for e < end && s[e] >= ' ' && s[e] < 0x7f {
+				e++
+			}
+			b.WriteString(s[i:e])
+			n = e - i
 		default:
-			b = utf8.AppendRune(b, r)
+			// An invalid byte is written as U+FFFD, as range would read it.
+			b.WriteRune(r)
 		}
+		i += n
 	}
-	return string(b)
+	return b.String()
 }
 
 // isUUID reports s in the canonical form of RFC 9562 §4: 32 hexadecimal

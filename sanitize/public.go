@@ -32,9 +32,16 @@ func publicText(s string) string {
 func publicScan(s string) (string, flags) {
 	f := fEscape | fNonASCII
 	if len(s) <= MaxPublicLen {
-		f = publicScanner.scan(s)
-		if f&publicFlags == 0 && (f&fNonASCII == 0 || utf8.ValidString(s)) {
-			return s, f
+		k := plainPrefix(s)
+		if k == len(s) {
+			return s, 0
+		}
+		// As in logScan: invalid text is scanned once it was made valid.
+		if utf8.ValidString(s[k:]) {
+			f = withURL(publicScanner.scanRange(s, k, len(s), publicScanner.want))
+			if f&publicFlags == 0 {
+				return s, f
+			}
 		}
 	}
 	return settle(s, f, MaxPublicLen, publicScanner, publicPass), f

@@ -453,13 +453,22 @@ func candidates(s string, i int, f func(t *trigger) bool) bool {
 	if i > 0 {
 		if b := a.prev[s[i-1]]; b != 0 {
 			for k := range a.byPrev[b-1] {
-				if f(&a.byPrev[b-1][k]) {
+				if t := &a.byPrev[b-1][k]; nextMatches(s, i, t) && f(t) {
 					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// nextMatches reports whether the byte after the anchor at s[i] is the one
+// t's text has there, if it has one: of the triggers indexed by the byte
+// before their anchor ("sk-ant-", "sk-proj-", "sk-"...), most differ
+// there, and a repetition of one would try them all at every anchor.
+func nextMatches(s string, i int, t *trigger) bool {
+	k := t.at + 1
+	return k >= len(t.text) || i+1 < len(s) && s[i+1] == t.text[k]
 }
 
 // triggerAt reports whether a trigger anchored at s[i] is present there;
@@ -486,7 +495,7 @@ func triggerAt(s string, i int) bool {
 	if i > 0 {
 		if b := a.prev[s[i-1]]; b != 0 {
 			for k := range a.byPrev[b-1] {
-				if t := &a.byPrev[b-1][k]; triggerIs(s, i, t) && wordStart(s, i-t.at) {
+				if t := &a.byPrev[b-1][k]; nextMatches(s, i, t) && triggerIs(s, i, t) && wordStart(s, i-t.at) {
 					return true
 				}
 			}

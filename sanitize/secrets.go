@@ -489,6 +489,9 @@ func secretOptionValueAt(s string, p int) (int, int) {
 			return 0, 0
 		}
 		spend(k)
+		if keyOfItsOwn(s, p+2+k) {
+			return 0, 0
+		}
 		return p + 1, p + 1 + k
 	}
 	e := p
@@ -496,10 +499,22 @@ func secretOptionValueAt(s string, p int) (int, int) {
 		e++
 	}
 	spend(e - p)
-	if e == p || !looksLikeCredential(s[p:e], false) {
+	if e == p || !looksLikeCredential(s[p:e], false) || keyOfItsOwn(s, e-1) {
 		return 0, 0
 	}
 	return p, e
+}
+
+// keyOfItsOwn reports whether s[q] is the separator of a key the
+// key-value rule knows, which ends the word an option took for its value
+// ("--passwd client_secret: ...", `--token "api_key": "..."`): that rule
+// takes the key's value, which redacting the key would hide from it.
+func keyOfItsOwn(s string, q int) bool {
+	if q >= len(s) || s[q] != ':' && s[q] != '=' {
+		return false
+	}
+	_, _, ok := keyBefore(s, q)
+	return ok
 }
 
 // userOptionPasswordAt finds the password of curl's "-u user:password":

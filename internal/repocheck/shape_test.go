@@ -149,21 +149,25 @@ func TestNoFileAboveLineLimit(t *testing.T) {
 // exportedBudget caps each public package's surface (funcs, types,
 // methods and vars; constants are not counted, as in the API review that
 // set the budgets). A growth fails here, so it is a decision in review
-// rather than drift.
+// rather than drift; so does a shrink the budget does not follow, so the
+// budgets only ever go down, and a package without one.
 var exportedBudget = map[string]int{
 	"approval":    6,
 	"audit":       14,
 	"bind":        9,
 	"client":      26,
 	"correlation": 8,
+	"middleware":  12,
 	"problem":     85,
 	"problemdocs": 5,
 	"ratelimit":   22,
+	"sanitize":    5,
 	"serve":       8,
 }
 
-// rootModuleBudget caps the kit's public packages together.
-const rootModuleBudget = 276
+// rootModuleBudget caps the kit's public packages together: issue 24's
+// bound, 200 (problem's is 90).
+const rootModuleBudget = 200
 
 // TestExportedSurface prints the exported identifiers of every public
 // package of the root module, so a change that grows one is visible in
@@ -197,8 +201,19 @@ func TestExportedSurface(t *testing.T) {
 	sort.Strings(names)
 	for _, name := range names {
 		t.Logf("%-12s %4d exported funcs+types+methods+vars", name, counts[name])
-		if budget, ok := exportedBudget[name]; ok && counts[name] > budget {
+		budget, ok := exportedBudget[name]
+		switch {
+		case !ok:
+			t.Errorf("%s has no budget in exportedBudget: add it at its count, %d", name, counts[name])
+		case counts[name] > budget:
 			t.Errorf("%s exports %d identifiers, budget %d", name, counts[name], budget)
+		case counts[name] < budget:
+			t.Errorf("%s exports %d identifiers, below its budget %d: lower the budget", name, counts[name], budget)
+		}
+	}
+	for name := range exportedBudget {
+		if _, ok := counts[name]; !ok {
+			t.Errorf("exportedBudget lists %s, which is not a public package of the root module", name)
 		}
 	}
 	t.Logf("%-12s %4d", "root module", total)

@@ -1,4 +1,8 @@
-package sanitize
+// Package textclass holds the kit's definitions of the runes a text must
+// not carry as they are: the ones sanitize's log tier writes as escapes
+// and the problem renderer replaces. They are plumbing shared by those
+// packages and the CLI, not API.
+package textclass
 
 // IsInvisible reports whether r is a format character that renders as
 // nothing yet changes what a reader sees or what a program compares: the
@@ -7,8 +11,8 @@ package sanitize
 // invisible operators, the byte order mark, the soft hyphen, the Mongolian
 // vowel separator, the interlinear annotation controls and the Unicode tag
 // characters (which can smuggle a hidden ASCII message past a human reader
-// to an AI agent). It is the kit's one definition: the log tier escapes
-// these runes and the problem renderer replaces them.
+// to an AI agent). It is the kit's one definition: sanitize's log tier
+// escapes these runes and the problem renderer replaces them.
 func IsInvisible(r rune) bool {
 	switch {
 	case r < 0xad:
@@ -26,4 +30,19 @@ func IsInvisible(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// IsEscaped reports whether sanitize's log tier writes r as a visible escape:
+// C0 and C1 controls and DEL (a terminal reads U+009B as it reads ESC [),
+// the line and paragraph separators, and the runes of IsInvisible. A
+// renderer that puts text on one line of its own (a CLI message) folds the
+// same runes.
+func IsEscaped(r rune) bool {
+	switch {
+	case r < 0x20, 0x7f <= r && r <= 0x9f:
+		return true
+	case r == 0x2028, r == 0x2029: // line and paragraph separators
+		return true
+	}
+	return IsInvisible(r)
 }

@@ -1,0 +1,111 @@
+package sanitize
+
+// plainPrefix returns the length of the longest start of s on which no
+// check of the prefilter's can raise a flag, found by a pass much cheaper
+// than the prefilter's: most bytes of clean prose cost one table lookup,
+// and each of the few that the prefilter stops at is answered by the
+// prefilter's own check for that byte, or by a shorter test that implies
+// it gives nothing. The pass ends at the first byte it has no case for
+// (quotes, '=', '-', '/', escapes, controls, non-ASCII, an inner capital),
+// and the prefilter scans from there: scanning s[plainPrefix(s):] in the
+// context of s gives the flags of all of s, in either tier's scanner, or
+// a context or card flag more whose rule finds nothing
+// (TestPlainPrefixSound), so clean prose costs this pass alone and other
+// text pays for no byte twice.
+func plainPrefix(s string) int {
+	class := &publicScanner.class
+	// contextEnd is where the run of value bytes around the last digit
+	// checked ends: the other digits of that run share its answer.
+	contextEnd := 0
+	for i := 0; i < len(s); i++ {
+		for i < len(s) && class[s[i]] == clsBoring {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		// Word-starting lower-case letters and dots are the commonest
+		// stops of prose, so they are checked here, not in a call.
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z':
+			if wordStart(s, i) && (scanWord(s, i, publicFlags) != 0 || mayTrigger(s, i) && triggerAt(s, i)) {
+				return i
+			}
+		case c == '.':
+			if !proseDot(s, i) || mayTrigger(s, i) && triggerAt(s, i) {
+				return i
+			}
+		case 'A' <= c && c <= 'Z':
+			if !plainCapital(s, i) {
+				return i
+			}
+		case isDigit(c):
+			if !plainDigit(s, i, &contextEnd) {
+				return i
+			}
+		default:
+			if !plainPunct(s, i) {
+				return i
+			}
+		}
+	}
+	return len(s)
+}
+
+// plainCapital runs scanRange's checks for the capital at s[i], and
+// reports whether they find nothing.
+func plainCapital(s string, i int) bool {
+	// A capital after a lower-case letter is the context rule's.
+	if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
+		return false
+	}
+	upperNext := i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z'
+	if (mixedCaseWord[s[i]] || upperNext) && scanWord(s, i, publicFlags) != 0 {
+		return false
+	}
+	return !(mayTrigger(s, i) && triggerAt(s, i))
+}
+
+// plainDigit answers the context and card checks for the digit at s[i]:
+// the context rule reads no run of value bytes shorter than its shortest
+// value (the other digits of a run share its answer: *contextEnd), and the
+// card check is the prefilter's own.
+func plainDigit(s string, i int, contextEnd *int) bool {
+	if i >= *contextEnd {
+		p, e := i, i
+		for p > 0 && e-p < minContextValue && credentialValueByte[s[p-1]] {
+			p--
+		}
+		for e < len(s) && e-p < minContextValue && credentialValueByte[s[e]] {
+			e++
+		}
+		if e-p >= minContextValue {
+			return false
+		}
+		*contextEnd = e
+	}
+	if cardStart(s, i) {
+		if ok, _ := cardAt(s, i); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// plainPunct answers the prefilter's checks for the punctuation at s[i],
+// of the few it knows: others, and controls and non-ASCII bytes, are left
+// to the prefilter.
+func plainPunct(s string, i int) bool {
+	switch s[i] {
+	case ',':
+		// keyBefore reads a comma only after a quote; the other check is a
+		// Python frame's ", in ".
+		return i > 0 && s[i-1] != '"' && s[i-1] != '\'' && !(i+4 < len(s) && s[i+1:i+5] == " in ")
+	case ':':
+		// Only a colon before a space, as prose writes one, is worth the
+		// check here: any other ("://", "host:5432", "key:value") most
+		// likely raises a flag, and the prefilter would check it again.
+		return i+1 < len(s) && s[i+1] == ' ' && colonFlags(s, i, publicScanner.want) == 0
+	}
+	return false
+}

@@ -1,0 +1,112 @@
+package sanitize
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// plainSound fails t when the flags of s scanned from plainPrefix(s) on
+// lack one of the flags of all of s, in either tier's scanner, or when
+// plainPrefix vouches for all of s and a tier changes it. It reports
+// whether plainPrefix vouched for all of s.
+func plainSound(t *testing.T, s string) bool {
+	t.Helper()
+	k := plainPrefix(s)
+	// The context and card checks read a run of bytes once, at its first
+	// trigger: a scan that starts inside a run (a card number after a
+	// number too long for one) may also check a later trigger of it, and
+	// raise a flag whose rule then finds nothing. Every other flag is the
+	// same.
+	const rereads = fContext | fCard
+	for _, sc := range []*scanner{publicScanner, logScanner} {
+		if got, want := withURL(sc.scanRange(s, k, len(s), sc.want)), sc.scan(s); got&want != want || got&^rereads != want&^rereads {
+			t.Fatalf("%q scanned from plainPrefix %d: flags %b, all of it: %b", s, k, got, want)
+		}
+	}
+	if k < len(s) {
+		return false
+	}
+	if Public(s) != s || Log(s) != s {
+		t.Fatalf("plainPrefix vouches for %q, but a tier changes it: %q, %q", s, Public(s), Log(s))
+	}
+	return true
+}
+
+// plainWords are the pieces TestPlainPrefixSound builds texts of: the words
+// and bytes plainPrefix answers itself (capitals, digits, word-starting
+// "b" and "d", dots, commas, colons), the trigger words of the rules that
+// read them, and credential words before values that the context and card
+// rules take.
+var plainWords = strings.Fields(`The request body failed validation: field quantity must be
+between 1 and 250, and Basic bearer Bearer digest Digest duplicate key Key Duplicate Failing
+row SELECT FROM UPDATE SET INSERT INTO ISO TRUNCATE ORA AKIA AKIAIOSFODNN7EXAMPLE eyJhbGci
+token: password: secret: api key: auth: Tr0ub4dor3xyz 4111 1111 1111 1111 4111111111111111
+hunter2hunter2 line 12, in pq: sql: mssql: Caused by: node: C: 10.1.2.3 v2beta abcDef
+Error 1146 (42S02): near "SELEC": syntax error goroutine 12 [running]: main.go:12 ghp_x sk-x`)
+
+// TestPlainPrefixSound checks the fast path against the prefilter: the
+// prefilter's flags from plainPrefix on are those of the whole text, and a
+// text vouched for whole comes back from both tiers unchanged. The texts are the corpora, every prefix
+// and suffix of the benchmark's, and random sequences of plainWords with
+// random separators.
+func TestPlainPrefixSound(t *testing.T) {
+	if !plainSound(t, benchClean) {
+		t.Fatal("plainPrefix does not vouch for the benchmark's clean text")
+	}
+	var texts []string
+	for _, c := range loadCorpus(t) {
+		texts = append(texts, c.In)
+	}
+	for _, s := range []string{benchClean, benchSecret, benchDSNError} {
+		for i := range s {
+			texts = append(texts, s[:i], s[i:])
+		}
+	}
+	seps := []string{" ", " ", " ", ", ", ". ", ": ", "\n", "=", ":", "-", "", "  "}
+	x := uint64(0x9e3779b97f4a7c15)
+	next := func(n int) int {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int(x % uint64(n))
+	}
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + next(12) {
+			b.WriteString(plainWords[next(len(plainWords))])
+			b.WriteString(seps[next(len(seps))])
+		}
+		texts = append(texts, b.String())
+	}
+	vouched := 0
+	for _, s := range texts {
+		if plainSound(t, s) {
+			vouched++
+		}
+	}
+	if vouched < len(texts)/20 {
+		t.Fatalf("plainPrefix vouched for all of %d of %d texts: the test no longer exercises it", vouched, len(texts))
+	}
+	// gitleaks' samples in every context of TestGitleaksContexts.
+	t.Run("gitleaks", func(t *testing.T) {
+		for _, c := range loadGitleaksCases(t) {
+			plainSound(t, c.Input)
+			plainSound(t, c.Secret)
+			for _, ctx := range gitleaksContexts {
+				plainSound(t, fmt.Sprintf(ctx.format, c.Secret))
+			}
+			for _, f := range gitleaksSentences {
+				plainSound(t, fmt.Sprintf(f, c.Secret))
+			}
+		}
+	})
+}
+
+// FuzzPlainPrefix checks the fast path against the prefilter on any text.
+func FuzzPlainPrefix(f *testing.F) {
+	for _, w := range append(plainWords, benchClean, benchSecret) {
+		f.Add(w)
+	}
+	f.Fuzz(func(t *testing.T, s string) { plainSound(t, s) })
+}
