@@ -102,7 +102,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		logger := base.With(slog.String("instance", name))
 		client := redis.NewClient(ropts)
 		clients = append(clients, client)
-		h, err := newInstance(name, client, logger, cfg)
+		// One Writer per instance, given to its Stack and to serve.Run.
+		wr := problem.NewWriter(problem.WithLogger(logger))
+		h, err := newInstance(name, client, wr, cfg)
 		if err != nil {
 			return err
 		}
@@ -111,7 +113,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "instance %s listening on http://%s\n", name, ln.Addr())
-		wr := problem.NewWriter(problem.WithLogger(logger))
 		started++
 		go func() {
 			errc <- serve.Run(ctx, serve.NewServer(h), ln, serve.WithWriter(wr), serve.WithShutdownBudget(5*time.Second))
@@ -131,8 +132,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return first
 }
 
-func newInstance(name string, client redis.UniversalClient, logger *slog.Logger, cfg config) (http.Handler, error) {
-	wr := problem.NewWriter(problem.WithLogger(logger))
+func newInstance(name string, client redis.UniversalClient, wr *problem.Writer, cfg config) (http.Handler, error) {
 	// Both instances use this policy name with the same Redis: that, and
 	// nothing else, is what makes them share one bucket per client.
 	limiter, err := ratelimit.New([]ratelimit.Policy{{
