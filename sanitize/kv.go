@@ -329,8 +329,12 @@ func isKeyNameByte(c byte) bool { return isWordByte(c) || c == '-' || c == '.' }
 // secret is not hidden behind the earlier key. Every separator costs work
 // bounded by the distance to the next one or by the value it redacts, so
 // chains of keys ("token=token=...") stay linear.
-func redactKeyValues(s string) string {
+//
+// It also reports whether its result is settled: whether it would return
+// that result unchanged (see settledValue).
+func redactKeyValues(s string) (string, bool) {
 	e := edit{s: s}
+	settled := true
 	// The next separator of each kind is found with IndexByte, which skips
 	// prose faster than a loop over its bytes.
 	seps := [...]byte{':', '=', ',', '>', '"', '\''}
@@ -351,7 +355,13 @@ func redactKeyValues(s string) string {
 		}
 		next[k] = indexFrom(s, q+1, seps[k])
 		ks, line, ok := keyBefore(s, q)
-		if !ok || ks < e.last {
+		if !ok {
+			continue
+		}
+		if ks < e.last {
+			// The key sits in the tail of a value redacted before it: once
+			// that value is gone, a second run may take this pair.
+			settled = false
 			continue
 		}
 		vs := valueStart(s, q)
@@ -389,6 +399,7 @@ func redactKeyValues(s string) string {
 		if placeholderAt(s, cs, ce) {
 			continue
 		}
+		settled = settled && !line && !nextLine && settledValue(s, q, vs, cs, ce, ve)
 		e.replace(cs, ce, Redacted)
 		e.last = ve
 		for m, c := range seps {
@@ -397,8 +408,31 @@ func redactKeyValues(s string) string {
 			}
 		}
 	}
-	return e.result()
+	return e.result(), settled
 }
+
+// settledValue reports whether the value s[vs:ve] of the separator at s[q],
+// redacted in its core s[cs:ce], is left as it is by a second run, which
+// then reads what surrounds it as the first did: the value is one word
+// after ':' or '=' (no extension over spaces or lines, which a redaction
+// can move), its core held the only separators in it, and it ends where a
+// bare value ends, so no key name reaches into it from the byte after it.
+// A settled run lets settle skip the pass that would confirm it
+// (TestKeyValuesSettled).
+func settledValue(s string, q, vs, cs, ce, ve int) bool {
+	if s[q] != ':' && s[q] != '=' || cs >= ce {
+		return false
+	}
+	for i := vs; i < ve; i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || (i < cs || i >= ce) && c != '"' && c != '\\' && c != '\'' {
+			return false
+		}
+	}
+	return ve == len(s) || settledEnd[s[ve]]
+}
+
+// settledEnd are the bytes that may follow a settled value.
+var settledEnd = byteSet(" \t\r\n&,;\"')}")
 
 // validationWords start the messages of validators ("password: field
 // required", "token: must not be empty"): after "key:" such a word is the
