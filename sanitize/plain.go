@@ -18,6 +18,28 @@ func plainPrefix(s string) int {
 	// checked ends: the other digits of that run share its answer.
 	contextEnd := 0
 	for i := 0; i < len(s); i++ {
+		// Four bytes a step, each its own exit: the step's bounds check
+		// and count are shared, and a stop ends it where it is. (A call
+		// per stop would cost more than the loop saves.)
+		for i+4 <= len(s) {
+			b := s[i : i+4]
+			if class[b[0]] != clsBoring {
+				break
+			}
+			if class[b[1]] != clsBoring {
+				i++
+				break
+			}
+			if class[b[2]] != clsBoring {
+				i += 2
+				break
+			}
+			if class[b[3]] != clsBoring {
+				i += 3
+				break
+			}
+			i += 4
+		}
 		for i < len(s) && class[s[i]] == clsBoring {
 			i++
 		}
