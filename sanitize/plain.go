@@ -50,7 +50,7 @@ func plainPrefix(s string) int {
 		// stops of prose, so they are checked here, not in a call.
 		switch c := s[i]; {
 		case 'a' <= c && c <= 'z':
-			if wordStart(s, i) && (scanWord(s, i, publicFlags) != 0 || mayTrigger(s, i) && triggerAt(s, i)) {
+			if wordStart(s, i) && (mayStartWord(s, i) && scanWord(s, i, publicFlags) != 0 || mayTrigger(s, i) && triggerAt(s, i)) {
 				return i
 			}
 		case c == '.':
@@ -81,8 +81,7 @@ func plainCapital(s string, i int) bool {
 	if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
 		return false
 	}
-	upperNext := i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z'
-	if (mixedCaseWord[s[i]] || upperNext) && scanWord(s, i, publicFlags) != 0 {
+	if mayStartWord(s, i) && scanWord(s, i, publicFlags) != 0 {
 		return false
 	}
 	return !(mayTrigger(s, i) && triggerAt(s, i))

@@ -279,7 +279,7 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 				// Capitals begin sentences; of the words that start with
 				// one, only a few are mixed-case triggers, the rest (SQL
 				// keywords) are all capitals.
-				if sc.wordFirst[c] && w&(fScheme|fSQL) != 0 && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
+				if sc.wordFirst[c] && w&(fScheme|fSQL) != 0 && mayStartWord(s, i) {
 					f |= scanWord(s, i, w)
 				}
 				if w&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {
@@ -627,10 +627,31 @@ func scanWord(s string, i int, want flags) flags {
 	return 0
 }
 
-// mixedCaseWord marks the first letters of the trigger words of scanWord
-// that are not all capitals: bearer, basic, digest (any case), Duplicate,
-// duplicate, Failing, Key.
-var mixedCaseWord = byteSet("bBdDFK")
+// scanWordPairs holds, for each first byte of a word scanWord looks for,
+// the second bytes it may have (both cases for the words it takes in any
+// case): most words that start with a trigger letter ("body", "In") are
+// turned away by one lookup, before scanWord compares any prefix.
+var scanWordPairs = func() (t [256][4]uint64) {
+	add := func(a, b byte) { t[a][b>>6] |= 1 << (b & 63) }
+	for _, w := range []string{"bearer", "basic", "digest"} {
+		for _, a := range []byte{w[0], w[0] - 'a' + 'A'} {
+			add(a, w[1])
+			add(a, w[1]-'a'+'A')
+		}
+	}
+	for _, ps := range sqlPrefixes {
+		for _, p := range ps {
+			add(p[0], p[1])
+		}
+	}
+	return t
+}()
+
+// mayStartWord reports whether a word scanWord looks for may start at
+// s[i], by its first two bytes.
+func mayStartWord(s string, i int) bool {
+	return i+1 < len(s) && scanWordPairs[s[i]][s[i+1]>>6]&(1<<(s[i+1]&63)) != 0
+}
 
 // sqlPrefixes are the words that open a database statement or a driver
 // message, by first byte.
