@@ -627,30 +627,43 @@ func scanWord(s string, i int, want flags) flags {
 	return 0
 }
 
-// scanWordPairs holds, for each first byte of a word scanWord looks for,
-// the second bytes it may have (both cases for the words it takes in any
-// case): most words that start with a trigger letter ("body", "In") are
-// turned away by one lookup, before scanWord compares any prefix.
-var scanWordPairs = func() (t [256][4]uint64) {
-	add := func(a, b byte) { t[a][b>>6] |= 1 << (b & 63) }
-	for _, w := range []string{"bearer", "basic", "digest"} {
-		for _, a := range []byte{w[0], w[0] - 'a' + 'A'} {
-			add(a, w[1])
-			add(a, w[1]-'a'+'A')
+// scanWordBytes holds, for each first byte of a word scanWord looks for,
+// the second and the third bytes it may have (both cases for the words it
+// takes in any case): most words that start with a trigger letter
+// ("body", "between", "In") are turned away by two lookups, before
+// scanWord compares any prefix.
+var scanWordBytes = func() (t [256][2][4]uint64) {
+	add := func(w string, fold bool) {
+		for k := 1; k <= 2; k++ {
+			set := func(a, c byte) { t[a][k-1][c>>6] |= 1 << (c & 63) }
+			set(w[0], w[k])
+			if fold {
+				upper, c := w[0]-'a'+'A', w[k]-'a'+'A'
+				set(upper, w[k])
+				set(w[0], c)
+				set(upper, c)
+			}
 		}
+	}
+	for _, w := range []string{"bearer", "basic", "digest"} {
+		add(w, true)
 	}
 	for _, ps := range sqlPrefixes {
 		for _, p := range ps {
-			add(p[0], p[1])
+			add(p, false)
 		}
 	}
 	return t
 }()
 
 // mayStartWord reports whether a word scanWord looks for may start at
-// s[i], by its first two bytes.
+// s[i], by its first three bytes (every such word has more).
 func mayStartWord(s string, i int) bool {
-	return i+1 < len(s) && scanWordPairs[s[i]][s[i+1]>>6]&(1<<(s[i+1]&63)) != 0
+	if i+2 >= len(s) {
+		return false
+	}
+	b := &scanWordBytes[s[i]]
+	return b[0][s[i+1]>>6]&(1<<(s[i+1]&63)) != 0 && b[1][s[i+2]>>6]&(1<<(s[i+2]&63)) != 0
 }
 
 // sqlPrefixes are the words that open a database statement or a driver
