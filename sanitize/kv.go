@@ -415,16 +415,16 @@ func redactKeyValues(s string) (string, bool) {
 // redacted in its core s[cs:ce], is left as it is by a second run, which
 // then reads what surrounds it as the first did: the value is one word
 // after ':' or '=' (no extension over spaces or lines, which a redaction
-// can move), its core held the only separators in it, and it ends where a
-// bare value ends, so no key name reaches into it from the byte after it.
-// A settled run lets settle skip the pass that would confirm it
-// (TestKeyValuesSettled).
+// can move), of printable bytes, and it ends where a bare value ends, so
+// no key name reaches into it from the byte after it. What valueCore
+// leaves around the core are quotes. A settled run lets settle skip the
+// pass that would confirm it (TestKeyValuesSettled).
 func settledValue(s string, q, vs, cs, ce, ve int) bool {
 	if s[q] != ':' && s[q] != '=' || cs >= ce {
 		return false
 	}
 	for i := vs; i < ve; i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || (i < cs || i >= ce) && c != '"' && c != '\\' && c != '\'' {
+		if s[i]-'!' > '~'-'!' {
 			return false
 		}
 	}
