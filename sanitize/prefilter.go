@@ -1,6 +1,9 @@
 package sanitize
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // flags records which rule families could possibly match a text. The scan
 // that computes them is a single pass with no allocation, so that clean text
@@ -170,21 +173,8 @@ func isRunByte(c byte) bool { return c == ' ' || c == '\t' || isDigit(c) }
 // Only the flags f lacks are looked for: a flag already set costs no check.
 func (sc *scanner) rescan(s string, f flags, t string) flags {
 	n := min(len(s), len(t))
-	// Sixteen bytes per comparison while they match: memequal is quick.
-	p := 0
-	for p+16 <= n && s[p:p+16] == t[p:p+16] {
-		p += 16
-	}
-	for p < n && s[p] == t[p] {
-		p++
-	}
-	q := 0
-	for q+16 <= n-p && s[len(s)-q-16:len(s)-q] == t[len(t)-q-16:len(t)-q] {
-		q += 16
-	}
-	for q < n-p && s[len(s)-1-q] == t[len(t)-1-q] {
-		q++
-	}
+	p := commonPrefix(s, t, n)
+	q := commonSuffix(s, t, n-p)
 	lo := max(0, p-scanAhead)
 	end := len(t) - q
 	hi := min(len(t), end+scanBehind)
@@ -211,6 +201,44 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 	return withURL(f | g)
 }
 
+// commonPrefix returns the length of the start s and t share, up to n
+// bytes. Eight bytes are compared per step, as one word each, and the
+// first that differs is found in the word that differs.
+func commonPrefix(s, t string, n int) int {
+	p := 0
+	for ; p+8 <= n; p += 8 {
+		if x := load64(s, p) ^ load64(t, p); x != 0 {
+			return p + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for p < n && s[p] == t[p] {
+		p++
+	}
+	return p
+}
+
+// commonSuffix returns the length of the end s and t share, up to n bytes.
+func commonSuffix(s, t string, n int) int {
+	q := 0
+	for ; q+8 <= n; q += 8 {
+		if x := load64(s, len(s)-q-8) ^ load64(t, len(t)-q-8); x != 0 {
+			return q + bits.LeadingZeros64(x)>>3
+		}
+	}
+	for q < n && s[len(s)-1-q] == t[len(t)-1-q] {
+		q++
+	}
+	return q
+}
+
+// load64 reads the eight bytes at s[i] as one little-endian word, which
+// the compiler makes one load.
+func load64(s string, i int) uint64 {
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
 // How far each flag's checks read from the byte they start at, for
 // rescan: readsBackOnly are the flags whose checks read nothing after it
 // (they look at one byte; keyBefore is not one of them: it reads back from
@@ -234,28 +262,6 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	// own; the checks below run only for the others. The loop is written
 	// out here, not called: a call per stop cost more than it saved.
 	for i := lo; i < hi; i++ {
-		// Four bytes a step, each its own exit: the step's bounds check
-		// and count are shared, and a stop ends it where it is. (A call
-		// per stop would cost more than the loop saves.)
-		for i+4 <= hi {
-			b := s[i : i+4]
-			if byteClass[b[0]] != clsBoring {
-				break
-			}
-			if byteClass[b[1]] != clsBoring {
-				i++
-				break
-			}
-			if byteClass[b[2]] != clsBoring {
-				i += 2
-				break
-			}
-			if byteClass[b[3]] != clsBoring {
-				i += 3
-				break
-			}
-			i += 4
-		}
 		for i < hi && byteClass[s[i]] == clsBoring {
 			i++
 		}
