@@ -57,6 +57,15 @@ func plainPrefix(s string) int {
 			if !proseDot(s, i) || mayTrigger(s, i) && triggerAt(s, i) {
 				return i
 			}
+			// The dots inside a run ("...", padding) have a dot on either
+			// side: one is a prose dot, and mayTrigger answers all of them
+			// as it answers the first. The last one is checked as usual.
+			if j := i + 1; j+1 < len(s) && s[j] == '.' && s[j+1] == '.' && !mayTrigger(s, j) {
+				for j+1 < len(s) && s[j+1] == '.' {
+					j++
+				}
+				i = j - 1
+			}
 		case 'A' <= c && c <= 'Z':
 			if !plainCapital(s, i) {
 				return i
