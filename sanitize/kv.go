@@ -1,6 +1,9 @@
 package sanitize
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Key-value secrets are found from their separator backwards: ':' and '='
 // are rare in prose, so clean text costs one byte comparison per byte, and
@@ -52,9 +55,21 @@ var keysByLast = func() (t [256][]keyword) {
 
 // keyTails holds the last two bytes of every key name, of the qualified
 // "..._key" names and of the type names withoutTypeName skips, hashed by
-// tailIndex: a filter that lets through every key and few other words.
-var keyTails = func() (t [1 << 10]bool) {
-	add := func(w string) { t[tailIndex(w[len(w)-2], w[len(w)-1])] = true }
+// tailIndex, and for each pair the last eight bytes (all of a shorter
+// name) of the names that end with it: a filter that lets through every
+// key and few other words ("validation" ends as "session" and
+// "authorization" do in two bytes and in four, not in eight).
+var keyTails = func() (t [1 << 10][]keyTail) {
+	add := func(w string) {
+		n := min(len(w), 8)
+		var buf [8]byte
+		copy(buf[8-n:], w[len(w)-n:])
+		k := keyTail{mask: ^uint64(0) << (8 * (8 - n))}
+		k.bits = (load64(string(buf[:]), 0) | foldBytes) & k.mask
+		if i := tailIndex(w[len(w)-2], w[len(w)-1]); !slices.Contains(t[i], k) {
+			t[i] = append(t[i], k)
+		}
+	}
 	for _, w := range lineKeys {
 		add(w)
 	}
@@ -66,6 +81,30 @@ var keyTails = func() (t [1 << 10]bool) {
 	}
 	return t
 }()
+
+// A keyTail holds the last bytes of a name, each with 0x20 set (a byte
+// that matches a name's in either case, as hasSuffixFold compares, has the
+// same), in the top bytes of a word that mask selects.
+type keyTail struct{ bits, mask uint64 }
+
+const foldBytes = 0x2020202020202020
+
+// keyTailAt reports whether the name that ends at s[j] (j >= 2) may end
+// with a name of keyTails. Before the eighth byte of s it does not read
+// further than the pair.
+func keyTailAt(s string, j int) bool {
+	ks := keyTails[tailIndex(s[j-2], s[j-1])]
+	if len(ks) == 0 || j < 8 {
+		return len(ks) > 0
+	}
+	x := load64(s, j-8) | foldBytes
+	for _, k := range ks {
+		if x&k.mask == k.bits {
+			return true
+		}
+	}
+	return false
+}
 
 // tailIndex hashes two bytes, folding case: letters keep their place in
 // the alphabet and every byte its low five bits.
@@ -114,7 +153,7 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	plural := j >= 3 && s[j-1]|0x20 == 's' && (s[q] == ':' || s[q] == '=') && structureAfter(s, q)
 	// Most separators follow an ordinary word ("order:"): its last two
 	// bytes end no key name and no type name, and one lookup rejects it.
-	if j < 2 || !keyTails[tailIndex(s[j-2], s[j-1])] && !plural {
+	if j < 2 || !plural && !keyTailAt(s, j) {
 		return 0, false, false
 	}
 	j = withoutTypeName(s, j)
