@@ -74,6 +74,11 @@ func plainPrefix(s string) int {
 			if !plainDigit(s, i, &contextEnd) {
 				return i
 			}
+			// The digits after it in its run share its context answer, and
+			// a digit before them starts no card.
+			for i+1 < contextEnd && isDigit(s[i+1]) {
+				i++
+			}
 		default:
 			if !plainPunct(s, i) {
 				return i
