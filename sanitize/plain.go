@@ -157,7 +157,16 @@ func plainPunct(s string, i int) bool {
 		// Only a colon before a space, as prose writes one, is worth the
 		// check here: any other ("://", "host:5432", "key:value") most
 		// likely raises a flag, and the prefilter would check it again.
-		return i+1 < len(s) && s[i+1] == ' ' && colonFlags(s, i, publicScanner.want) == 0
+		// Before a space only colonFlags' checks of a key, of an encoded
+		// pair and of the word of a driver or a trace can raise one: the
+		// others want a byte after the colon that a space is not.
+		if i+1 >= len(s) || s[i+1] != ' ' {
+			return false
+		}
+		if _, _, ok := keyBefore(s, i); ok {
+			return false
+		}
+		return !base64PairAhead(s, i) && (i == 0 || colonAfterWord(s, i) == 0)
 	}
 	return false
 }
