@@ -80,7 +80,14 @@ func decodesToPair(v string) bool {
 	return colon > 0 && len(d)-colon > 3
 }
 
-func isBase64Byte(c byte) bool { return isAlnum(c) || c == '+' || c == '/' || c == '=' }
+func isBase64Byte(c byte) bool { return base64Bytes[c] }
+
+var base64Bytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isAlnum(byte(c)) || c == '+' || c == '/' || c == '='
+	}
+	return t
+}()
 
 // redactBase64Pairs replaces every encoded pair after a colon.
 func redactBase64Pairs(s string) string {

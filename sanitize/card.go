@@ -21,6 +21,12 @@ const (
 // a card, or groups unlike a card's (printed cards group by four first,
 // then two to six: 4-4-4-4, 4-6-5, 4-4-4-4-2, 4-4-4-4-3).
 func cardChain(s string, i int) (end, digits int) {
+	// Every chain it takes starts with four digits: thirteen or more
+	// together, or a first group of four. Most numbers of prose are
+	// shorter, and cost no more than this.
+	if i+3 >= len(s) || !isDigit(s[i+1]) || !isDigit(s[i+2]) || !isDigit(s[i+3]) {
+		return i + 1, 0
+	}
 	e := i
 	group, groups, shaped := 0, 0, true
 	for e < len(s) && e-i < maxCardChain {

@@ -7,7 +7,9 @@ import (
 
 // closedRules are the rules a pass may prove itself settled by (passRun):
 // each must return its own output unchanged. The IP, userinfo and
-// key-value rules are not (their passes note them with noteOpen).
+// key-value rules are not (their passes note them with noteOpen; the
+// key-value rule only when it cannot call its result settled, which
+// TestKeyValuesSettled checks).
 var closedRules = []struct {
 	name string
 	run  func(string) string

@@ -1,6 +1,9 @@
 package sanitize
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Key-value secrets are found from their separator backwards: ':' and '='
 // are rare in prose, so clean text costs one byte comparison per byte, and
@@ -52,9 +55,21 @@ var keysByLast = func() (t [256][]keyword) {
 
 // keyTails holds the last two bytes of every key name, of the qualified
 // "..._key" names and of the type names withoutTypeName skips, hashed by
-// tailIndex: a filter that lets through every key and few other words.
-var keyTails = func() (t [1 << 10]bool) {
-	add := func(w string) { t[tailIndex(w[len(w)-2], w[len(w)-1])] = true }
+// tailIndex, and for each pair the last eight bytes (all of a shorter
+// name) of the names that end with it: a filter that lets through every
+// key and few other words ("validation" ends as "session" and
+// "authorization" do in two bytes and in four, not in eight).
+var keyTails = func() (t [1 << 10][]keyTail) {
+	add := func(w string) {
+		n := min(len(w), 8)
+		var buf [8]byte
+		copy(buf[8-n:], w[len(w)-n:])
+		k := keyTail{mask: ^uint64(0) << (8 * (8 - n))}
+		k.bits = (load64(string(buf[:]), 0) | foldBytes) & k.mask
+		if i := tailIndex(w[len(w)-2], w[len(w)-1]); !slices.Contains(t[i], k) {
+			t[i] = append(t[i], k)
+		}
+	}
 	for _, w := range lineKeys {
 		add(w)
 	}
@@ -66,6 +81,30 @@ var keyTails = func() (t [1 << 10]bool) {
 	}
 	return t
 }()
+
+// A keyTail holds the last bytes of a name, each with 0x20 set (a byte
+// that matches a name's in either case, as hasSuffixFold compares, has the
+// same), in the top bytes of a word that mask selects.
+type keyTail struct{ bits, mask uint64 }
+
+const foldBytes = 0x2020202020202020
+
+// keyTailAt reports whether the name that ends at s[j] (j >= 2) may end
+// with a name of keyTails. Before the eighth byte of s it does not read
+// further than the pair.
+func keyTailAt(s string, j int) bool {
+	ks := keyTails[tailIndex(s[j-2], s[j-1])]
+	if len(ks) == 0 || j < 8 {
+		return len(ks) > 0
+	}
+	x := load64(s, j-8) | foldBytes
+	for _, k := range ks {
+		if x&k.mask == k.bits {
+			return true
+		}
+	}
+	return false
+}
 
 // tailIndex hashes two bytes, folding case: letters keep their place in
 // the alphabet and every byte its low five bits.
@@ -114,7 +153,7 @@ func keyBefore(s string, q int) (start int, line, ok bool) {
 	plural := j >= 3 && s[j-1]|0x20 == 's' && (s[q] == ':' || s[q] == '=') && structureAfter(s, q)
 	// Most separators follow an ordinary word ("order:"): its last two
 	// bytes end no key name and no type name, and one lookup rejects it.
-	if j < 2 || !keyTails[tailIndex(s[j-2], s[j-1])] && !plural {
+	if j < 2 || !plural && !keyTailAt(s, j) {
 		return 0, false, false
 	}
 	j = withoutTypeName(s, j)
@@ -329,8 +368,12 @@ func isKeyNameByte(c byte) bool { return isWordByte(c) || c == '-' || c == '.' }
 // secret is not hidden behind the earlier key. Every separator costs work
 // bounded by the distance to the next one or by the value it redacts, so
 // chains of keys ("token=token=...") stay linear.
-func redactKeyValues(s string) string {
+//
+// It also reports whether its result is settled: whether it would return
+// that result unchanged (see settledValue).
+func redactKeyValues(s string) (string, bool) {
 	e := edit{s: s}
+	settled := true
 	// The next separator of each kind is found with IndexByte, which skips
 	// prose faster than a loop over its bytes.
 	seps := [...]byte{':', '=', ',', '>', '"', '\''}
@@ -351,7 +394,13 @@ func redactKeyValues(s string) string {
 		}
 		next[k] = indexFrom(s, q+1, seps[k])
 		ks, line, ok := keyBefore(s, q)
-		if !ok || ks < e.last {
+		if !ok {
+			continue
+		}
+		if ks < e.last {
+			// The key sits in the tail of a value redacted before it: once
+			// that value is gone, a second run may take this pair.
+			settled = false
 			continue
 		}
 		vs := valueStart(s, q)
@@ -389,6 +438,7 @@ func redactKeyValues(s string) string {
 		if placeholderAt(s, cs, ce) {
 			continue
 		}
+		settled = settled && !line && !nextLine && settledValue(s, q, vs, cs, ce, ve)
 		e.replace(cs, ce, Redacted)
 		e.last = ve
 		for m, c := range seps {
@@ -397,8 +447,31 @@ func redactKeyValues(s string) string {
 			}
 		}
 	}
-	return e.result()
+	return e.result(), settled
 }
+
+// settledValue reports whether the value s[vs:ve] of the separator at s[q],
+// redacted in its core s[cs:ce], is left as it is by a second run, which
+// then reads what surrounds it as the first did: the value is one word
+// after ':' or '=' (no extension over spaces or lines, which a redaction
+// can move), of printable bytes, and it ends where a bare value ends, so
+// no key name reaches into it from the byte after it. What valueCore
+// leaves around the core are quotes. A settled run lets settle skip the
+// pass that would confirm it (TestKeyValuesSettled).
+func settledValue(s string, q, vs, cs, ce, ve int) bool {
+	if s[q] != ':' && s[q] != '=' || cs >= ce {
+		return false
+	}
+	for i := vs; i < ve; i++ {
+		if s[i]-'!' > '~'-'!' {
+			return false
+		}
+	}
+	return ve == len(s) || settledEnd[s[ve]]
+}
+
+// settledEnd are the bytes that may follow a settled value.
+var settledEnd = byteSet(" \t\r\n&,;\"')}")
 
 // validationWords start the messages of validators ("password: field
 // required", "token: must not be empty"): after "key:" such a word is the

@@ -43,7 +43,8 @@ between 1 and 250, and Basic bearer Bearer digest Digest duplicate key Key Dupli
 row SELECT FROM UPDATE SET INSERT INTO ISO TRUNCATE ORA AKIA AKIAIOSFODNN7EXAMPLE eyJhbGci
 token: password: secret: api key: auth: Tr0ub4dor3xyz 4111 1111 1111 1111 4111111111111111
 hunter2hunter2 line 12, in pq: sql: mssql: Caused by: node: C: 10.1.2.3 v2beta abcDef
-Error 1146 (42S02): near "SELEC": syntax error goroutine 12 [running]: main.go:12 ghp_x sk-x`)
+Error 1146 (42S02): near "SELEC": syntax error goroutine 12 [running]: main.go:12 ghp_x sk-x
+... .... sk.x hvs.CAES pat.x dp.pt.x ..eyJhbGci x...y`)
 
 // TestPlainPrefixSound checks the fast path against the prefilter: the
 // prefilter's flags from plainPrefix on are those of the whole text, and a
@@ -63,7 +64,7 @@ func TestPlainPrefixSound(t *testing.T) {
 			texts = append(texts, s[:i], s[i:])
 		}
 	}
-	seps := []string{" ", " ", " ", ", ", ". ", ": ", "\n", "=", ":", "-", "", "  "}
+	seps := []string{" ", " ", " ", ", ", ". ", ": ", "\n", "=", ":", "-", "", "  ", "...", "....."}
 	x := uint64(0x9e3779b97f4a7c15)
 	next := func(n int) int {
 		x ^= x << 13

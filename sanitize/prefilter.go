@@ -1,6 +1,9 @@
 package sanitize
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // flags records which rule families could possibly match a text. The scan
 // that computes them is a single pass with no allocation, so that clean text
@@ -170,21 +173,8 @@ func isRunByte(c byte) bool { return c == ' ' || c == '\t' || isDigit(c) }
 // Only the flags f lacks are looked for: a flag already set costs no check.
 func (sc *scanner) rescan(s string, f flags, t string) flags {
 	n := min(len(s), len(t))
-	// Sixteen bytes per comparison while they match: memequal is quick.
-	p := 0
-	for p+16 <= n && s[p:p+16] == t[p:p+16] {
-		p += 16
-	}
-	for p < n && s[p] == t[p] {
-		p++
-	}
-	q := 0
-	for q+16 <= n-p && s[len(s)-q-16:len(s)-q] == t[len(t)-q-16:len(t)-q] {
-		q += 16
-	}
-	for q < n-p && s[len(s)-1-q] == t[len(t)-1-q] {
-		q++
-	}
+	p := commonPrefix(s, t, n)
+	q := commonSuffix(s, t, n-p)
 	lo := max(0, p-scanAhead)
 	end := len(t) - q
 	hi := min(len(t), end+scanBehind)
@@ -209,6 +199,44 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 	g |= sc.scanRange(t, p, near, want)
 	g |= sc.scanRange(t, near, hi, want&readsFarBack)
 	return withURL(f | g)
+}
+
+// commonPrefix returns the length of the start s and t share, up to n
+// bytes. Eight bytes are compared per step, as one word each, and the
+// first that differs is found in the word that differs.
+func commonPrefix(s, t string, n int) int {
+	p := 0
+	for ; p+8 <= n; p += 8 {
+		if x := load64(s, p) ^ load64(t, p); x != 0 {
+			return p + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for p < n && s[p] == t[p] {
+		p++
+	}
+	return p
+}
+
+// commonSuffix returns the length of the end s and t share, up to n bytes.
+func commonSuffix(s, t string, n int) int {
+	q := 0
+	for ; q+8 <= n; q += 8 {
+		if x := load64(s, len(s)-q-8) ^ load64(t, len(t)-q-8); x != 0 {
+			return q + bits.LeadingZeros64(x)>>3
+		}
+	}
+	for q < n && s[len(s)-1-q] == t[len(t)-1-q] {
+		q++
+	}
+	return q
+}
+
+// load64 reads the eight bytes at s[i] as one little-endian word, which
+// the compiler makes one load.
+func load64(s string, i int) uint64 {
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // How far each flag's checks read from the byte they start at, for
@@ -257,7 +285,7 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 				// Capitals begin sentences; of the words that start with
 				// one, only a few are mixed-case triggers, the rest (SQL
 				// keywords) are all capitals.
-				if sc.wordFirst[c] && w&(fScheme|fSQL) != 0 && (mixedCaseWord[c] || i+1 < len(s) && 'A' <= s[i+1] && s[i+1] <= 'Z') {
+				if sc.wordFirst[c] && w&(fScheme|fSQL) != 0 && mayStartWord(s, i) {
 					f |= scanWord(s, i, w)
 				}
 				if w&fToken != 0 && mayTrigger(s, i) && triggerAt(s, i) {
@@ -605,10 +633,44 @@ func scanWord(s string, i int, want flags) flags {
 	return 0
 }
 
-// mixedCaseWord marks the first letters of the trigger words of scanWord
-// that are not all capitals: bearer, basic, digest (any case), Duplicate,
-// duplicate, Failing, Key.
-var mixedCaseWord = byteSet("bBdDFK")
+// scanWordBytes holds, for each first byte of a word scanWord looks for,
+// the second and the third bytes it may have (both cases for the words it
+// takes in any case): most words that start with a trigger letter
+// ("body", "between", "In") are turned away by two lookups, before
+// scanWord compares any prefix.
+var scanWordBytes = func() (t [256][2][4]uint64) {
+	add := func(w string, fold bool) {
+		for k := 1; k <= 2; k++ {
+			set := func(a, c byte) { t[a][k-1][c>>6] |= 1 << (c & 63) }
+			set(w[0], w[k])
+			if fold {
+				upper, c := w[0]-'a'+'A', w[k]-'a'+'A'
+				set(upper, w[k])
+				set(w[0], c)
+				set(upper, c)
+			}
+		}
+	}
+	for _, w := range []string{"bearer", "basic", "digest"} {
+		add(w, true)
+	}
+	for _, ps := range sqlPrefixes {
+		for _, p := range ps {
+			add(p, false)
+		}
+	}
+	return t
+}()
+
+// mayStartWord reports whether a word scanWord looks for may start at
+// s[i], by its first three bytes (every such word has more).
+func mayStartWord(s string, i int) bool {
+	if i+2 >= len(s) {
+		return false
+	}
+	b := &scanWordBytes[s[i]]
+	return b[0][s[i+1]>>6]&(1<<(s[i+1]&63)) != 0 && b[1][s[i+2]>>6]&(1<<(s[i+2]&63)) != 0
+}
 
 // sqlPrefixes are the words that open a database statement or a driver
 // message, by first byte.

@@ -36,12 +36,15 @@ func publicScan(s string) (string, flags) {
 		if k == len(s) {
 			return s, 0
 		}
-		// As in logScan: invalid text is scanned once it was made valid.
-		if utf8.ValidString(s[k:]) {
-			f = withURL(publicScanner.scanRange(s, k, len(s), publicScanner.want))
-			if f&publicFlags == 0 {
-				return s, f
-			}
+		// Only text that holds a byte from 0x80 up can be invalid UTF-8,
+		// and the scan finds any (fNonASCII): ASCII text, the common case,
+		// is not read again to be validated. Invalid text is scanned again
+		// by settle once it was made valid; a public text is short.
+		f = withURL(publicScanner.scanRange(s, k, len(s), publicScanner.want))
+		if f&fNonASCII != 0 && !utf8.ValidString(s[k:]) {
+			f = fEscape | fNonASCII
+		} else if f&publicFlags == 0 {
+			return s, f
 		}
 	}
 	return settle(s, f, MaxPublicLen, publicScanner, publicPass), f

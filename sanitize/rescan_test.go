@@ -127,7 +127,10 @@ func TestPrefilterSound(t *testing.T) {
 		{"dsn", fDSN, redactDSNUserinfo},
 		{"token", fToken, redactTokens},
 		{"scheme", fScheme, schemeRule.redact},
-		{"key-value", fAssign, redactKeyValues},
+		{"key-value", fAssign, func(s string) string {
+			out, _ := redactKeyValues(s)
+			return out
+		}},
 		{"sql", fSQL, func(s string) string {
 			if databaseMessage(s) {
 				return GenericDetail
@@ -151,6 +154,34 @@ func TestPrefilterSound(t *testing.T) {
 					if f&r.flag == 0 && r.run(cut) != cut {
 						t.Fatalf("%s rule changes %q, which scan does not flag", r.name, cut)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestCommonEnds compares rescan's word-at-a-time reading of the start and
+// the end two texts share with a byte-by-byte one, at every length and
+// every place of a difference.
+func TestCommonEnds(t *testing.T) {
+	base := "password=Tr0ub4dor3xyz with the login call, and then some more text."
+	for n := 0; n <= len(base); n++ {
+		s := base[:n]
+		for d := 0; d < n; d++ {
+			u := s[:d] + "#" + s[d+1:]
+			for _, other := range []string{u, u + "tail", "head" + u} {
+				m := min(len(s), len(other))
+				wantP := 0
+				for wantP < m && s[wantP] == other[wantP] {
+					wantP++
+				}
+				wantQ := 0
+				for wantQ < m-wantP && s[len(s)-1-wantQ] == other[len(other)-1-wantQ] {
+					wantQ++
+				}
+				p := commonPrefix(s, other, m)
+				if q := commonSuffix(s, other, m-p); p != wantP || q != wantQ {
+					t.Fatalf("%q, %q: prefix %d suffix %d, want %d and %d", s, other, p, q, wantP, wantQ)
 				}
 			}
 		}

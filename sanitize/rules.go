@@ -495,13 +495,20 @@ func triggerAt(s string, i int) bool {
 	if i > 0 {
 		if b := a.prev[s[i-1]]; b != 0 {
 			for k := range a.byPrev[b-1] {
-				if t := &a.byPrev[b-1][k]; nextMatches(s, i, t) && triggerIs(s, i, t) && wordStart(s, i-t.at) {
+				if t := &a.byPrev[b-1][k]; nextMatches(s, i, t) && secondBeforeMatches(s, i, t) && triggerIs(s, i, t) && wordStart(s, i-t.at) {
 					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// secondBeforeMatches compares the byte two before the anchor, when t has
+// one: the triggers grouped by the byte before their anchor often end
+// with it ("pat.", "sat."), and nextMatches then tells none apart.
+func secondBeforeMatches(s string, i int, t *trigger) bool {
+	return t.at < 2 || i >= 2 && s[i-2] == t.text[t.at-2]
 }
 
 // triggerIs reports whether t's text lies at s with its anchor at s[i].

@@ -31,10 +31,16 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		s = r.note(s, redactPasswordFlags(s))
 	}
 	if f&fAssign != 0 {
-		// Not closed: a spaced value ("password=hunter 2 user=app") is
-		// extended over the words before the next pair, and a redaction can
-		// make such a pair of what follows it.
-		s = r.noteOpen(s, redactKeyValues(s))
+		// Not closed in general: a spaced value ("password=hunter 2
+		// user=app") is extended over the words before the next pair, and a
+		// redaction can make such a pair of what follows it. The rule tells
+		// when its redactions cannot have done so.
+		t, settled := redactKeyValues(s)
+		if settled {
+			s = r.note(s, t)
+		} else {
+			s = r.noteOpen(s, t)
+		}
 	}
 	if f&fBase64Pair != 0 {
 		s = r.note(s, redactBase64Pairs(s))
