@@ -21,16 +21,43 @@ import (
 // does to quotes around it.
 //
 // Input without a backslash, a percent sign or an ampersand costs three
-// byte searches.
+// byte searches. A text longer than fullRecheckLen is checked window by
+// window first (see windowsClear): the whole text is decoded and run
+// again only when a window hides a secret, so a long text whose escapes
+// hide nothing (random text holds a decodable escape every kilobyte or so)
+// costs its windows rather than a second run of the tier.
 func unhideEscaped(in, out string, tier func(string) string) string {
 	if strings.IndexByte(in, '\\') < 0 && strings.IndexByte(in, '%') < 0 && strings.IndexByte(in, '&') < 0 {
 		// The escapes in out, if any, are the tier's own (the log tier's
 		// "\n" for a line break): the first pass saw what they stand for.
 		return out
 	}
-	decoded, ok := decodeEscapes(out)
+	if len(out) > fullRecheckLen && windowsClear(in, len(out), tier) {
+		return out
+	}
+	decoded, ok := decodeLayers(out)
 	if !ok {
 		return out
+	}
+	if again := tier(decoded); foundMore(again, out) {
+		return again
+	}
+	return out
+}
+
+// foundMore reports that again, the tier's result for a decoded text,
+// redacted what out, its result for the text, did not.
+func foundMore(again, out string) bool {
+	return strings.Count(again, Redacted) > strings.Count(out, Redacted) ||
+		again == GenericDetail && out != GenericDetail
+}
+
+// decodeLayers decodes s's escapes layer after layer, up to
+// maxDecodeLayers, and reports false when s has none.
+func decodeLayers(s string) (string, bool) {
+	decoded, ok := decodeEscapes(s)
+	if !ok {
+		return s, false
 	}
 	for range maxDecodeLayers - 1 {
 		d, ok := decodeEscapes(decoded)
@@ -39,12 +66,119 @@ func unhideEscaped(in, out string, tier func(string) string) string {
 		}
 		decoded = d
 	}
-	again := tier(decoded)
-	if strings.Count(again, Redacted) > strings.Count(out, Redacted) ||
-		again == GenericDetail && out != GenericDetail {
-		return again
+	return decoded, true
+}
+
+// fullRecheckLen is the longest result that is decoded and run again
+// whole without looking at its windows first. It is the public tier's
+// limit, so the public tier always takes the exact path, and a log text
+// this short would be covered by its windows anyway.
+const fullRecheckLen = MaxPublicLen
+
+// Window bounds around an escape of the raw text: the key or the token's
+// start before it, the separator and the start of the value after it. A
+// rule needs no more to redact (a value cut at the window's end is still
+// redacted up to there, which is all the check asks); the window then
+// grows to the ends of the words at its borders, so it neither starts
+// nor ends inside a token, up to windowWordMax more bytes.
+const (
+	windowBefore  = 128
+	windowAfter   = 256
+	windowWordMax = 512
+)
+
+// windowsClear reports that no escape of in hides a secret: each window
+// around in's decodable escapes (windows that overlap merged) passes the
+// exact check that unhideEscaped runs on a short text. The escapes are
+// taken from in, not from the tier's result: that result also holds the
+// tier's own escapes (the log tier writes every control byte of random
+// text as one), which stand for what the first pass saw. Windows that
+// would cover more than half of the result, n bytes, are not run (false):
+// one run over the whole decoded result costs less.
+func windowsClear(in string, n int, tier func(string) string) bool {
+	var w [maxWindows][2]int
+	k, ok := windows(in, n/2, &w)
+	if !ok {
+		return false
 	}
-	return out
+	for _, ab := range w[:k] {
+		if windowHides(in[ab[0]:ab[1]], tier) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxWindows bounds the windows of one text; with every window at least
+// windowBefore+windowAfter bytes, half of a log text holds fewer.
+const maxWindows = 128
+
+// windows stores in w the merged windows around in's decodable escapes
+// and returns their number, or false when they cover more than budget
+// bytes. It reads no further than a tier's result can reach back into its
+// input: valid text is cut to the limit before any rule reads it, and
+// invalid text to four times the limit before its runs of invalid bytes
+// shrink to one U+FFFD each.
+func windows(in string, budget int, w *[maxWindows][2]int) (int, bool) {
+	end := min(len(in), 4*MaxLogLen)
+	spend(end)
+	k, covered := 0, 0
+	for i := 0; i < end; i++ {
+		if !escapeStarts[in[i]] {
+			continue
+		}
+		_, n := decodeAt(in, i)
+		if n == 0 {
+			continue
+		}
+		a, b := max(0, i-windowBefore), windowEnd(in, min(len(in), i+n+windowAfter))
+		if k == 0 || a > w[k-1][1] {
+			a = windowStart(in, a)
+		}
+		if k > 0 && a <= w[k-1][1] {
+			covered += max(0, b-w[k-1][1])
+			w[k-1][1] = max(b, w[k-1][1])
+		} else {
+			if k == maxWindows {
+				return 0, false
+			}
+			covered += b - a
+			w[k] = [2]int{a, b}
+			k++
+		}
+		if covered > budget {
+			return 0, false
+		}
+		i += n - 1
+	}
+	return k, true
+}
+
+// windowHides runs unhideEscaped's check on one window of the raw text.
+func windowHides(w string, tier func(string) string) bool {
+	o := tier(w)
+	d, ok := decodeLayers(o)
+	return ok && foundMore(tier(d), o)
+}
+
+// windowStart moves i back to the start of the word it falls in.
+func windowStart(s string, i int) int {
+	for stop := max(0, i-windowWordMax); i > stop && windowByte(s[i-1]); i-- {
+	}
+	return i
+}
+
+// windowEnd moves i on to the end of the word it falls in.
+func windowEnd(s string, i int) int {
+	for stop := min(len(s), i+windowWordMax); i < stop && windowByte(s[i]); i++ {
+	}
+	return i
+}
+
+// windowByte reports the bytes of tokens and values: letters, digits and
+// the punctuation tokens are made of.
+func windowByte(c byte) bool {
+	return isAlnum(c) || c == '-' || c == '_' || c == '.' || c == '+' || c == '/' || c == '=' || c == '~' || c >= utf8.RuneSelf
 }
 
 // maxDecodeLayers bounds the layers of encoding undone. Each layer is one
