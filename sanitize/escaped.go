@@ -22,24 +22,30 @@ import (
 //
 // Input without a backslash, a percent sign or an ampersand costs three
 // byte searches. A text longer than fullRecheckLen is checked window by
-// window first (see windowsClear): the whole text is decoded and run
+// window first (see hiddenInWindows): the whole text is decoded and run
 // again only when a window hides a secret, so a long text whose escapes
 // hide nothing (random text holds a decodable escape every kilobyte or so)
-// costs its windows rather than a second run of the tier.
+// costs its windows rather than a second run of the tier. A window that
+// hides one is proof enough: the decoded run is returned even when it
+// redacts no more than out, which happens when its escapes, written out
+// again, push the secret past the limit (cut off, it is gone as well).
 func unhideEscaped(in, out string, tier func(string) string) string {
 	if strings.IndexByte(in, '\\') < 0 && strings.IndexByte(in, '%') < 0 && strings.IndexByte(in, '&') < 0 {
 		// The escapes in out, if any, are the tier's own (the log tier's
 		// "\n" for a line break): the first pass saw what they stand for.
 		return out
 	}
-	if len(out) > fullRecheckLen && windowsClear(in, len(out), tier) {
-		return out
+	hidden, known := false, false
+	if len(out) > fullRecheckLen {
+		if hidden, known = hiddenInWindows(in, len(out), tier); known && !hidden {
+			return out
+		}
 	}
 	decoded, ok := decodeLayers(out)
 	if !ok {
 		return out
 	}
-	if again := tier(decoded); foundMore(again, out) {
+	if again := tier(decoded); hidden || foundMore(again, out) {
 		return again
 	}
 	return out
@@ -87,26 +93,26 @@ const (
 	windowWordMax = 512
 )
 
-// windowsClear reports that no escape of in hides a secret: each window
-// around in's decodable escapes (windows that overlap merged) passes the
-// exact check that unhideEscaped runs on a short text. The escapes are
-// taken from in, not from the tier's result: that result also holds the
-// tier's own escapes (the log tier writes every control byte of random
-// text as one), which stand for what the first pass saw. Windows that
-// would cover more than half of the result, n bytes, are not run (false):
-// one run over the whole decoded result costs less.
-func windowsClear(in string, n int, tier func(string) string) bool {
+// hiddenInWindows reports whether an escape of in hides a secret: each
+// window around in's decodable escapes (windows that overlap merged) is
+// put through the exact check that unhideEscaped runs on a short text.
+// The escapes are taken from in, not from the tier's result: that result
+// also holds the tier's own escapes (the log tier writes every control
+// byte of random text as one), which stand for what the first pass saw.
+// Windows that would cover more than half of the result, n bytes, are not
+// run (known is false): one run over the whole decoded result costs less.
+func hiddenInWindows(in string, n int, tier func(string) string) (hidden, known bool) {
 	var w [maxWindows][2]int
 	k, ok := windows(in, n/2, &w)
 	if !ok {
-		return false
+		return false, false
 	}
 	for _, ab := range w[:k] {
 		if windowHides(in[ab[0]:ab[1]], tier) {
-			return false
+			return true, true
 		}
 	}
-	return true
+	return false, true
 }
 
 // maxWindows bounds the windows of one text; with every window at least
