@@ -1,9 +1,12 @@
 package sanitize
 
 import (
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // unhideEscaped catches secrets that escapes hid from a tier's rules.
@@ -29,7 +32,7 @@ import (
 // hides one is proof enough: the decoded run is returned even when it
 // redacts no more than out, which happens when its escapes, written out
 // again, push the secret past the limit (cut off, it is gone as well).
-func unhideEscaped(in, out string, tier func(string) string) string {
+func unhideEscaped(in, out string, tier func(string) string, sc *scanner) string {
 	if strings.IndexByte(in, '\\') < 0 && strings.IndexByte(in, '%') < 0 && strings.IndexByte(in, '&') < 0 {
 		// The escapes in out, if any, are the tier's own (the log tier's
 		// "\n" for a line break): the first pass saw what they stand for.
@@ -37,7 +40,7 @@ func unhideEscaped(in, out string, tier func(string) string) string {
 	}
 	hidden, known := false, false
 	if len(out) > fullRecheckLen {
-		if hidden, known = hiddenInWindows(in, len(out), tier); known && !hidden {
+		if hidden, known = hiddenInWindows(in, len(out), tier, sc); known && !hidden {
 			return out
 		}
 	}
@@ -101,18 +104,84 @@ const (
 // byte of random text as one), which stand for what the first pass saw.
 // Windows that would cover more than half of the result, n bytes, are not
 // run (known is false): one run over the whole decoded result costs less.
-func hiddenInWindows(in string, n int, tier func(string) string) (hidden, known bool) {
+func hiddenInWindows(in string, n int, tier func(string) string, sc *scanner) (hidden, known bool) {
 	var w [maxWindows][2]int
 	k, ok := windows(in, n/2, &w)
 	if !ok {
 		return false, false
 	}
+	bufs := windowBufs.Get().(*[4][]byte)
+	defer windowBufs.Put(bufs)
+	// The windows that scans cannot clear are checked together, one after
+	// the other between lines that no rule reads a value across, so that
+	// random text with a trigger in a window every few kilobytes costs one
+	// check, not one per window.
+	cat := bufs[3][:0]
 	for _, ab := range w[:k] {
-		if windowHides(in[ab[0]:ab[1]], tier) {
-			return true, true
+		if win := in[ab[0]:ab[1]]; !windowInert(win, sc, bufs) {
+			if len(cat) > 0 {
+				cat = append(cat, windowGap...)
+			}
+			cat = append(cat, win...)
 		}
 	}
-	return false, true
+	bufs[3] = cat
+	if len(cat) == 0 {
+		return false, true
+	}
+	return windowHides(unsafe.String(unsafe.SliceData(cat), len(cat)), tier), true
+}
+
+// windowGap separates windows checked together: a line break ends what
+// the rules read to the end of a line, and the line of one dot between is
+// a value of its own for a key that takes the next line's text ("password:"
+// before a line break), so no rule reads one window's text as the value of
+// a key in another.
+const windowGap = "\n\n.\n\n"
+
+// windowBufs hold a window decoded layer after layer and then escaped,
+// and the windows checked together, so the windows of random text cost no
+// allocation.
+var windowBufs = sync.Pool{New: func() any { return new([4][]byte) }}
+
+// windowInert reports, from scans alone, that the check of w cannot find
+// more to redact: no rule that redacts (the flags a scan raises for the
+// tier's redacting rules) is triggered by w, by w decoded, or by w decoded
+// and then escaped as the log tier writes it (an escape glues its letter
+// to the next word: a decoded tab before "oken=" is logged as "\token="),
+// and decoding spelled no marker. The tier's result for w then holds no
+// more markers than w, and the decoded run none more than that: the
+// tier's own escapes in its result decode to the bytes of w they stand
+// for.
+func windowInert(w string, sc *scanner, bufs *[4][]byte) bool {
+	redacting := sc.want & publicFlags
+	if sc.scan(w)&redacting != 0 {
+		return false
+	}
+	d, ok := appendDecoded(bufs[0][:0], w, len(w))
+	if !ok {
+		return true
+	}
+	for range maxDecodeLayers - 1 {
+		bufs[0] = d
+		next, ok := appendDecoded(bufs[1][:0], unsafe.String(unsafe.SliceData(d), len(d)), len(d))
+		if !ok {
+			break
+		}
+		bufs[1], d = d, next
+	}
+	bufs[0] = d
+	ds := unsafe.String(unsafe.SliceData(d), len(d))
+	if sc.scan(ds)&redacting != 0 || strings.Count(ds, Redacted) > strings.Count(w, Redacted) {
+		return false
+	}
+	if i := escapeAt(ds); i >= 0 {
+		bufs[2] = appendEscaped(bufs[2][:0], ds, i, len(ds)*10)
+		if sc.scan(unsafe.String(unsafe.SliceData(bufs[2]), len(bufs[2])))&redacting != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // maxWindows bounds the windows of one text; with every window at least
@@ -202,14 +271,25 @@ var escapeStarts = byteSet("%\\&")
 // Escaped quotes and backslashes stay as they are, so quoted values keep
 // their bounds. It reports false when s has no such escape.
 func decodeEscapes(s string) (string, bool) {
+	// No escape decodes to more bytes than it is written with.
+	b, ok := appendDecoded(nil, s, len(s))
+	if !ok {
+		return s, false
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), true
+}
+
+// appendDecoded appends s with its escapes decoded to dst, growing dst by
+// room bytes at the first escape, or reports false, leaving dst as it
+// was, when s has none.
+func appendDecoded(dst []byte, s string, room int) ([]byte, bool) {
 	first := 0
 	for first < len(s) && !escapeStarts[s[first]] {
 		first++
 	}
 	if first == len(s) {
-		return s, false
+		return dst, false
 	}
-	var b strings.Builder
 	decoded, start := false, 0
 	for i := first; i < len(s); {
 		if !escapeStarts[s[i]] {
@@ -222,23 +302,22 @@ func decodeEscapes(s string) (string, bool) {
 			continue
 		}
 		if !decoded {
-			b.Grow(len(s))
+			dst = slices.Grow(dst, room)
 			decoded = true
 		}
-		b.WriteString(s[start:i])
+		dst = append(dst, s[start:i]...)
 		if r >= rawByte {
-			b.WriteByte(byte(r - rawByte))
+			dst = append(dst, byte(r-rawByte))
 		} else {
-			b.WriteRune(r)
+			dst = utf8.AppendRune(dst, r)
 		}
 		i += n
 		start = i
 	}
 	if !decoded {
-		return s, false
+		return dst, false
 	}
-	b.WriteString(s[start:])
-	return b.String(), true
+	return append(dst, s[start:]...), true
 }
 
 // rawByte marks a decoded value that is one byte, not a rune: %HH and \xHH
