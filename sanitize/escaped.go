@@ -221,13 +221,19 @@ func windows(in string, budget int, w *[maxWindows][2]int) (int, bool) {
 			w[k] = [2]int{a, b}
 			k++
 		}
-		if covered > budget {
+		// Windows that cover most of the first few kilobytes will cover
+		// most of the text: escape-dense text goes to the whole run
+		// before its windows cost a decoding of every escape.
+		if covered > budget || i >= denseProbe && 4*covered > 3*i {
 			return 0, false
 		}
 		i += n - 1
 	}
 	return k, true
 }
+
+// denseProbe is where windows first judge the text escape-dense.
+const denseProbe = 4 << 10
 
 // windowHides runs unhideEscaped's check on one window of the raw text.
 func windowHides(w string, tier func(string) string) bool {
