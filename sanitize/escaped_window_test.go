@@ -142,3 +142,37 @@ func TestLogLongRecheckWindows(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLogLongRecheck fills 64 KiB with a fuzzed unit and hides a secret
+// at a fuzzed place in it: the log tier must redact it, and agree with
+// the whole re-check wherever that found it.
+func FuzzLogLongRecheck(f *testing.F) {
+	for _, u := range []string{`\n`, "a=b ", `%2F`, `\u0041`, "&amp;", randomText(40, true), `{\"a\":1}`} {
+		f.Add(u, uint16(0), uint8(0))
+		f.Add(u, uint16(40000), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, unit string, at uint16, way uint8) {
+		if unit == "" || len(unit) > 64 {
+			return
+		}
+		secret := credentialSeeds[int(way)%len(credentialSeeds)]
+		if strings.Contains(unit, secret.core[:8]) {
+			return
+		}
+		h := hideWays[int(way)%len(hideWays)]
+		text := h.hide(secret.secret)
+		bg := strings.Repeat(unit, (64<<10)/len(unit))
+		if len(bg) < len(text)+2 {
+			return
+		}
+		p := int(at) % (len(bg) - len(text) - 1)
+		s := bg[:p] + " " + text + " " + bg[p+len(text)+2:]
+		got, want := Log(s), logWhole(s)
+		if want != logScanOnly(s) && got != want {
+			t.Fatalf("differs from the whole re-check at %d (%q, %q)", p, unit, text)
+		}
+		if !strings.Contains(want, secret.core) && strings.Contains(got, secret.core) {
+			t.Fatalf("core %q kept at %d (%q, %q)", secret.core, p, unit, text)
+		}
+	})
+}
