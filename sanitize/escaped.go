@@ -96,14 +96,16 @@ const (
 	windowWordMax = 512
 )
 
-// hiddenInWindows reports whether an escape of in hides a secret: each
-// window around in's decodable escapes (windows that overlap merged) is
-// put through the exact check that unhideEscaped runs on a short text.
-// The escapes are taken from in, not from the tier's result: that result
-// also holds the tier's own escapes (the log tier writes every control
-// byte of random text as one), which stand for what the first pass saw.
-// Windows that would cover more than half of the result, n bytes, are not
-// run (known is false): one run over the whole decoded result costs less.
+// hiddenInWindows reports whether an escape of in hides a secret: the
+// windows around in's decodable escapes (windows that overlap merged)
+// that scans alone do not clear (windowInert) are put through the check
+// that unhideEscaped runs on a short text. The escapes are taken from in,
+// not from the tier's result: that result also holds the tier's own
+// escapes (the log tier writes every control byte of random text as one),
+// which stand for what the first pass saw. Windows that would cover more
+// than half of the result, n bytes, or most of in's first denseProbe
+// bytes, are not run (known is false): one run over the whole decoded
+// result costs less.
 func hiddenInWindows(in string, n int, tier func(string) string, sc *scanner) (hidden, known bool) {
 	var w [maxWindows][2]int
 	k, ok := windows(in, n/2, &w)
@@ -155,7 +157,8 @@ var windowBufs = sync.Pool{New: func() any { return new([4][]byte) }}
 // for.
 func windowInert(w string, sc *scanner, bufs *[4][]byte) bool {
 	redacting := sc.want & publicFlags
-	if sc.scan(w)&redacting != 0 {
+	f := sc.scan(w)
+	if f&redacting != 0 {
 		return false
 	}
 	d, ok := appendDecoded(bufs[0][:0], w, len(w))
@@ -171,13 +174,15 @@ func windowInert(w string, sc *scanner, bufs *[4][]byte) bool {
 		bufs[1], d = d, next
 	}
 	bufs[0] = d
+	// The decoded and the escaped text differ from the one before only
+	// around the escapes: rescan reads just those bytes.
 	ds := unsafe.String(unsafe.SliceData(d), len(d))
-	if sc.scan(ds)&redacting != 0 || strings.Count(ds, Redacted) > strings.Count(w, Redacted) {
+	if f = sc.rescan(w, f, ds); f&redacting != 0 || strings.Count(ds, Redacted) > strings.Count(w, Redacted) {
 		return false
 	}
 	if i := escapeAt(ds); i >= 0 {
 		bufs[2] = appendEscaped(bufs[2][:0], ds, i, len(ds)*10)
-		if sc.scan(unsafe.String(unsafe.SliceData(bufs[2]), len(bufs[2])))&redacting != 0 {
+		if sc.rescan(ds, f, unsafe.String(unsafe.SliceData(bufs[2]), len(bufs[2])))&redacting != 0 {
 			return false
 		}
 	}
