@@ -90,9 +90,11 @@ const fullRecheckLen = MaxPublicLen
 // redacted up to there, which is all the check asks); the window then
 // grows to the ends of the words at its borders, so it neither starts
 // nor ends inside a token, up to windowWordMax more bytes.
+// TestLogLongRecheckReach and TestLogLongRecheckWindows hold the bounds:
+// with 16 and 32 bytes they fail.
 const (
-	windowBefore  = 128
-	windowAfter   = 256
+	windowBefore  = 64
+	windowAfter   = 128
 	windowWordMax = 512
 )
 
@@ -189,9 +191,10 @@ func windowInert(w string, sc *scanner, bufs *[4][]byte) bool {
 	return true
 }
 
-// maxWindows bounds the windows of one text; with every window at least
-// windowBefore+windowAfter bytes, half of a log text holds fewer.
-const maxWindows = 128
+// maxWindows bounds the windows of one text; with every window but the
+// first and the last at least windowBefore+windowAfter bytes, half of a
+// log text holds fewer.
+const maxWindows = 256
 
 // windows stores in w the merged windows around in's decodable escapes
 // and returns their number, or false when they cover more than budget

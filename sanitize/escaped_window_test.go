@@ -176,3 +176,37 @@ func FuzzLogLongRecheck(f *testing.F) {
 		}
 	})
 }
+
+// The windows reach a key well before its escape and a value well after
+// it, in long texts: the key's own bytes, quotes and spaces before an
+// escaped separator, a JSON-escaped PEM block whose line breaks are its
+// only escapes, a token glued on by one escape and as long as a JWT.
+func TestLogLongRecheckReach(t *testing.T) {
+	pem := "-----BEGIN RSA PRIVATE KEY-----"
+	for range 12 {
+		pem += `\n` + strings.Repeat("MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn", 2)
+	}
+	pem += `\n-----END RSA PRIVATE KEY-----`
+	cases := []struct{ text, secret string }{
+		{`{"AZURE_STORAGE_ACCOUNT_ACCESS_KEY"        \u003a   "Zm9vYmFyYmF6cXV4MTIzNDU2"}`, "Zm9vYmFyYmF6cXV4MTIzNDU2"},
+		{`client_secret` + strings.Repeat(" ", 30) + `%3D` + strings.Repeat(" ", 20) + `s3cr3tV4lue0123456789`, "s3cr3tV4lue0123456789"},
+		{pem, "MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn"},
+		{`upstream said:\neyJhbGciOiJIUzI1NiJ9.` + strings.Repeat("eyJzdWIiOiIxMjM0NTY3ODkwIn0", 8) + `.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U`, "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
+	}
+	bg := randomText(64<<10, true)
+	for _, c := range cases {
+		if got := Log(c.text); strings.Contains(got, c.secret) {
+			t.Fatalf("short: %q kept in %q", c.secret, got)
+		}
+		for _, at := range []int{0, 20 << 10, len(bg) - len(c.text) - 300} {
+			s := bg[:at] + " " + c.text + " " + bg[at+len(c.text)+2:]
+			got, want := Log(s), logWhole(s)
+			if strings.Contains(got, c.secret) {
+				t.Fatalf("at %d: %q kept", at, c.secret)
+			}
+			if want != logScanOnly(s) && got != want {
+				t.Fatalf("at %d: %q differs from the whole re-check", at, c.text)
+			}
+		}
+	}
+}
