@@ -171,8 +171,10 @@ func TestBenchInputs(t *testing.T) {
 // hostile64K are 64 KiB texts that no rule was written for, or that
 // trigger one rule on every few bytes: random bytes (controls, invalid
 // UTF-8, every punctuation byte), random printable ASCII, repeated token
-// prefixes and key names, one long number, one long base64 run, and
-// escapes nested in escapes.
+// prefixes and key names, one long number, one long base64 run, escapes
+// nested in escapes, runs of \u escapes, keys and values hidden behind
+// escapes on every few bytes, one line of percent-encoded slashes, HTML
+// references, and base64 user:password pairs.
 var hostile64K = []struct{ name, s string }{
 	{"random_bytes", randomText(64<<10, false)},
 	{"random_ascii", randomText(64<<10, true)},
@@ -182,6 +184,12 @@ var hostile64K = []struct{ name, s string }{
 	{"digits", fill("4111111111111111")},
 	{"base64", fill(base64Run)},
 	{"json_escapes", fill(`{\"a\":\"\\u0070ass\\\"`)},
+	{"nested_escapes", fill(`\\\\\\\"`)},
+	{"u_runs", fill(`\u0070\u0061\u0073\u0073`)},
+	{"hidden_keys", fill(`\u0070assword=\u0068unter2 `)},
+	{"percent_2F", fill("%2F")},
+	{"html_refs", fill("&#x67;hp_&quot;")},
+	{"base64_userpass", fill(": dXNlcjpwYXNzd29yZA== ")},
 }
 
 // base64Run is a base64 alphabet run with no break.

@@ -1,9 +1,12 @@
 package sanitize
 
 import (
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // unhideEscaped catches secrets that escapes hid from a tier's rules.
@@ -21,16 +24,49 @@ import (
 // does to quotes around it.
 //
 // Input without a backslash, a percent sign or an ampersand costs three
-// byte searches.
-func unhideEscaped(in, out string, tier func(string) string) string {
+// byte searches. A text longer than fullRecheckLen is checked window by
+// window first (see hiddenInWindows): the whole text is decoded and run
+// again only when a window hides a secret, so a long text whose escapes
+// hide nothing (random text holds a decodable escape every kilobyte or so)
+// costs its windows rather than a second run of the tier. A window that
+// hides one is proof enough: the decoded run is returned even when it
+// redacts no more than out, which happens when its escapes, written out
+// again, push the secret past the limit (cut off, it is gone as well).
+func unhideEscaped(in, out string, tier func(string) string, sc *scanner) string {
 	if strings.IndexByte(in, '\\') < 0 && strings.IndexByte(in, '%') < 0 && strings.IndexByte(in, '&') < 0 {
 		// The escapes in out, if any, are the tier's own (the log tier's
 		// "\n" for a line break): the first pass saw what they stand for.
 		return out
 	}
-	decoded, ok := decodeEscapes(out)
+	hidden, known := false, false
+	if len(out) > fullRecheckLen {
+		if hidden, known = hiddenInWindows(in, len(out), tier, sc); known && !hidden {
+			return out
+		}
+	}
+	decoded, ok := decodeLayers(out)
 	if !ok {
 		return out
+	}
+	if again := tier(decoded); hidden || foundMore(again, out) {
+		return again
+	}
+	return out
+}
+
+// foundMore reports that again, the tier's result for a decoded text,
+// redacted what out, its result for the text, did not.
+func foundMore(again, out string) bool {
+	return strings.Count(again, Redacted) > strings.Count(out, Redacted) ||
+		again == GenericDetail && out != GenericDetail
+}
+
+// decodeLayers decodes s's escapes layer after layer, up to
+// maxDecodeLayers, and reports false when s has none.
+func decodeLayers(s string) (string, bool) {
+	decoded, ok := decodeEscapes(s)
+	if !ok {
+		return s, false
 	}
 	for range maxDecodeLayers - 1 {
 		d, ok := decodeEscapes(decoded)
@@ -39,12 +75,199 @@ func unhideEscaped(in, out string, tier func(string) string) string {
 		}
 		decoded = d
 	}
-	again := tier(decoded)
-	if strings.Count(again, Redacted) > strings.Count(out, Redacted) ||
-		again == GenericDetail && out != GenericDetail {
-		return again
+	return decoded, true
+}
+
+// fullRecheckLen is the longest result that is decoded and run again
+// whole without looking at its windows first. It is the public tier's
+// limit, so the public tier always takes the exact path, and a log text
+// this short would be covered by its windows anyway.
+const fullRecheckLen = MaxPublicLen
+
+// Window bounds around an escape of the raw text: the key or the token's
+// start before it, the separator and the start of the value after it. A
+// rule needs no more to redact (a value cut at the window's end is still
+// redacted up to there, which is all the check asks); the window then
+// grows to the ends of the words at its borders, so it neither starts
+// nor ends inside a token, up to windowWordMax more bytes.
+// TestLogLongRecheckReach and TestLogLongRecheckWindows hold the bounds:
+// with 16 and 32 bytes they fail.
+const (
+	windowBefore  = 64
+	windowAfter   = 128
+	windowWordMax = 512
+)
+
+// hiddenInWindows reports whether an escape of in hides a secret: the
+// windows around in's decodable escapes (windows that overlap merged)
+// that scans alone do not clear (windowInert) are put through the check
+// that unhideEscaped runs on a short text. The escapes are taken from in,
+// not from the tier's result: that result also holds the tier's own
+// escapes (the log tier writes every control byte of random text as one),
+// which stand for what the first pass saw. Windows that would cover more
+// than half of the result, n bytes, or most of in's first denseProbe
+// bytes, are not run (known is false): one run over the whole decoded
+// result costs less.
+func hiddenInWindows(in string, n int, tier func(string) string, sc *scanner) (hidden, known bool) {
+	var w [maxWindows][2]int
+	k, ok := windows(in, n/2, &w)
+	if !ok {
+		return false, false
 	}
-	return out
+	bufs := windowBufs.Get().(*[4][]byte)
+	defer windowBufs.Put(bufs)
+	// The windows that scans cannot clear are checked together, one after
+	// the other between lines that no rule reads a value across, so that
+	// random text with a trigger in a window every few kilobytes costs one
+	// check, not one per window.
+	cat := bufs[3][:0]
+	for _, ab := range w[:k] {
+		if win := in[ab[0]:ab[1]]; !windowInert(win, sc, bufs) {
+			if len(cat) > 0 {
+				cat = append(cat, windowGap...)
+			}
+			cat = append(cat, win...)
+		}
+	}
+	bufs[3] = cat
+	if len(cat) == 0 {
+		return false, true
+	}
+	return windowHides(unsafe.String(unsafe.SliceData(cat), len(cat)), tier), true
+}
+
+// windowGap separates windows checked together: a line break ends what
+// the rules read to the end of a line, and the line of one dot between is
+// a value of its own for a key that takes the next line's text ("password:"
+// before a line break), so no rule reads one window's text as the value of
+// a key in another.
+const windowGap = "\n\n.\n\n"
+
+// windowBufs hold a window decoded layer after layer and then escaped,
+// and the windows checked together, so the windows of random text cost no
+// allocation.
+var windowBufs = sync.Pool{New: func() any { return new([4][]byte) }}
+
+// windowInert reports, from scans alone, that the check of w cannot find
+// more to redact: no rule that redacts (the flags a scan raises for the
+// tier's redacting rules) is triggered by w, by w decoded, or by w decoded
+// and then escaped as the log tier writes it (an escape glues its letter
+// to the next word: a decoded tab before "oken=" is logged as "\token="),
+// and decoding spelled no marker. The tier's result for w then holds no
+// more markers than w, and the decoded run none more than that: the
+// tier's own escapes in its result decode to the bytes of w they stand
+// for.
+func windowInert(w string, sc *scanner, bufs *[4][]byte) bool {
+	redacting := sc.want & publicFlags
+	f := sc.scan(w)
+	if f&redacting != 0 {
+		return false
+	}
+	d, ok := appendDecoded(bufs[0][:0], w, len(w))
+	if !ok {
+		return true
+	}
+	for range maxDecodeLayers - 1 {
+		bufs[0] = d
+		next, ok := appendDecoded(bufs[1][:0], unsafe.String(unsafe.SliceData(d), len(d)), len(d))
+		if !ok {
+			break
+		}
+		bufs[1], d = d, next
+	}
+	bufs[0] = d
+	// The decoded and the escaped text differ from the one before only
+	// around the escapes: rescan reads just those bytes.
+	ds := unsafe.String(unsafe.SliceData(d), len(d))
+	if f = sc.rescan(w, f, ds); f&redacting != 0 || strings.Count(ds, Redacted) > strings.Count(w, Redacted) {
+		return false
+	}
+	if i := escapeAt(ds); i >= 0 {
+		bufs[2] = appendEscaped(bufs[2][:0], ds, i, len(ds)*10)
+		if sc.rescan(ds, f, unsafe.String(unsafe.SliceData(bufs[2]), len(bufs[2])))&redacting != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// maxWindows bounds the windows of one text; with every window but the
+// first and the last at least windowBefore+windowAfter bytes, half of a
+// log text holds fewer.
+const maxWindows = 256
+
+// windows stores in w the merged windows around in's decodable escapes
+// and returns their number, or false when they cover more than budget
+// bytes. It reads no further than a tier's result can reach back into its
+// input: valid text is cut to the limit before any rule reads it, and
+// invalid text to four times the limit before its runs of invalid bytes
+// shrink to one U+FFFD each.
+func windows(in string, budget int, w *[maxWindows][2]int) (int, bool) {
+	end := min(len(in), 4*MaxLogLen)
+	spend(end)
+	k, covered := 0, 0
+	for i := 0; i < end; i++ {
+		if !escapeStarts[in[i]] {
+			continue
+		}
+		_, n := decodeAt(in, i)
+		if n == 0 {
+			continue
+		}
+		a, b := max(0, i-windowBefore), windowEnd(in, min(len(in), i+n+windowAfter))
+		if k == 0 || a > w[k-1][1] {
+			a = windowStart(in, a)
+		}
+		if k > 0 && a <= w[k-1][1] {
+			covered += max(0, b-w[k-1][1])
+			w[k-1][1] = max(b, w[k-1][1])
+		} else {
+			if k == maxWindows {
+				return 0, false
+			}
+			covered += b - a
+			w[k] = [2]int{a, b}
+			k++
+		}
+		// Windows that cover most of the first few kilobytes will cover
+		// most of the text: escape-dense text goes to the whole run
+		// before its windows cost a decoding of every escape.
+		if covered > budget || i >= denseProbe && 4*covered > 3*i {
+			return 0, false
+		}
+		i += n - 1
+	}
+	return k, true
+}
+
+// denseProbe is where windows first judge the text escape-dense.
+const denseProbe = 4 << 10
+
+// windowHides runs unhideEscaped's check on one window of the raw text.
+func windowHides(w string, tier func(string) string) bool {
+	o := tier(w)
+	d, ok := decodeLayers(o)
+	return ok && foundMore(tier(d), o)
+}
+
+// windowStart moves i back to the start of the word it falls in.
+func windowStart(s string, i int) int {
+	for stop := max(0, i-windowWordMax); i > stop && windowByte(s[i-1]); i-- {
+	}
+	return i
+}
+
+// windowEnd moves i on to the end of the word it falls in.
+func windowEnd(s string, i int) int {
+	for stop := min(len(s), i+windowWordMax); i < stop && windowByte(s[i]); i++ {
+	}
+	return i
+}
+
+// windowByte reports the bytes of tokens and values: letters, digits and
+// the punctuation tokens are made of.
+func windowByte(c byte) bool {
+	return isAlnum(c) || c == '-' || c == '_' || c == '.' || c == '+' || c == '/' || c == '=' || c == '~' || c >= utf8.RuneSelf
 }
 
 // maxDecodeLayers bounds the layers of encoding undone. Each layer is one
@@ -62,14 +285,25 @@ var escapeStarts = byteSet("%\\&")
 // Escaped quotes and backslashes stay as they are, so quoted values keep
 // their bounds. It reports false when s has no such escape.
 func decodeEscapes(s string) (string, bool) {
+	// No escape decodes to more bytes than it is written with.
+	b, ok := appendDecoded(nil, s, len(s))
+	if !ok {
+		return s, false
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), true
+}
+
+// appendDecoded appends s with its escapes decoded to dst, growing dst by
+// room bytes at the first escape, or reports false, leaving dst as it
+// was, when s has none.
+func appendDecoded(dst []byte, s string, room int) ([]byte, bool) {
 	first := 0
 	for first < len(s) && !escapeStarts[s[first]] {
 		first++
 	}
 	if first == len(s) {
-		return s, false
+		return dst, false
 	}
-	var b strings.Builder
 	decoded, start := false, 0
 	for i := first; i < len(s); {
 		if !escapeStarts[s[i]] {
@@ -82,23 +316,22 @@ func decodeEscapes(s string) (string, bool) {
 			continue
 		}
 		if !decoded {
-			b.Grow(len(s))
+			dst = slices.Grow(dst, room)
 			decoded = true
 		}
-		b.WriteString(s[start:i])
+		dst = append(dst, s[start:i]...)
 		if r >= rawByte {
-			b.WriteByte(byte(r - rawByte))
+			dst = append(dst, byte(r-rawByte))
 		} else {
-			b.WriteRune(r)
+			dst = utf8.AppendRune(dst, r)
 		}
 		i += n
 		start = i
 	}
 	if !decoded {
-		return s, false
+		return dst, false
 	}
-	b.WriteString(s[start:])
-	return b.String(), true
+	return append(dst, s[start:]...), true
 }
 
 // rawByte marks a decoded value that is one byte, not a rune: %HH and \xHH

@@ -1,8 +1,8 @@
 package sanitize
 
 import (
-	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/faultline-go/faultline/internal/textclass"
 )
@@ -26,7 +26,7 @@ func Log(s string) string {
 	if f&fEscape == 0 {
 		return out
 	}
-	return unhideEscaped(s, out, logText)
+	return unhideEscaped(s, out, logText, logScanner)
 }
 
 func logText(s string) string {
@@ -110,26 +110,33 @@ func escapeControls(s string, limit int) string {
 }
 
 func escapeFrom(s string, i, limit int) string {
-	spend(len(s))
 	// Room for twice the text, up to the limit: the escapes of a line or
 	// two fit, and text that is mostly controls stops at the limit
-	// without growing the buffer. A Builder hands its bytes over without
-	// the copy a []byte's conversion makes.
-	var b strings.Builder
-	b.Grow(min(2*len(s), limit) + 16)
-	b.WriteString(s[:i])
-	for i < len(s) && b.Len() <= limit {
+	// without growing the buffer. The bytes are handed over without the
+	// copy a []byte's conversion makes, as a strings.Builder does.
+	b := appendEscaped(make([]byte, 0, min(2*len(s), limit)+16), s, i, limit)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// appendEscaped appends s to dst with the runes from s[i] on that
+// textclass.IsEscaped reports written as escapes, stopping once more than
+// limit bytes were appended.
+func appendEscaped(dst []byte, s string, i, limit int) []byte {
+	spend(len(s))
+	base := len(dst)
+	dst = append(dst, s[:i]...)
+	for i < len(s) && len(dst)-base <= limit {
 		r, n := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
 			r, n = utf8.DecodeRuneInString(s[i:])
 		}
 		switch {
 		case r == '\n':
-			b.WriteString(`\n`)
+			dst = append(dst, `\n`...)
 		case r == '\r':
-			b.WriteString(`\r`)
+			dst = append(dst, `\r`...)
 		case r == '\t':
-			b.WriteString(`\t`)
+			dst = append(dst, `\t`...)
 		case textclass.IsEscaped(r):
 			// Tags lie beyond the BMP and take \U with eight digits, as in
 			// Go, so an escape never reads as a shorter one and a digit.
@@ -137,25 +144,25 @@ func escapeFrom(s string, i, limit int) string {
 			if r > 0xffff {
 				esc, digits = `\U`, 8
 			}
-			b.WriteString(esc)
+			dst = append(dst, esc...)
 			for k := digits - 1; k >= 0; k-- {
-				b.WriteByte(lowerHex[r>>(4*k)&0xf])
+				dst = append(dst, lowerHex[r>>(4*k)&0xf])
 			}
 		case r < utf8.RuneSelf:
 			// A run of printable ASCII is copied whole, up to the limit.
-			e, end := i+1, min(len(s), i+limit+1-b.Len())
+			e, end := i+1, min(len(s), i+limit+1-(len(dst)-base))
 			for e < end && s[e] >= ' ' && s[e] < 0x7f {
 				e++
 			}
-			b.WriteString(s[i:e])
+			dst = append(dst, s[i:e]...)
 			n = e - i
 		default:
 			// An invalid byte is written as U+FFFD, as range would read it.
-			b.WriteRune(r)
+			dst = utf8.AppendRune(dst, r)
 		}
 		i += n
 	}
-	return b.String()
+	return dst
 }
 
 // isUUID reports s in the canonical form of RFC 9562 §4: 32 hexadecimal

@@ -19,7 +19,7 @@ func Public(s string) string {
 	if f&fEscape == 0 {
 		return out
 	}
-	return unhideEscaped(s, out, publicText)
+	return unhideEscaped(s, out, publicText, publicScanner)
 }
 
 func publicText(s string) string {
