@@ -226,3 +226,14 @@ func httptestRequest(method, path, accept string) *http.Request {
 	}
 	return r
 }
+
+// defaultKit makes a new kit's writer problem.Default() for the test, and
+// restores the one before it when the test ends.
+func defaultKit(t *testing.T) *kit {
+	t.Helper()
+	prev := problem.Default()
+	t.Cleanup(func() { problem.SetDefault(prev) })
+	k := newKit()
+	problem.SetDefault(k.writer)
+	return k
+}

@@ -19,10 +19,7 @@ import (
 // one of the Stack they are mounted inside, never problem.Default() while
 // the request carries another.
 func TestLayersWriteWithTheRequestsWriter(t *testing.T) {
-	prev := problem.Default()
-	t.Cleanup(func() { problem.SetDefault(prev) })
-	fallback := newKit()
-	problem.SetDefault(fallback.writer)
+	fallback := defaultKit(t)
 
 	slow := func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
 	layers := []struct {

@@ -16,10 +16,7 @@ import (
 // Stack with no options at all must still answer with problems: the
 // zero-configuration path is the first one a newcomer tries.
 func TestStackWithoutWriter(t *testing.T) {
-	prev := problem.Default()
-	t.Cleanup(func() { problem.SetDefault(prev) })
-	k := newKit()
-	problem.SetDefault(k.writer)
+	k := defaultKit(t)
 	forEachRouter(t, func(t *testing.T, rt router) {
 		h := rt.build(Stack(), map[string]http.HandlerFunc{
 			"GET /panic": func(http.ResponseWriter, *http.Request) { panic("boom") },
@@ -70,10 +67,7 @@ func TestStackHandsItsWriterDown(t *testing.T) {
 
 // Every middleware mounted alone, with no options, answers with problems.
 func TestEachMiddlewareWithoutOptions(t *testing.T) {
-	prev := problem.Default()
-	t.Cleanup(func() { problem.SetDefault(prev) })
-	k := newKit()
-	problem.SetDefault(k.writer)
+	k := defaultKit(t)
 	slow := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
 	cases := []struct {
 		name   string

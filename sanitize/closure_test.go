@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,16 +38,22 @@ func checkRulesClosed(t *testing.T, s string) {
 	}
 }
 
-func TestRulesClosed(t *testing.T) {
-	var texts []string
-	texts = append(texts, rescanTexts...)
-	texts = append(texts, hostileUnits...)
+// corpusTexts is every text the package's tests keep: the rescan and
+// hostile units, the public corpus and the log corpus.
+func corpusTexts(t *testing.T) []string {
+	t.Helper()
+	texts := slices.Concat(rescanTexts, hostileUnits)
 	for _, tc := range publicCorpus {
 		texts = append(texts, tc.in)
 	}
 	for _, c := range loadCorpus(t) {
 		texts = append(texts, c.In)
 	}
+	return texts
+}
+
+func TestRulesClosed(t *testing.T) {
+	texts := corpusTexts(t)
 	for _, sd := range publicSeeds {
 		texts = append(texts, "a "+sd.secret+" b", sd.secret+sd.secret)
 	}

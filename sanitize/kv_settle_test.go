@@ -79,15 +79,7 @@ func checkSettled(t *testing.T, s string) {
 // every context and generated key/value texts, both tiers give what they
 // give when every change is confirmed by another pass.
 func TestKeyValuesSettled(t *testing.T) {
-	texts := settleTexts()
-	texts = append(texts, rescanTexts...)
-	texts = append(texts, hostileUnits...)
-	for _, tc := range publicCorpus {
-		texts = append(texts, tc.in)
-	}
-	for _, c := range loadCorpus(t) {
-		texts = append(texts, c.In)
-	}
+	texts := append(settleTexts(), corpusTexts(t)...)
 	for _, sd := range publicSeeds {
 		texts = append(texts, "password="+sd.secret+" b", "token: "+sd.secret+"&key="+sd.secret)
 	}
