@@ -71,31 +71,21 @@ func plainPrefix(s string) int {
 				return i
 			}
 		case c == '.':
-			if !proseDot(s, i) || mayTrigger(s, i) && triggerAt(s, i) {
+			next, plain := plainDots(s, i)
+			if !plain {
 				return i
 			}
-			// The dots inside a run ("...", padding) have a dot on either
-			// side: one is a prose dot, and mayTrigger answers all of them
-			// as it answers the first. The last one is checked as usual.
-			if j := i + 1; j+1 < len(s) && s[j] == '.' && s[j+1] == '.' && !mayTrigger(s, j) {
-				for j+1 < len(s) && s[j+1] == '.' {
-					j++
-				}
-				i = j - 1
-			}
+			i = next
 		case 'A' <= c && c <= 'Z':
 			if !plainCapital(s, i) {
 				return i
 			}
 		case isDigit(c):
-			if !plainDigit(s, i, &contextEnd) {
+			next, plain := plainDigits(s, i, &contextEnd)
+			if !plain {
 				return i
 			}
-			// The digits after it in its run share its context answer, and
-			// a digit before them starts no card.
-			for i+1 < contextEnd && isDigit(s[i+1]) {
-				i++
-			}
+			i = next
 		default:
 			if !plainPunct(s, i) {
 				return i
@@ -103,6 +93,36 @@ func plainPrefix(s string) int {
 		}
 	}
 	return len(s)
+}
+
+// plainDots reports whether the dot at i is plain, and the last byte
+// plainPrefix has then vouched for. The dots inside a run ("...", padding)
+// have a dot on either side: one is a prose dot, and mayTrigger answers all
+// of them as it answers the first. The last one is checked as usual.
+func plainDots(s string, i int) (int, bool) {
+	if !proseDot(s, i) || mayTrigger(s, i) && triggerAt(s, i) {
+		return i, false
+	}
+	if j := i + 1; j+1 < len(s) && s[j] == '.' && s[j+1] == '.' && !mayTrigger(s, j) {
+		for j+1 < len(s) && s[j+1] == '.' {
+			j++
+		}
+		return j - 1, true
+	}
+	return i, true
+}
+
+// plainDigits reports whether the digit at i is plain, and the last byte
+// plainPrefix has then vouched for: the digits after it in its run share
+// its context answer, and a digit before them starts no card.
+func plainDigits(s string, i int, contextEnd *int) (int, bool) {
+	if !plainDigit(s, i, contextEnd) {
+		return i, false
+	}
+	for i+1 < *contextEnd && isDigit(s[i+1]) {
+		i++
+	}
+	return i, true
 }
 
 // plainCapital runs scanRange's checks for the capital at s[i], and
