@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/faultline-go/faultline/internal/testlog"
 	"io"
 	"log"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/faultline-go/faultline/internal/problemhook"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -236,4 +236,27 @@ func defaultKit(t *testing.T) *kit {
 	k := newKit()
 	problem.SetDefault(k.writer)
 	return k
+}
+
+// layerCase is one middleware of the package mounted on its own, with a
+// handler that makes it answer with a problem.
+type layerCase struct {
+	name   string
+	mw     func(http.Handler) http.Handler
+	h      http.HandlerFunc
+	status int
+	code   string
+}
+
+// layerCases are the middlewares that take no option, each made to answer
+// (Guard both by a bare status and by http.Error), with what they answer.
+func layerCases() []layerCase {
+	slow := func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+	return []layerCase{
+		{"Recover", Recover(), func(http.ResponseWriter, *http.Request) { panic("x") }, 500, "internal"},
+		{"Guard", Guard(), func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusConflict) }, 409, "conflict"},
+		{"Guard/http.Error", Guard(), func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "gone", http.StatusGone) }, http.StatusGone, "gone"},
+		{"BodyLimit", BodyLimit(4), func(http.ResponseWriter, *http.Request) {}, 413, "request_too_large"},
+		{"Timeout", Timeout(20 * time.Millisecond), slow, 503, "timeout"},
+	}
 }

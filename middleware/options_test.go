@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -21,19 +20,7 @@ import (
 func TestLayersWriteWithTheRequestsWriter(t *testing.T) {
 	fallback := defaultKit(t)
 
-	slow := func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
-	layers := []struct {
-		name   string
-		mw     func(http.Handler) http.Handler
-		h      http.HandlerFunc
-		status int
-		code   string
-	}{
-		{"Recover", Recover(), func(http.ResponseWriter, *http.Request) { panic("x") }, 500, "internal"},
-		{"Guard", Guard(), func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusConflict) }, 409, "conflict"},
-		{"BodyLimit", BodyLimit(4), func(http.ResponseWriter, *http.Request) {}, 413, "request_too_large"},
-		{"Timeout", Timeout(20 * time.Millisecond), slow, 503, "timeout"},
-	}
+	layers := layerCases()
 	for _, mount := range []struct {
 		name, base, codeHeader string
 		wrap                   func(wr *problem.Writer, h http.Handler) http.Handler

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -68,19 +67,7 @@ func TestStackHandsItsWriterDown(t *testing.T) {
 // Every middleware mounted alone, with no options, answers with problems.
 func TestEachMiddlewareWithoutOptions(t *testing.T) {
 	k := defaultKit(t)
-	slow := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
-	cases := []struct {
-		name   string
-		mw     func(http.Handler) http.Handler
-		h      http.HandlerFunc
-		status int
-		code   string
-	}{
-		{"Recover", Recover(), func(http.ResponseWriter, *http.Request) { panic("x") }, 500, "internal"},
-		{"Guard", Guard(), func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "gone", http.StatusGone) }, http.StatusGone, "gone"},
-		{"BodyLimit", BodyLimit(4), func(w http.ResponseWriter, r *http.Request) {}, 413, "request_too_large"},
-		{"Timeout", Timeout(20 * time.Millisecond), slow, 503, "timeout"},
-	}
+	cases := layerCases()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := k.serve(t, correlation.Middleware()(c.mw(c.h)))
