@@ -2,23 +2,49 @@ package sanitize
 
 import "strings"
 
-// Command lines that carry a password in a short option: mysql, mysqldump
-// and mariadb take it glued to "-p" ("-pS3cret": a space after "-p" makes
-// the next word the database, and the client prompts), sshpass takes it as
-// the word after "-p". The option is a password only after its command on
-// the same line, so "mkdir -p" and "-pedantic" keep their words.
+// Command lines that carry a password in a short option. mysql, mysqldump,
+// mariadb and 7z take it glued to "-p" ("-pS3cret": a space after mysql's
+// "-p" makes the next word the database, and the client prompts). The
+// others take it as the next word: sshpass, the registry logins ("docker
+// login", podman, helm, oras, skopeo, cf), mongo and mongosh after "-p",
+// redis-cli after "-a", sqlcmd and bcp after "-P", the ldap tools after
+// "-w" (the bind password), zip after "-P". The option is a password only
+// after its command on the same line, so "mkdir -p", "ssh -p 22", "ls -a"
+// and "-pedantic" keep their words.
 
-// passwordFlagCommands are the commands whose "-p" option is a password,
-// and whether the password is glued to it.
-var passwordFlagCommands = []struct {
+// passwordFlagCommands are the commands whose option is a password: the
+// command's name (or the start of it: "mysql" is mysqldump's too), the
+// option's letter, and whether the password is glued to it.
+var passwordFlagCommands = [...]struct {
 	name  string
+	flag  byte
 	glued bool
-}{{"mysql", true}, {"mariadb", true}, {"sshpass", false}}
+}{
+	{"mysql", 'p', true}, {"mariadb", 'p', true}, {"7z", 'p', true},
+	{"sshpass", 'p', false}, {"login", 'p', false}, {"mongo", 'p', false},
+	{"redis-cli", 'a', false}, {"sqlcmd", 'P', false}, {"bcp", 'P', false},
+	{"ldap", 'w', false}, {"zip", 'P', false}, {"unzip", 'P', false},
+}
 
-// passwordFlagAt reports whether s[i] starts a "-p" option that may carry
-// a password: the prefilter's check, which does not look for the command.
+// passwordFlagLetters marks the letters of passwordFlagCommands' options.
+var passwordFlagLetters = func() (t [256]bool) {
+	for _, c := range passwordFlagCommands {
+		t[c.flag] = true
+	}
+	return t
+}()
+
+// passwordFlagAt reports whether s[i] starts an option that may carry a
+// password: "-p" glued to a word, or one of the options' letters before a
+// space. It is the prefilter's check, which does not look for the command.
 func passwordFlagAt(s string, i int) bool {
-	return i+2 < len(s) && s[i+1] == 'p' && (i == 0 || isSpace(s[i-1])) && !isSpace(s[i+2]) || strings.HasPrefix(s[i:], "-p ")
+	if i+2 >= len(s) || !passwordFlagLetters[s[i+1]] {
+		return false
+	}
+	if i > 0 && !isSpace(s[i-1]) {
+		return false
+	}
+	return s[i+2] == ' ' || s[i+1] == 'p' && !isSpace(s[i+2])
 }
 
 // redactPasswordFlags replaces the passwords of passwordFlagCommands. The
@@ -26,23 +52,24 @@ func passwordFlagAt(s string, i int) bool {
 // "-p" are found by searches that only move forward.
 func redactPasswordFlags(s string) string {
 	e := edit{s: s}
-	cmd, glued := -1, false
-	nextCmd, nextKind := nextPasswordCommand(s, 0)
+	cmds := newCommandFinder(s)
+	cmd, kind := -1, 0
+	nextCmd, nextKind := cmds.from(0)
 	lineStart, nextBreak := 0, nextLineBreak(s, 0)
 	for i := indexFrom(s, 0, '-'); i < len(s); i = indexFrom(s, i+1, '-') {
 		for nextCmd < i {
-			cmd, glued = nextCmd, passwordFlagCommands[nextKind].glued
-			nextCmd, nextKind = nextPasswordCommand(s, nextCmd+1)
+			cmd, kind = nextCmd, nextKind
+			nextCmd, nextKind = cmds.from(nextCmd + 1)
 		}
 		for nextBreak < i {
 			lineStart = nextBreak + 1
 			nextBreak = nextLineBreak(s, nextBreak+1)
 		}
-		if cmd < lineStart || i < e.last || !passwordFlagAt(s, i) {
+		if cmd < lineStart || i < e.last || !passwordFlagAt(s, i) || s[i+1] != passwordFlagCommands[kind].flag {
 			continue
 		}
 		v := i + 2
-		if !glued {
+		if !passwordFlagCommands[kind].glued {
 			if s[v] != ' ' {
 				continue
 			}
@@ -82,26 +109,57 @@ func optionValue(s string, p int) (int, int) {
 	return p, e
 }
 
-// nextPasswordCommand returns the start of the first command of
-// passwordFlagCommands at or after s[i] that starts a word or a path's last
-// part ("/usr/bin/mysql"), and its index, or len(s).
-func nextPasswordCommand(s string, i int) (int, int) {
+// A commandFinder finds passwordFlagCommands in a text in order. It keeps
+// the next occurrence of each command, so each command's occurrences are
+// searched for once however many others lie between them: a text of one
+// command repeated does not make every search for the others read to its
+// end again.
+type commandFinder struct {
+	s    string
+	next [len(passwordFlagCommands)]int
+}
+
+func newCommandFinder(s string) commandFinder {
+	f := commandFinder{s: s}
+	for k := range f.next {
+		f.next[k] = -1
+	}
+	return f
+}
+
+// from returns the start of the first command at or after s[i] that
+// starts a word or a path's last part ("/usr/bin/mysql"), and its index in
+// passwordFlagCommands, or len(s).
+func (f *commandFinder) from(i int) (int, int) {
+	s := f.s
 	best, kind := len(s), 0
 	for k, c := range passwordFlagCommands {
-		for j := i; j < best; {
-			n := strings.Index(s[j:best], c.name)
-			if n < 0 {
-				break
-			}
-			spend(n + len(c.name))
-			if p := j + n; p == 0 || s[p-1] == '/' || !isAlnum(s[p-1]) {
-				best, kind = p, k
-				break
-			}
-			j += n + 1
+		if f.next[k] < i {
+			f.next[k] = commandAt(s, i, c.name)
+		}
+		if f.next[k] < best {
+			best, kind = f.next[k], k
 		}
 	}
 	return best, kind
+}
+
+// commandAt returns the first occurrence of name at or after s[i] that
+// starts a word or a path's last part, or len(s).
+func commandAt(s string, i int, name string) int {
+	for j := i; j < len(s); {
+		n := strings.Index(s[j:], name)
+		if n < 0 {
+			spend(len(s) - j)
+			return len(s)
+		}
+		spend(n + len(name))
+		if p := j + n; p == 0 || s[p-1] == '/' || !isAlnum(s[p-1]) {
+			return p
+		}
+		j += n + 1
+	}
+	return len(s)
 }
 
 // nextLineBreak returns the index of the first line break at or after

@@ -55,10 +55,20 @@ func TestCommandLinePasswords(t *testing.T) {
 		{"pgpassword", "PGPASSWORD=Zx9q2Lm4 psql -h db", []string{"Zx9q2Lm4"}},
 		{"sshpass", "sshpass -p Zx9q2Lm4Kp ssh root@host", []string{"Zx9q2Lm4Kp"}},
 		{"sshpass quoted", "sshpass -p 'hunter two' ssh host", []string{"hunter two"}},
+		{"docker login", "ci: docker login -u ci -p Xk29fLq8zPw4 registry.example.com: exit status 1", []string{"Xk29fLq8zPw4"}},
+		{"podman login quoted", `podman login --username bot -p "r3g1stry pass" quay.io`, []string{"r3g1stry pass"}},
+		{"helm registry login", "helm registry login ghcr.io -u bot -p ghs_notaprefix9z8y7x", []string{"ghs_notaprefix9z8y7x"}},
+		{"redis-cli", "redis-cli -h cache -p 6380 -a n0tR3d1sPw --no-auth-warning ping", []string{"n0tR3d1sPw"}},
+		{"mongosh", "mongosh --host db -u admin -p Mng0Pw77 --authenticationDatabase admin", []string{"Mng0Pw77"}},
+		{"sqlcmd", "sqlcmd -S tcp:db,1433 -U sa -P 'Yuk0n!Pass' -Q 'select 1'", []string{"Yuk0n!Pass"}},
+		{"ldapsearch", "ldapsearch -x -D cn=admin,dc=corp -w Ld4pB1nd -H ldap://dir", []string{"Ld4pB1nd"}},
+		{"7z glued", "7z x -pArch1vePw backup.7z", []string{"Arch1vePw"}},
+		{"unzip", "unzip -P z1pPassw0rd bundle.zip", []string{"z1pPassw0rd"}},
 	})
 	checkBenign(t, []string{
 		"mkdir -p data failed", "mysql -p shop prompts for it", "gcc -pedantic main.c",
-		"mysql -u root shop\ndocker run -p8080:80 app",
+		"mysql -u root shop\ndocker run -p8080:80 app", "docker run -p 8080:80 nginx", "ssh -p 2222 deploy@host",
+		"ls -a /data", "redis-cli -p 6380 ping", "docker login\nmkdir -p build",
 	})
 }
 
@@ -114,6 +124,11 @@ func TestDatabaseMessagesGeneric(t *testing.T) {
 		"load: Error 1054 (42S22): Unknown column 'ssn_plain' in 'field list'",
 		"ERROR 1064 (42000) at line 1: You have an error",
 		`query: near "SELEC": syntax error`,
+		"SQL logic error: no such table: customers_pii (1)",
+		"insert: no such column: ssn_plain",
+		"select: ambiguous column name: email",
+		"mssql: Invalid object name 'dbo.payroll_2026'.",
+		"exec batch: Invalid column name 'salary_raw'.",
 	} {
 		if got := Public(s); got != GenericDetail {
 			t.Errorf("Public(%q) = %q", s, got)

@@ -268,7 +268,8 @@ func quoteFlags(s string, i int, want flags) flags {
 		strings.HasSuffix(b, "constraint") || strings.HasSuffix(b, "near")) {
 		f |= fSQL
 	}
-	if s[i] == '\'' && wordBefore(s, i, "near ") {
+	// SQL Server: "Invalid object name 'dbo.orders'".
+	if s[i] == '\'' && (wordBefore(s, i, "near ") || wordBefore(s, i, "object name ") || wordBefore(s, i, "column name ")) {
 		f |= fSQL
 	}
 	if want&fAssign != 0 {
@@ -466,6 +467,14 @@ func colonAfterWord(s string, i int) flags {
 	case 'e':
 		if wordBefore(s, i, "stack backtrace") || wordBefore(s, i, "node") && strings.HasPrefix(s[i:], ":internal/") {
 			return fStack
+		}
+		// SQLite names what it could not find: "no such table: orders".
+		if wordBefore(s, i, "no such table") || wordBefore(s, i, "ambiguous column name") {
+			return fSQL
+		}
+	case 'n':
+		if wordBefore(s, i, "no such column") {
+			return fSQL
 		}
 	}
 	return 0

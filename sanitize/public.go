@@ -84,6 +84,7 @@ var databaseMarkers = []string{
 	"error in your SQL syntax", "sql: Scan error", "converting driver.Value",
 	"UNIQUE constraint failed", "NOT NULL constraint failed", "FOREIGN KEY constraint failed",
 	"CHECK constraint failed", "a foreign key constraint fails", "pq: ", "mssql: ", "ORA-0", "ORA-1", "ORA-2",
+	"no such table: ", "no such column: ", "ambiguous column name: ", "Invalid object name '", "Invalid column name '",
 	"INSERT INTO ", "DELETE FROM ", "CREATE TABLE ", "ALTER TABLE ", "DROP TABLE ", "TRUNCATE TABLE ",
 }
 
