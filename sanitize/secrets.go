@@ -408,7 +408,7 @@ func bareUserinfoPassword(s string, at int) (int, int) {
 	}
 	lo := max(0, at-(scanBehind-1))
 	colon, w := -1, at
-	for ; w > lo && !endsWord[s[w-1]] && strings.IndexByte("/@(=", s[w-1]) < 0; w-- {
+	for ; w > lo && !endsBareUser[s[w-1]]; w-- {
 		if s[w-1] == ':' {
 			if colon >= 0 {
 				return 0, 0
@@ -424,6 +424,18 @@ func bareUserinfoPassword(s string, at int) (int, int) {
 	}
 	return colon + 1, at
 }
+
+// endsBareUser holds the bytes before which a bare userinfo starts: the
+// end of a word, or '/', '@', '(' or '=' (the userinfo of a URL, an
+// address, a MySQL DSN or a key's value is no bare one). One lookup per
+// byte read back: the scan asks at every '@'.
+var endsBareUser = func() (t [256]bool) {
+	t = endsWord
+	for _, c := range []byte("/@(=") {
+		t[c] = true
+	}
+	return t
+}()
 
 // dsnProtocol reports the length of a MySQL DSN protocol and its opening
 // parenthesis at the start of s ("tcp(" in "user:pw@tcp(db:3306)/app").
