@@ -13,9 +13,15 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		s = r.note(s, pemRule.redact(s))
 	}
 	if f&fURL != 0 {
-		// Not closed: a redaction can join what a quote had split into two
-		// words, so a second look may find a longer userinfo.
-		s = r.noteOpen(s, redactUserinfo(s))
+		// Not closed in general: a redaction can join what a quote had
+		// split into two words, so a second look may find a longer
+		// userinfo. The rule tells when its redaction cannot have.
+		t, settled := redactUserinfo(s)
+		if settled {
+			s = r.note(s, t)
+		} else {
+			s = r.noteOpen(s, t)
+		}
 	}
 	if f&fDSN != 0 {
 		s = r.note(s, redactDSNUserinfo(s))
@@ -197,17 +203,25 @@ func pemLabelEnd(s string, p int) int {
 // the authority stops there and holds a "user:", the userinfo runs to the
 // last '@' of the word. That can take a path that holds an '@' with it
 // ("https://u:p@host/@alice"), which loses the host but never a password.
-func redactUserinfo(s string) string {
+//
+// It also reports whether its result is settled, which it is when s holds
+// one URL whose userinfo ended at the last '@' of its authority: the
+// result's userinfo is then the marker alone, which holds no ':' to read
+// on from, no '@' and no '/', so a second run finds the same authority and
+// replaces the marker with itself (TestUserinfoSettled).
+func redactUserinfo(s string) (string, bool) {
 	e := edit{s: s}
 	// The end of the current word and its last '@', found once per word:
 	// a word of repeated "://" costs one pass.
 	wordEnd, wordAt := -1, -1
+	urls, inAuthority := 0, false
 	for i := 0; ; {
 		k := indexSchemeSep(s, i)
 		if k < 0 {
 			spend(len(s) - i)
 			break
 		}
+		urls++
 		spend(k - i + 3)
 		start := k + 3
 		i = start
@@ -251,10 +265,11 @@ func redactUserinfo(s string) string {
 		if at <= start {
 			continue
 		}
+		inAuthority = at < end
 		e.replace(start, at, Redacted)
 		i = at
 	}
-	return e.result()
+	return e.result(), urls == 1 && inAuthority
 }
 
 // cutUserColon returns the index of the colon of "user:" in an authority
