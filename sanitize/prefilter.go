@@ -221,7 +221,7 @@ type valueSkips struct{ context, card int }
 // not (a capital that starts a word, a digit inside a run already read),
 // and cost no call.
 func (sk *valueSkips) due(s string, i int) bool {
-	return (i >= sk.context || i >= sk.card) && contextTrigger(s, i)
+	return i >= sk.context && contextTrigger(s, i) || i >= sk.card && cardStart(s, i)
 }
 
 // valueScan is scanRange for want holding only fContext and fCard: it
@@ -231,12 +231,12 @@ func valueScan(s string, lo, hi int, want flags) flags {
 	var skips valueSkips
 	var f flags
 	for i := lo; i < hi; i++ {
-		if !contextTriggerByte[s[i]] {
-			if i = nextContextTrigger(s, i, hi); i == hi {
-				break
-			}
+		if i = nextContextTrigger(s, i, hi); i == hi {
+			break
 		}
-		if !skips.due(s, i) {
+		// s[i] is a context trigger: within a run the context check read,
+		// only a card may start.
+		if i < skips.context && (i < skips.card || !cardStart(s, i)) {
 			continue
 		}
 		if f |= valueFlags(s, i, want&^f, &skips); want&^f == 0 {

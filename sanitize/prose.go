@@ -554,26 +554,38 @@ func redactContextValues(s string) string {
 
 var contextTriggerByte = byteSet("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
-// nextContextTrigger returns the index of the first digit or capital in
-// s[i:hi], or hi. Prose holds few of them, so it tests eight bytes at a
-// time: their word has a byte between '0' and '9' or between 'A' and 'Z'
-// exactly when one of them is one (the byte-range test of "Bit Twiddling
-// Hacks", exact for bytes below 0x80, and bytes from 0x80 up are neither).
+// nextContextTrigger returns the index of the first byte of s[i:hi] that
+// contextTrigger accepts (a digit, or a capital after a lower-case
+// letter), or hi. Prose holds few of them, so it tests eight bytes at a
+// time: a byte between '0' and '9', 'A' and 'Z' or 'a' and 'z' has its top
+// bit set in the word that the byte-range test of "Bit Twiddling Hacks"
+// computes (exact for bytes below 0x80; bytes from 0x80 up are none of
+// them), and a capital counts where the lower-case mark of the byte before
+// it, moved up one byte, meets it. The capitals that start words and
+// sentences then cost nothing, and a run of digits is found from its
+// first.
 func nextContextTrigger(s string, i, hi int) int {
 	const lo7, hi1 = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
 	const ones = lo7 / 0x7f
+	if i < hi && contextTrigger(s, i) {
+		return i
+	}
+	var before uint64
+	if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
+		before = 0x80
+	}
 	for ; i+8 <= hi; i += 8 {
-		b := s[i : i+8]
-		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		x := load64(s, i)
 		low := x & lo7
 		digit := (ones*(127+':') - low) & (low + ones*(127-'/'))
 		capital := (ones*(127+'[') - low) & (low + ones*(127-'@'))
-		if (digit|capital)&^x&hi1 != 0 {
+		lower := (ones*(127+'{') - low) & (low + ones*(127-'`')) &^ x & hi1
+		if (digit|capital&(lower<<8|before))&^x&hi1 != 0 {
 			break
 		}
+		before = lower >> 56
 	}
-	for i < hi && !contextTriggerByte[s[i]] {
+	for i < hi && !contextTrigger(s, i) {
 		i++
 	}
 	return i
