@@ -221,7 +221,7 @@ type valueSkips struct{ context, card int }
 // not (a capital that starts a word, a digit inside a run already read),
 // and cost no call.
 func (sk *valueSkips) due(s string, i int) bool {
-	return i >= sk.context && contextTrigger(s, i) || i >= sk.card && cardStart(s, i)
+	return (i >= sk.context || i >= sk.card) && contextTrigger(s, i)
 }
 
 // valueScan is scanRange for want holding only fContext and fCard: it

@@ -561,7 +561,8 @@ var contextTriggerByte = byteSet("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 // bit set in the word that the byte-range test of "Bit Twiddling Hacks"
 // computes (exact for bytes below 0x80; bytes from 0x80 up are none of
 // them), and a capital counts where the lower-case mark of the byte before
-// it, moved up one byte, meets it. The capitals that start words and
+// it, moved up one byte, meets it (looked for only in a word that holds a
+// digit or a capital). The capitals that start words and
 // sentences then cost nothing, and a run of digits is found from its
 // first.
 func nextContextTrigger(s string, i, hi int) int {
@@ -570,20 +571,21 @@ func nextContextTrigger(s string, i, hi int) int {
 	if i < hi && contextTrigger(s, i) {
 		return i
 	}
-	var before uint64
-	if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
-		before = 0x80
-	}
 	for ; i+8 <= hi; i += 8 {
 		x := load64(s, i)
 		low := x & lo7
 		digit := (ones*(127+':') - low) & (low + ones*(127-'/'))
 		capital := (ones*(127+'[') - low) & (low + ones*(127-'@'))
-		lower := (ones*(127+'{') - low) & (low + ones*(127-'`')) &^ x & hi1
-		if (digit|capital&(lower<<8|before))&^x&hi1 != 0 {
+		if (digit|capital)&^x&hi1 == 0 {
+			continue
+		}
+		after := (ones*(127+'{') - low) & (low + ones*(127-'`')) &^ x & hi1 << 8
+		if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
+			after |= 0x80
+		}
+		if (digit|capital&after)&^x&hi1 != 0 {
 			break
 		}
-		before = lower >> 56
 	}
 	for i < hi && !contextTrigger(s, i) {
 		i++
