@@ -105,6 +105,11 @@ func (r *passRun) closed() bool { return r.changed && !r.open }
 type spanRule struct {
 	lead   string
 	starts [256]bool
+	// folded holds, for starts that are two letters in both cases, each
+	// lower-case letter in every byte of a word, so that next passes
+	// over eight bytes that hold neither in a few operations.
+	folded [2]uint64
+	fold   bool
 	at     func(s string, i int) (int, int)
 }
 
@@ -113,14 +118,24 @@ func leadRule(lead string, at func(s string, i int) (int, int)) *spanRule {
 }
 
 func startsRule(starts string, at func(s string, i int) (int, int)) *spanRule {
-	return &spanRule{starts: byteSet(starts), at: at}
+	r := &spanRule{starts: byteSet(starts), at: at}
+	n := 0
+	for c := byte('a'); c <= 'z'; c++ {
+		if r.starts[c] && r.starts[c-'a'+'A'] && n < len(r.folded) {
+			r.folded[n] = uint64(c) * 0x0101010101010101
+			n++
+		}
+	}
+	r.fold = n == len(r.folded) && len(starts) == 2*n
+	return r
 }
 
 var (
 	pemRule    = leadRule("-----BEGIN", pemAt)
 	schemeRule = startsRule("bBdD", schemeCredentialAt)
-	// curl -u user:password, --user user:password
-	userOptionRule = startsRule("-", userOptionPasswordAt)
+	// curl -u user:password, --user user:password; a lead of one byte is
+	// found by IndexByte.
+	userOptionRule = leadRule("-", userOptionPasswordAt)
 )
 
 // next returns the first place at or after i where the rule may match, or
@@ -135,11 +150,27 @@ func (r *spanRule) next(s string, i int) int {
 		return len(s)
 	}
 	from := i
+	if r.fold {
+		// A byte with 0x20 set equals a lower-case letter exactly when it
+		// was that letter in either case.
+		for ; i+8 <= len(s); i += 8 {
+			x := load64(s, i) | foldBytes
+			if hasZeroByte(x^r.folded[0])|hasZeroByte(x^r.folded[1]) != 0 {
+				break
+			}
+		}
+	}
 	for i < len(s) && !r.starts[s[i]] {
 		i++
 	}
 	spend(i - from)
 	return i
+}
+
+// hasZeroByte is nonzero exactly when a byte of x is zero.
+func hasZeroByte(x uint64) uint64 {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	return (x - ones) &^ x & high
 }
 
 func (r *spanRule) redact(s string) string {
