@@ -174,14 +174,14 @@ const (
 // -1 when there is none.
 func pairUserStart(s string, p int) int {
 	q := p
-	for n := 0; n < 2 && q > 0 && strings.IndexByte("\"'{", s[q-1]) >= 0; n++ {
+	for n := 0; n < 2 && q > 0 && pairOpeners[s[q-1]]; n++ {
 		q--
 	}
 	if q == p || q == 0 || s[q-1] != ':' {
 		return -1
 	}
 	q--
-	for n := 0; n < 2 && q > 0 && strings.IndexByte("\"'}", s[q-1]) >= 0; n++ {
+	for n := 0; n < 2 && q > 0 && pairClosers[s[q-1]]; n++ {
 		q--
 	}
 	u := q
@@ -213,7 +213,7 @@ func credentialBefore(s string, v int) *contextRule {
 	switch {
 	case p > lo && (s[p-1] == ':' || s[p-1] == '=' || s[p-1] == '>' && p-1 > lo && s[p-2] == '='):
 		sep = ':'
-		for n := 0; n < 3 && p > lo && strings.IndexByte(":=>?+!", s[p-1]) >= 0; n++ {
+		for n := 0; n < 3 && p > lo && separatorOps[s[p-1]]; n++ {
 			if p--; s[p] == '=' {
 				sep = '='
 			}
@@ -233,7 +233,7 @@ func credentialBefore(s string, v int) *contextRule {
 	case !spaced && !opened:
 		return nil
 	}
-	for n := 0; n < 3 && p > lo && strings.IndexByte("\"'`\\])", s[p-1]) >= 0; n++ {
+	for n := 0; n < 3 && p > lo && nameClosers[s[p-1]]; n++ {
 		p--
 	}
 	ke := p
@@ -262,7 +262,7 @@ func openersBefore(s string, p, lo int) (int, bool) {
 	opened := false
 	for range 2 {
 		switch {
-		case p > lo && strings.IndexByte("\"'`([{<", s[p-1]) >= 0:
+		case p > lo && valueOpeners[s[p-1]]:
 			p--
 			if p > lo && s[p-1] == '\\' {
 				p--
@@ -520,7 +520,7 @@ const minLongValue = 32
 // contextValueEnd trims the punctuation that ends a sentence or a clause
 // from the run of value bytes s[vs:e].
 func contextValueEnd(s string, vs, e int) int {
-	for e > vs && strings.IndexByte(".:!?-", s[e-1]) >= 0 {
+	for e > vs && clauseEnds[s[e-1]] {
 		e--
 	}
 	return e
@@ -600,3 +600,15 @@ func contextAt(s string, i int) (bool, int) {
 	_, runEnd, r := contextValueAt(s, i)
 	return r != nil, runEnd
 }
+
+// The byte sets the context rule steps over, one lookup each: the quotes
+// and braces around the parts of a pair, the operators of a separator,
+// what may close a name or open a value, and what ends a clause.
+var (
+	pairOpeners  = byteSet("\"'{")
+	pairClosers  = byteSet("\"'}")
+	separatorOps = byteSet(":=>?+!")
+	nameClosers  = byteSet("\"'`\\])")
+	valueOpeners = byteSet("\"'`([{<")
+	clauseEnds   = byteSet(".:!?-")
+)

@@ -411,9 +411,14 @@ func startsKeyValue(s string, start, end int) bool {
 	return ok
 }
 
-func isToken68(c byte) bool {
-	return isWordByte(c) || strings.IndexByte("-.~+/:", c) >= 0
-}
+func isToken68(c byte) bool { return token68Bytes[c] }
+
+var token68Bytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isWordByte(byte(c)) || strings.IndexByte("-.~+/:", byte(c)) >= 0
+	}
+	return t
+}()
 
 // looksLikeCredential separates opaque credentials from English words: real
 // tokens carry digits, inner capitals or punctuation, and a Basic

@@ -211,7 +211,7 @@ func redactDSNUserinfo(s string) string {
 			continue
 		}
 		start := i
-		for start > e.last && !isSpace(s[start-1]) && strings.IndexByte("\"'(", s[start-1]) < 0 {
+		for start > e.last && !isSpace(s[start-1]) && !dsnUserStops[s[start-1]] {
 			start--
 		}
 		spend(i - start)
@@ -276,3 +276,7 @@ func dsnProtocol(s string) int {
 	}
 	return 0
 }
+
+// dsnUserStops are the bytes before which a MySQL DSN's user starts,
+// besides a space.
+var dsnUserStops = byteSet("\"'(")
