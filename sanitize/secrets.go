@@ -472,17 +472,12 @@ func foldedLineEnd(s string, i int) int {
 // break, or the escaped one the log tier writes.
 func lineEnd(s string, i int) int {
 	from := i
-	defer func() { spend(i - from) }()
 	for ; i < len(s); i++ {
-		switch s[i] {
-		case '\r', '\n':
-			return i
-		case '\\':
-			if i+1 < len(s) && strings.IndexByte("nru", s[i+1]) >= 0 {
-				return i
-			}
+		if c := s[i]; c == '\r' || c == '\n' || c == '\\' && i+1 < len(s) && strings.IndexByte("nru", s[i+1]) >= 0 {
+			break
 		}
 	}
+	spend(i - from)
 	return i
 }
 
