@@ -105,6 +105,8 @@ func isPathStop(c byte) bool {
 	return pathStops[c]
 }
 
+// pathStops holds the bytes isPathStop reports: one lookup for each byte
+// of a path.
 var pathStops = func() (t [256]bool) {
 	for c := range 256 {
 		t[c] = c <= ' ' || c == 0x7f || strings.IndexByte("\"'<>|:;,()[]{}`", byte(c)) >= 0

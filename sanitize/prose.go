@@ -556,15 +556,14 @@ var contextTriggerByte = byteSet("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 // nextContextTrigger returns the index of the first byte of s[i:hi] that
 // contextTrigger accepts (a digit, or a capital after a lower-case
-// letter), or hi. Prose holds few of them, so it tests eight bytes at a
-// time: a byte between '0' and '9', 'A' and 'Z' or 'a' and 'z' has its top
-// bit set in the word that the byte-range test of "Bit Twiddling Hacks"
-// computes (exact for bytes below 0x80; bytes from 0x80 up are none of
-// them), and a capital counts where the lower-case mark of the byte before
-// it, moved up one byte, meets it (looked for only in a word that holds a
-// digit or a capital). The capitals that start words and
-// sentences then cost nothing, and a run of digits is found from its
-// first.
+// letter), or hi, so that the capitals that start words and sentences
+// cost its callers nothing. Prose holds few triggers, so it tests eight
+// bytes at a time: a byte between '0' and '9', 'A' and 'Z' or 'a' and 'z'
+// has its top bit set in the word that the byte-range test of "Bit
+// Twiddling Hacks" computes (exact for bytes below 0x80; bytes from 0x80
+// up are none of them), and a capital counts where the lower-case mark of
+// the byte before it, moved up one byte, meets it (looked for only in a
+// word that holds a digit or a capital).
 func nextContextTrigger(s string, i, hi int) int {
 	const lo7, hi1 = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
 	const ones = lo7 / 0x7f
