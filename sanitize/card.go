@@ -72,8 +72,17 @@ func cardEnd(s string, e, digits int, shaped bool) (int, int) {
 
 // cardStart reports whether s[i] may start a card number.
 func cardStart(s string, i int) bool {
-	return '2' <= s[i] && s[i] <= '6' && (i == 0 || !isAlnum(s[i-1]) && s[i-1] != '.' && s[i-1] != '_')
+	return '2' <= s[i] && s[i] <= '6' && (i == 0 || !cardJoined[s[i-1]])
 }
+
+// cardJoined holds the bytes that join a digit after them to a word or a
+// number (a decimal, an identifier), so that it starts no card.
+var cardJoined = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isAlnum(byte(c)) || c == '.' || c == '_'
+	}
+	return t
+}()
 
 // luhn reports whether the digits of s (other bytes skipped) pass the
 // Luhn check.

@@ -213,30 +213,12 @@ func valueEnd(s string, p int, line bool) int {
 			}
 		}
 	case '"', '\'':
-		quote := s[p]
-		e := p + 1
-		defer func() { spend(e - p) }()
-		for e < len(s) {
-			c := s[e]
-			if c == quote {
-				return e + 1
-			}
-			if c == '\r' || c == '\n' {
-				return e
-			}
-			if c == '\\' && e+1 < len(s) && s[e+1] != '\n' {
-				e += 2
-				continue
-			}
-			e++
-		}
-		return min(e, len(s))
+		return quotedValueEnd(s, p)
 	}
 	if line {
 		return foldedLineEnd(s, p)
 	}
 	e := p
-	defer func() { spend(e - p) }()
 	for e < len(s) {
 		c := s[e]
 		if c == '\\' {
@@ -251,7 +233,36 @@ func valueEnd(s string, p int, line bool) int {
 		}
 		e++
 	}
+	spend(e - p)
 	return e
+}
+
+// quotedValueEnd finds the end of the string that the quote at s[p]
+// opens: after its closing quote, or at the end of the line or the text.
+func quotedValueEnd(s string, p int) int {
+	quote := s[p]
+	e, end := p+1, -1
+	for e < len(s) {
+		c := s[e]
+		if c == quote {
+			end = e + 1
+			break
+		}
+		if c == '\r' || c == '\n' {
+			end = e
+			break
+		}
+		if c == '\\' && e+1 < len(s) && s[e+1] != '\n' {
+			e += 2
+			continue
+		}
+		e++
+	}
+	spend(e - p)
+	if end >= 0 {
+		return end
+	}
+	return min(e, len(s))
 }
 
 // escapedStringEnd finds the closing \" of a string inside a JSON string.

@@ -102,5 +102,14 @@ func pathEnd(s string, i int) int {
 }
 
 func isPathStop(c byte) bool {
-	return c <= ' ' || c == 0x7f || strings.IndexByte("\"'<>|:;,()[]{}`", c) >= 0
+	return pathStops[c]
 }
+
+// pathStops holds the bytes isPathStop reports: one lookup for each byte
+// of a path.
+var pathStops = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c <= ' ' || c == 0x7f || strings.IndexByte("\"'<>|:;,()[]{}`", byte(c)) >= 0
+	}
+	return t
+}()

@@ -187,7 +187,7 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 					f |= fToken
 				}
 			}
-			if w&(fContext|fCard) != 0 && contextTriggerByte[c] {
+			if w&(fContext|fCard) != 0 && contextTriggerByte[c] && skips.due(s, i) {
 				f |= valueFlags(s, i, w, &skips)
 			}
 		case clsPunct:
@@ -216,6 +216,14 @@ func proseDot(s string, i int) bool {
 // are answered by the same reading.
 type valueSkips struct{ context, card int }
 
+// due reports whether the digit or capital s[i] is a trigger of the
+// context or the card check that no earlier reading answered: most are
+// not (a capital that starts a word, a digit inside a run already read),
+// and cost no call.
+func (sk *valueSkips) due(s string, i int) bool {
+	return (i >= sk.context || i >= sk.card) && contextTrigger(s, i)
+}
+
 // valueScan is scanRange for want holding only fContext and fCard: it
 // reads just their triggers, so rescan's windows for them cost a byte
 // lookup each.
@@ -225,6 +233,11 @@ func valueScan(s string, lo, hi int, want flags) flags {
 	for i := lo; i < hi; i++ {
 		if i = nextContextTrigger(s, i, hi); i == hi {
 			break
+		}
+		// s[i] is a context trigger: within a run the context check read,
+		// only a card may start.
+		if i < skips.context && (i < skips.card || !cardStart(s, i)) {
+			continue
 		}
 		if f |= valueFlags(s, i, want&^f, &skips); want&^f == 0 {
 			break

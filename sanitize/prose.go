@@ -174,14 +174,14 @@ const (
 // -1 when there is none.
 func pairUserStart(s string, p int) int {
 	q := p
-	for n := 0; n < 2 && q > 0 && strings.IndexByte("\"'{", s[q-1]) >= 0; n++ {
+	for n := 0; n < 2 && q > 0 && pairOpeners[s[q-1]]; n++ {
 		q--
 	}
 	if q == p || q == 0 || s[q-1] != ':' {
 		return -1
 	}
 	q--
-	for n := 0; n < 2 && q > 0 && strings.IndexByte("\"'}", s[q-1]) >= 0; n++ {
+	for n := 0; n < 2 && q > 0 && pairClosers[s[q-1]]; n++ {
 		q--
 	}
 	u := q
@@ -213,7 +213,7 @@ func credentialBefore(s string, v int) *contextRule {
 	switch {
 	case p > lo && (s[p-1] == ':' || s[p-1] == '=' || s[p-1] == '>' && p-1 > lo && s[p-2] == '='):
 		sep = ':'
-		for n := 0; n < 3 && p > lo && strings.IndexByte(":=>?+!", s[p-1]) >= 0; n++ {
+		for n := 0; n < 3 && p > lo && separatorOps[s[p-1]]; n++ {
 			if p--; s[p] == '=' {
 				sep = '='
 			}
@@ -233,7 +233,7 @@ func credentialBefore(s string, v int) *contextRule {
 	case !spaced && !opened:
 		return nil
 	}
-	for n := 0; n < 3 && p > lo && strings.IndexByte("\"'`\\])", s[p-1]) >= 0; n++ {
+	for n := 0; n < 3 && p > lo && nameClosers[s[p-1]]; n++ {
 		p--
 	}
 	ke := p
@@ -262,7 +262,7 @@ func openersBefore(s string, p, lo int) (int, bool) {
 	opened := false
 	for range 2 {
 		switch {
-		case p > lo && strings.IndexByte("\"'`([{<", s[p-1]) >= 0:
+		case p > lo && valueOpeners[s[p-1]]:
 			p--
 			if p > lo && s[p-1] == '\\' {
 				p--
@@ -520,7 +520,7 @@ const minLongValue = 32
 // contextValueEnd trims the punctuation that ends a sentence or a clause
 // from the run of value bytes s[vs:e].
 func contextValueEnd(s string, vs, e int) int {
-	for e > vs && strings.IndexByte(".:!?-", s[e-1]) >= 0 {
+	for e > vs && clauseEnds[s[e-1]] {
 		e--
 	}
 	return e
@@ -554,26 +554,39 @@ func redactContextValues(s string) string {
 
 var contextTriggerByte = byteSet("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
-// nextContextTrigger returns the index of the first digit or capital in
-// s[i:hi], or hi. Prose holds few of them, so it tests eight bytes at a
-// time: their word has a byte between '0' and '9' or between 'A' and 'Z'
-// exactly when one of them is one (the byte-range test of "Bit Twiddling
-// Hacks", exact for bytes below 0x80, and bytes from 0x80 up are neither).
+// nextContextTrigger returns the index of the first byte of s[i:hi] that
+// contextTrigger accepts (a digit, or a capital after a lower-case
+// letter), or hi, so that the capitals that start words and sentences
+// cost its callers nothing. Prose holds few triggers, so it tests eight
+// bytes at a time: a byte between '0' and '9', 'A' and 'Z' or 'a' and 'z'
+// has its top bit set in the word that the byte-range test of "Bit
+// Twiddling Hacks" computes (exact for bytes below 0x80; bytes from 0x80
+// up are none of them), and a capital counts where the lower-case mark of
+// the byte before it, moved up one byte, meets it (looked for only in a
+// word that holds a digit or a capital).
 func nextContextTrigger(s string, i, hi int) int {
 	const lo7, hi1 = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
 	const ones = lo7 / 0x7f
+	if i < hi && contextTrigger(s, i) {
+		return i
+	}
 	for ; i+8 <= hi; i += 8 {
-		b := s[i : i+8]
-		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		x := load64(s, i)
 		low := x & lo7
 		digit := (ones*(127+':') - low) & (low + ones*(127-'/'))
 		capital := (ones*(127+'[') - low) & (low + ones*(127-'@'))
-		if (digit|capital)&^x&hi1 != 0 {
+		if (digit|capital)&^x&hi1 == 0 {
+			continue
+		}
+		after := (ones*(127+'{') - low) & (low + ones*(127-'`')) &^ x & hi1 << 8
+		if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
+			after |= 0x80
+		}
+		if (digit|capital&after)&^x&hi1 != 0 {
 			break
 		}
 	}
-	for i < hi && !contextTriggerByte[s[i]] {
+	for i < hi && !contextTrigger(s, i) {
 		i++
 	}
 	return i
@@ -586,3 +599,15 @@ func contextAt(s string, i int) (bool, int) {
 	_, runEnd, r := contextValueAt(s, i)
 	return r != nil, runEnd
 }
+
+// The byte sets the context rule steps over, one lookup each: the quotes
+// and braces around the parts of a pair, the operators of a separator,
+// what may close a name or open a value, and what ends a clause.
+var (
+	pairOpeners  = byteSet("\"'{")
+	pairClosers  = byteSet("\"'}")
+	separatorOps = byteSet(":=>?+!")
+	nameClosers  = byteSet("\"'`\\])")
+	valueOpeners = byteSet("\"'`([{<")
+	clauseEnds   = byteSet(".:!?-")
+)

@@ -57,8 +57,10 @@ func (sc *scanner) rescan(s string, f flags, t string) flags {
 // bytes. Eight bytes are compared per step, as one word each, and the
 // first that differs is found in the word that differs.
 func commonPrefix(s, t string, n int) int {
+	// Cut to n, so that the compiler sees every word within both.
+	s, t = s[:n], t[:n]
 	p := 0
-	for ; p+8 <= n; p += 8 {
+	for ; p+8 <= len(s) && p+8 <= len(t); p += 8 {
 		if x := load64(s, p) ^ load64(t, p); x != 0 {
 			return p + bits.TrailingZeros64(x)>>3
 		}
@@ -71,11 +73,13 @@ func commonPrefix(s, t string, n int) int {
 
 // commonSuffix returns the length of the end s and t share, up to n bytes.
 func commonSuffix(s, t string, n int) int {
+	s, t = s[len(s)-n:], t[len(t)-n:]
 	q := 0
-	for ; q+8 <= n; q += 8 {
-		if x := load64(s, len(s)-q-8) ^ load64(t, len(t)-q-8); x != 0 {
+	for i, j := len(s)-8, len(t)-8; i >= 0 && j >= 0; i, j = i-8, j-8 {
+		if x := load64(s, i) ^ load64(t, j); x != 0 {
 			return q + bits.LeadingZeros64(x)>>3
 		}
+		q += 8
 	}
 	for q < n && s[len(s)-1-q] == t[len(t)-1-q] {
 		q++

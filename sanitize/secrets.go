@@ -13,9 +13,15 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		s = r.note(s, pemRule.redact(s))
 	}
 	if f&fURL != 0 {
-		// Not closed: a redaction can join what a quote had split into two
-		// words, so a second look may find a longer userinfo.
-		s = r.noteOpen(s, redactUserinfo(s))
+		// Not closed in general: a redaction can join what a quote had
+		// split into two words, so a second look may find a longer
+		// userinfo. The rule tells when its redaction cannot have.
+		t, settled := redactUserinfo(s)
+		if settled {
+			s = r.note(s, t)
+		} else {
+			s = r.noteOpen(s, t)
+		}
 	}
 	if f&fDSN != 0 {
 		s = r.note(s, redactDSNUserinfo(s))
@@ -99,6 +105,11 @@ func (r *passRun) closed() bool { return r.changed && !r.open }
 type spanRule struct {
 	lead   string
 	starts [256]bool
+	// folded holds, for starts that are two letters in both cases, each
+	// lower-case letter in every byte of a word, so that next passes
+	// over eight bytes that hold neither in a few operations.
+	folded [2]uint64
+	fold   bool
 	at     func(s string, i int) (int, int)
 }
 
@@ -107,14 +118,24 @@ func leadRule(lead string, at func(s string, i int) (int, int)) *spanRule {
 }
 
 func startsRule(starts string, at func(s string, i int) (int, int)) *spanRule {
-	return &spanRule{starts: byteSet(starts), at: at}
+	r := &spanRule{starts: byteSet(starts), at: at}
+	n := 0
+	for c := byte('a'); c <= 'z'; c++ {
+		if r.starts[c] && r.starts[c-'a'+'A'] && n < len(r.folded) {
+			r.folded[n] = uint64(c) * 0x0101010101010101
+			n++
+		}
+	}
+	r.fold = n == len(r.folded) && len(starts) == 2*n
+	return r
 }
 
 var (
 	pemRule    = leadRule("-----BEGIN", pemAt)
 	schemeRule = startsRule("bBdD", schemeCredentialAt)
-	// curl -u user:password, --user user:password
-	userOptionRule = startsRule("-", userOptionPasswordAt)
+	// curl -u user:password, --user user:password; a lead of one byte is
+	// found by IndexByte.
+	userOptionRule = leadRule("-", userOptionPasswordAt)
 )
 
 // next returns the first place at or after i where the rule may match, or
@@ -129,11 +150,27 @@ func (r *spanRule) next(s string, i int) int {
 		return len(s)
 	}
 	from := i
+	if r.fold {
+		// A byte with 0x20 set equals a lower-case letter exactly when it
+		// was that letter in either case.
+		for ; i+8 <= len(s); i += 8 {
+			x := load64(s, i) | foldBytes
+			if hasZeroByte(x^r.folded[0])|hasZeroByte(x^r.folded[1]) != 0 {
+				break
+			}
+		}
+	}
 	for i < len(s) && !r.starts[s[i]] {
 		i++
 	}
 	spend(i - from)
 	return i
+}
+
+// hasZeroByte is nonzero exactly when a byte of x is zero.
+func hasZeroByte(x uint64) uint64 {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	return (x - ones) &^ x & high
 }
 
 func (r *spanRule) redact(s string) string {
@@ -188,255 +225,6 @@ func pemLabelEnd(s string, p int) int {
 		return -1
 	}
 	return e + len("-----")
-}
-
-// redactUserinfo replaces the userinfo of every URL. The authority runs to
-// the first '/', '?', '#' or space, and the userinfo to its last '@', so a
-// malformed DSN with '@' inside the password is still covered. A password
-// may also hold a raw '/', '?' or '#' ("postgres://app:pa/ss@db/x"): when
-// the authority stops there and holds a "user:", the userinfo runs to the
-// last '@' of the word. That can take a path that holds an '@' with it
-// ("https://u:p@host/@alice"), which loses the host but never a password.
-func redactUserinfo(s string) string {
-	e := edit{s: s}
-	// The end of the current word and its last '@', found once per word:
-	// a word of repeated "://" costs one pass.
-	wordEnd, wordAt := -1, -1
-	for i := 0; ; {
-		k := indexSchemeSep(s, i)
-		if k < 0 {
-			spend(len(s) - i)
-			break
-		}
-		spend(k - i + 3)
-		start := k + 3
-		i = start
-		if start-3 < e.last {
-			continue
-		}
-		at, end := -1, start
-		for ; end < len(s) && !endsAuthority[s[end]]; end++ {
-			if s[end] == '@' {
-				at = end
-			}
-		}
-		spend(end - start)
-		// The colon of "user:" is before the first '@' if there is one.
-		userEnd := end
-		if at >= 0 {
-			userEnd = strings.IndexByte(s[start:end], '@') + start
-		}
-		if end < len(s) && !endsWord[s[end]] && strings.IndexByte(s[start:userEnd], ':') >= 0 {
-			if start >= wordEnd {
-				wordEnd, wordAt = start, -1
-				for ; wordEnd < len(s) && !endsWord[s[wordEnd]]; wordEnd++ {
-					if s[wordEnd] == '@' {
-						wordAt = wordEnd
-					}
-				}
-				spend(wordEnd - start)
-			}
-			at = max(at, wordAt)
-		}
-		if end < len(s) && (s[end] == ' ' || s[end] == '\t') {
-			at = max(at, spacedUserinfoEnd(s, start, end, at))
-		}
-		if at < 0 {
-			if ps, pe := cutPassword(s, start, end); pe > ps {
-				e.replace(ps, pe, Redacted)
-				i = pe
-			}
-			continue
-		}
-		if at <= start {
-			continue
-		}
-		e.replace(start, at, Redacted)
-		i = at
-	}
-	return e.result()
-}
-
-// cutUserColon returns the index of the colon of "user:" in an authority
-// that starts at s[p], when it comes within the prefilter's reach and
-// before any '@', '/', '.', '[' or blank, or 0.
-func cutUserColon(s string, p int) int {
-	for k := p; k < len(s) && k-p < scanAhead-3; k++ {
-		switch c := s[k]; {
-		case c == ':':
-			if k == p {
-				return 0
-			}
-			return k
-		case c == '@' || c == '.' || c == '[' || endsAuthority[c] || endsWord[c]:
-			return 0
-		}
-	}
-	return 0
-}
-
-// cutPassword finds the password of a URL whose host part the text cut
-// away: "scheme://user:pass" at the end of the text or before a quote
-// (a message that quotes a DSN up to its first bytes: "\"postgres://svc:
-// Hunter2Pa..."). A password of digits alone is a port ("localhost:8080").
-func cutPassword(s string, start, end int) (int, int) {
-	colon := cutUserColon(s, start)
-	if colon == 0 {
-		return 0, 0
-	}
-	cut := end
-	if k := strings.IndexAny(s[colon:end], "\"'\\"); k >= 0 {
-		cut = colon + k
-	} else if end < len(s) {
-		return 0, 0
-	}
-	if pw := s[colon+1 : cut]; pw == "" || strings.Trim(pw, "0123456789") == "" {
-		return 0, 0
-	}
-	return colon + 1, cut
-}
-
-// spacedUserinfoEnd finds the '@' that ends a userinfo whose password holds
-// a raw space or tab ("postgres://app:hunter 2@db/x", "redis://:p@ss
-// w0rd@10.0.0.1"): such a URL is malformed, and drivers quote it back in
-// their errors. The authority at s[start:end] stops at that space. It is
-// read on only when it has a password that is not a port ("host:5432") and,
-// if it holds an '@' already, the host after it has neither a dot nor a
-// port, so "https://u:p@db.example.com is down, mail ops@example.com"
-// keeps its host. The '@' must follow within three more words and
-// maxUserinfoGap bytes, before any line break, quote or '/'. It returns
-// that '@', or -1.
-func spacedUserinfoEnd(s string, start, end, at int) int {
-	userEnd := end
-	if at >= 0 {
-		userEnd = start + strings.IndexByte(s[start:end], '@')
-	}
-	u := s[start:userEnd]
-	colon := strings.IndexByte(u, ':')
-	if colon < 0 || u[0] == '[' {
-		return -1
-	}
-	if at < 0 {
-		if pw := u[colon+1:]; strings.Trim(pw, "0123456789") == "" {
-			return -1
-		}
-	} else if host := s[at+1 : end]; host == "" || strings.ContainsAny(host, ".:[") {
-		return -1
-	}
-	found, gaps, p := -1, 0, end
-	defer func() { spend(p - end) }()
-	for ; p < len(s) && p-end < maxUserinfoGap; p++ {
-		switch c := s[p]; {
-		case c == ' ' || c == '\t':
-			if found >= 0 {
-				return found
-			}
-			if gaps++; gaps > 3 {
-				return -1
-			}
-		case c == '@':
-			if p+1 < len(s) && (isAlnum(s[p+1]) || s[p+1] == '[') {
-				found = p
-			}
-		case endsAuthority[c] || endsWord[c]:
-			return found
-		}
-	}
-	return found
-}
-
-const maxUserinfoGap = 64
-
-// indexSchemeSep returns the index of the first "://" at or after s[i], or
-// -1. It looks for the slashes: error chains hold far more colons ("op:
-// err: cause") than slashes.
-func indexSchemeSep(s string, i int) int {
-	for j := i + 1; j < len(s); {
-		k := strings.IndexByte(s[j:], '/')
-		if k < 0 {
-			return -1
-		}
-		k += j
-		if s[k-1] == ':' && k+1 < len(s) && s[k+1] == '/' {
-			return k - 1
-		}
-		j = k + 1
-	}
-	return -1
-}
-
-var endsWord = byteSet(" \t\n\r\f\v\"'<>`")
-
-var endsAuthority = byteSet(" \t\n\r\f\v/?#")
-
-// redactDSNUserinfo replaces the user and password of a MySQL DSN
-// ("user:pw@tcp(host)/db"), and the password of a userinfo written
-// without a scheme.
-func redactDSNUserinfo(s string) string {
-	e := edit{s: s}
-	for i := 0; i < len(s); i++ {
-		if s[i] != '@' {
-			continue
-		}
-		if dsnProtocol(s[i+1:]) == 0 {
-			if ps, pe := bareUserinfoPassword(s, i); pe > ps && ps >= e.last {
-				e.replace(ps, pe, Redacted)
-			}
-			continue
-		}
-		start := i
-		for start > e.last && !isSpace(s[start-1]) && strings.IndexByte("\"'(", s[start-1]) < 0 {
-			start--
-		}
-		spend(i - start)
-		if start == i {
-			continue
-		}
-		e.replace(start, i, Redacted)
-	}
-	return e.result()
-}
-
-// bareUserinfoPassword finds the password of "user:password@host" written
-// without a scheme (a registry, a git remote, a proxy setting): the word
-// before the '@' at s[at] holds one ':', what follows it is shaped like a
-// credential and a host follows the '@'. It returns the password's bounds,
-// reading no further back than the prefilter's reach.
-func bareUserinfoPassword(s string, at int) (int, int) {
-	if at+1 >= len(s) || !isAlnum(s[at+1]) {
-		return 0, 0
-	}
-	lo := max(0, at-(scanBehind-1))
-	colon, w := -1, at
-	for ; w > lo && !endsWord[s[w-1]] && strings.IndexByte("/@(=", s[w-1]) < 0; w-- {
-		if s[w-1] == ':' {
-			if colon >= 0 {
-				return 0, 0
-			}
-			colon = w - 1
-		}
-	}
-	if colon <= w || w > 0 && !endsWord[s[w-1]] {
-		return 0, 0
-	}
-	if !contextRules[0].shape.holds(s[colon+1 : at]) {
-		return 0, 0
-	}
-	return colon + 1, at
-}
-
-// dsnProtocol reports the length of a MySQL DSN protocol and its opening
-// parenthesis at the start of s ("tcp(" in "user:pw@tcp(db:3306)/app").
-func dsnProtocol(s string) int {
-	if s == "" || s[0] != 't' && s[0] != 'u' {
-		return 0
-	}
-	for _, p := range []string{"tcp(", "tcp6(", "udp(", "unix("} {
-		if strings.HasPrefix(s, p) {
-			return len(p)
-		}
-	}
-	return 0
 }
 
 // userOptionAt returns the length of a "-u " or "--user" option (with its
@@ -623,9 +411,14 @@ func startsKeyValue(s string, start, end int) bool {
 	return ok
 }
 
-func isToken68(c byte) bool {
-	return isWordByte(c) || strings.IndexByte("-.~+/:", c) >= 0
-}
+func isToken68(c byte) bool { return token68Bytes[c] }
+
+var token68Bytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isWordByte(byte(c)) || strings.IndexByte("-.~+/:", byte(c)) >= 0
+	}
+	return t
+}()
 
 // looksLikeCredential separates opaque credentials from English words: real
 // tokens carry digits, inner capitals or punctuation, and a Basic
@@ -679,17 +472,12 @@ func foldedLineEnd(s string, i int) int {
 // break, or the escaped one the log tier writes.
 func lineEnd(s string, i int) int {
 	from := i
-	defer func() { spend(i - from) }()
 	for ; i < len(s); i++ {
-		switch s[i] {
-		case '\r', '\n':
-			return i
-		case '\\':
-			if i+1 < len(s) && strings.IndexByte("nru", s[i+1]) >= 0 {
-				return i
-			}
+		if c := s[i]; c == '\r' || c == '\n' || c == '\\' && i+1 < len(s) && strings.IndexByte("nru", s[i+1]) >= 0 {
+			break
 		}
 	}
+	spend(i - from)
 	return i
 }
 

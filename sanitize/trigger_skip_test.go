@@ -4,10 +4,11 @@ import "testing"
 
 // TestNextContextTriggerExact holds the eight-byte skip to the byte loop it
 // stands for: every byte value at every position of a word, among
-// neighbours of every kind (ASCII, high bytes), from every start.
+// neighbours of every kind (ASCII, lower-case letters, high bytes), after
+// every byte before it, from every start.
 func TestNextContextTriggerExact(t *testing.T) {
 	byteLoop := func(s string, i, hi int) int {
-		for i < hi && !contextTriggerByte[s[i]] {
+		for i < hi && !contextTrigger(s, i) {
 			i++
 		}
 		return i
@@ -23,11 +24,18 @@ func TestNextContextTriggerExact(t *testing.T) {
 					buf[k] = byte(fill)
 				}
 				buf[pos] = byte(c)
-				s := string(buf)
-				for from := range 9 {
-					for _, hi := range []int{len(s), 16, 12} {
-						if got, want := nextContextTrigger(s, from, hi), byteLoop(s, from, hi); got != want {
-							t.Fatalf("nextContextTrigger(%q, %d, %d) = %d, the byte loop finds %d", s, from, hi, got, want)
+				// A capital counts after a lower-case letter only: the
+				// byte before it is every kind of neighbour in turn.
+				for _, before := range []int{fill, 'a', 'z', '`', '{', 'A', 0x80 | 'a'} {
+					if pos > 0 {
+						buf[pos-1] = byte(before)
+					}
+					s := string(buf)
+					for from := range 9 {
+						for _, hi := range []int{len(s), 16, 12} {
+							if got, want := nextContextTrigger(s, from, hi), byteLoop(s, from, hi); got != want {
+								t.Fatalf("nextContextTrigger(%q, %d, %d) = %d, the byte loop finds %d", s, from, hi, got, want)
+							}
 						}
 					}
 				}
