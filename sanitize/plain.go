@@ -140,8 +140,8 @@ func plainCapital(s string, i int) bool {
 
 // plainDigit answers the context and card checks for the digit at s[i]:
 // the context rule reads no run of value bytes shorter than its shortest
-// value (the other digits of a run share its answer: *contextEnd), and the
-// card check is the prefilter's own.
+// value, and is asked of a longer one (the other digits of a run share its
+// answer: *contextEnd); the card check is the prefilter's own.
 func plainDigit(s string, i int, contextEnd *int) bool {
 	if i >= *contextEnd {
 		p, e := i, i
@@ -152,7 +152,13 @@ func plainDigit(s string, i int, contextEnd *int) bool {
 			e++
 		}
 		if e-p >= minContextValue {
-			return false
+			// A run long enough to be a value ("eu-west-1") is asked of
+			// the rule itself, as the prefilter asks it, once a run.
+			ok, end := contextAt(s, i)
+			if ok {
+				return false
+			}
+			e = end
 		}
 		*contextEnd = e
 	}
@@ -187,6 +193,14 @@ func plainPunct(s string, i int) bool {
 			return false
 		}
 		return !base64PairAhead(s, i) && (i == 0 || colonAfterWord(s, i) == 0)
+	case '-', '(':
+		// Prose joins words with dashes ("eu-west-1", "2-letter") and
+		// opens asides with parentheses, and the prefilter's own checks of
+		// both bytes read only a few bytes around them: they are run here,
+		// with every flag either tier wants, and the token triggers a dash
+		// anchors.
+		sc := publicScanner
+		return scanPunct(s, i, sc.want) == 0 && !(sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i))
 	}
 	return false
 }
