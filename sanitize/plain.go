@@ -57,11 +57,15 @@ func plainPrefix(s string) int {
 			}
 			i += 8
 		}
-		for i < len(s) && class[s[i]] == clsBoring {
-			i++
-		}
-		if i == len(s) {
-			break
+		// A step that stopped stopped at its byte; only the last few
+		// bytes, fewer than a step's, are looked up one by one.
+		if i+8 > len(s) {
+			for i < len(s) && class[s[i]] == clsBoring {
+				i++
+			}
+			if i == len(s) {
+				break
+			}
 		}
 		// Word-starting lower-case letters and dots are the commonest
 		// stops of prose, so they are checked here, not in a call.
