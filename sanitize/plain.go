@@ -18,54 +18,41 @@ func plainPrefix(s string) int {
 	// checked ends: the other digits of that run share its answer.
 	contextEnd := 0
 	for i := 0; i < len(s); i++ {
-		// Eight bytes a step, each its own exit: the step's bounds check
-		// and count are shared, and a stop ends it where it is. (A call
-		// per stop would cost more than the loop saves; the prefilter's
-		// loop stays one byte a step, as its texts stop it more often.)
+		// Eight bytes a step, two a lookup (plainPairs), each lookup its
+		// own exit: the step's bounds check and count are shared, and a
+		// stop ends it at the pair that holds it. (A call per stop would
+		// cost more than the loop saves; the prefilter's loop stays one
+		// byte a step, as its texts stop it more often.)
 		for i+8 <= len(s) {
 			b := s[i : i+8]
-			if class[b[0]] != clsBoring {
+			if !plainPairs[uint16(b[0])|uint16(b[1])<<8] {
 				break
 			}
-			if class[b[1]] != clsBoring {
-				i++
-				break
-			}
-			if class[b[2]] != clsBoring {
+			if !plainPairs[uint16(b[2])|uint16(b[3])<<8] {
 				i += 2
 				break
 			}
-			if class[b[3]] != clsBoring {
-				i += 3
-				break
-			}
-			if class[b[4]] != clsBoring {
+			if !plainPairs[uint16(b[4])|uint16(b[5])<<8] {
 				i += 4
 				break
 			}
-			if class[b[5]] != clsBoring {
-				i += 5
-				break
-			}
-			if class[b[6]] != clsBoring {
+			if !plainPairs[uint16(b[6])|uint16(b[7])<<8] {
 				i += 6
-				break
-			}
-			if class[b[7]] != clsBoring {
-				i += 7
 				break
 			}
 			i += 8
 		}
-		// A step that stopped stopped at its byte; only the last few
-		// bytes, fewer than a step's, are looked up one by one.
 		if i+8 > len(s) {
+			// The last few bytes, fewer than a step's, one by one.
 			for i < len(s) && class[s[i]] == clsBoring {
 				i++
 			}
 			if i == len(s) {
 				break
 			}
+		} else if class[s[i]] == clsBoring {
+			// The pair's second byte stopped the step.
+			i++
 		}
 		// Word-starting lower-case letters and dots are the commonest
 		// stops of prose, so they are checked here, not in a call.
@@ -98,6 +85,23 @@ func plainPrefix(s string) int {
 	}
 	return len(s)
 }
+
+// plainPairs holds, for two bytes (the first the index's low byte),
+// whether plainPrefix passes both without a stop: the first is boring to
+// the public scanner, and the second is too, or is a lower-case letter
+// after a letter or digit, inside a word, where no check reads it ('b'
+// and 'd', the only lower-case letters the scanners read, count only where
+// a word starts). 64 KiB, of which prose reads a few lines.
+var plainPairs = func() *[1 << 16]bool {
+	t := new([1 << 16]bool)
+	class := &publicScanner.class
+	for a := range 256 {
+		for b := range 256 {
+			t[a|b<<8] = class[a] == clsBoring && (class[b] == clsBoring || 'a' <= b && b <= 'z' && isAlnum(byte(a)))
+		}
+	}
+	return t
+}()
 
 // plainDots reports whether the dot at i is plain, and the last byte
 // plainPrefix has then vouched for. The dots inside a run ("...", padding)
