@@ -92,8 +92,7 @@ func plainPrefix(s string) int {
 // after a letter or digit, inside a word, where no check reads it ('b'
 // and 'd', the only lower-case letters the scanners read, count only where
 // a word starts). 64 KiB, of which prose reads a few lines.
-var plainPairs = func() *[1 << 16]bool {
-	t := new([1 << 16]bool)
+var plainPairs = func() (t [1 << 16]bool) {
 	class := &publicScanner.class
 	for a := range 256 {
 		for b := range 256 {
