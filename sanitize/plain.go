@@ -20,24 +20,25 @@ func plainPrefix(s string) int {
 	for i := 0; i < len(s); i++ {
 		// Eight bytes a step, two a lookup (plainPairs), each lookup its
 		// own exit: the step's bounds check and count are shared, and a
-		// stop ends it at the pair that holds it. (A call per stop would
-		// cost more than the loop saves; the prefilter's loop stays one
-		// byte a step, as its texts stop it more often.)
+		// stop ends it at the byte the pair's entry names. (A call per
+		// stop would cost more than the loop saves; the prefilter's loop
+		// stays one byte a step, as its texts stop it more often.)
 		for i+8 <= len(s) {
-			b := s[i : i+8]
-			if !plainPairs[uint16(b[0])|uint16(b[1])<<8] {
+			t := s[i : i+8]
+			if n := plainPairs[uint16(t[0])|uint16(t[1])<<8]; n < 2 {
+				i += int(n)
 				break
 			}
-			if !plainPairs[uint16(b[2])|uint16(b[3])<<8] {
-				i += 2
+			if n := plainPairs[uint16(t[2])|uint16(t[3])<<8]; n < 2 {
+				i += 2 + int(n)
 				break
 			}
-			if !plainPairs[uint16(b[4])|uint16(b[5])<<8] {
-				i += 4
+			if n := plainPairs[uint16(t[4])|uint16(t[5])<<8]; n < 2 {
+				i += 4 + int(n)
 				break
 			}
-			if !plainPairs[uint16(b[6])|uint16(b[7])<<8] {
-				i += 6
+			if n := plainPairs[uint16(t[6])|uint16(t[7])<<8]; n < 2 {
+				i += 6 + int(n)
 				break
 			}
 			i += 8
@@ -50,9 +51,6 @@ func plainPrefix(s string) int {
 			if i == len(s) {
 				break
 			}
-		} else if class[s[i]] == clsBoring {
-			// The pair's second byte stopped the step.
-			i++
 		}
 		// Word-starting lower-case letters and dots are the commonest
 		// stops of prose, so they are checked here, not in a call.
@@ -86,17 +84,24 @@ func plainPrefix(s string) int {
 	return len(s)
 }
 
-// plainPairs holds, for two bytes (the first the index's low byte),
-// whether plainPrefix passes both without a stop: the first is boring to
-// the public scanner, and the second is too, or is a lower-case letter
-// after a letter or digit, inside a word, where no check reads it ('b'
-// and 'd', the only lower-case letters the scanners read, count only where
-// a word starts). 64 KiB, of which prose reads a few lines.
-var plainPairs = func() (t [1 << 16]bool) {
+// plainPairs holds, for two bytes (the first the index's low byte), how
+// many of them plainPrefix passes without a stop, from the first: the
+// first if the public scanner finds it boring, and then the second if it
+// is boring too, or a lower-case letter after a letter or digit, inside a
+// word, where no check reads it ('b' and 'd', the only lower-case letters
+// the scanners read, count only where a word starts). 64 KiB, of which
+// prose reads a few lines.
+var plainPairs = func() (t [1 << 16]uint8) {
 	class := &publicScanner.class
 	for a := range 256 {
+		if class[a] != clsBoring {
+			continue
+		}
 		for b := range 256 {
-			t[a|b<<8] = class[a] == clsBoring && (class[b] == clsBoring || 'a' <= b && b <= 'z' && isAlnum(byte(a)))
+			t[a|b<<8] = 1
+			if class[b] == clsBoring || 'a' <= b && b <= 'z' && isAlnum(byte(a)) {
+				t[a|b<<8] = 2
+			}
 		}
 	}
 	return t
