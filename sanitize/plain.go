@@ -87,10 +87,11 @@ func plainPrefix(s string) int {
 // plainPairs holds, for two bytes (the first the index's low byte), how
 // many of them plainPrefix passes without a stop, from the first: the
 // first if the public scanner finds it boring, and then the second if it
-// is boring too, or a lower-case letter after a letter or digit, inside a
+// is boring too, a lower-case letter after a letter or digit, inside a
 // word, where no check reads it ('b' and 'd', the only lower-case letters
-// the scanners read, count only where a word starts). 64 KiB, of which
-// prose reads a few lines.
+// the scanners read, count only where a word starts), or a capital that
+// plainCapital passes whatever follows it. 64 KiB, of which prose reads a
+// few lines.
 var plainPairs = func() (t [1 << 16]uint8) {
 	class := &publicScanner.class
 	for a := range 256 {
@@ -99,13 +100,23 @@ var plainPairs = func() (t [1 << 16]uint8) {
 		}
 		for b := range 256 {
 			t[a|b<<8] = 1
-			if class[b] == clsBoring || 'a' <= b && b <= 'z' && isAlnum(byte(a)) {
+			if class[b] == clsBoring || 'a' <= b && b <= 'z' && isAlnum(byte(a)) || quietCapital(byte(a), byte(b)) {
 				t[a|b<<8] = 2
 			}
 		}
 	}
 	return t
 }()
+
+// quietCapital reports whether plainCapital passes the capital c after a
+// whatever bytes follow: a is no lower-case letter (the context rule's),
+// no word scanWord looks for starts with c, and no token trigger is
+// anchored at c after a. Most capitals that start a sentence or a name
+// ("Review", "Version") pass so.
+func quietCapital(a, c byte) bool {
+	return 'A' <= c && c <= 'Z' && !('a' <= a && a <= 'z') && scanWordBytes[c][0] == [4]uint64{} &&
+		anchorNeighbours.prev[c][a>>6]&(1<<(a&63)) == 0
+}
 
 // plainDots reports whether the dot at i is plain, and the last byte
 // plainPrefix has then vouched for. The dots inside a run ("...", padding)
