@@ -111,3 +111,34 @@ func FuzzPlainPrefix(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) { plainSound(t, s) })
 }
+
+// TestPlainPairs checks each pair plainPairs passes whole in the contexts
+// that decide its second byte: every byte before it of a few classes
+// (none, a letter of either case, a digit, a space, punctuation) and after
+// it (the same, and the trigger words' next letters), after plain words
+// and after the words of a credential, whose value the context rule reads.
+func TestPlainPairs(t *testing.T) {
+	prevs := []string{"", "x", "X", "1", " ", ".", "L", "G"}
+	nexts := []string{"", " ", "x", "X", "1", "-", ".", "e", "a", "R", "K", "I", "3"}
+	pairs := 0
+	for a := range 256 {
+		for b := range 256 {
+			if plainPairs[a|b<<8] != 2 {
+				continue
+			}
+			pairs++
+			for _, p := range prevs {
+				for _, n := range nexts {
+					for _, pre := range []string{"eeeee", "the api key is ", "token "} {
+						s := pre + p + string([]byte{byte(a), byte(b)}) + n + "eeeeeeee"
+						plainSound(t, s)
+						plainSound(t, s[len(pre)-1:])
+					}
+				}
+			}
+		}
+	}
+	if pairs < 1000 {
+		t.Fatalf("plainPairs passes %d pairs: the test no longer exercises it", pairs)
+	}
+}
