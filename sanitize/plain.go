@@ -167,14 +167,17 @@ func plainCapital(s string, i int) bool {
 // answer: *contextEnd); the card check is the prefilter's own.
 func plainDigit(s string, i int, contextEnd *int) bool {
 	if i >= *contextEnd {
+		// The run is read back and then ahead, no further than the
+		// shortest value in all; each loop's bound is computed once.
+		n := minContextValue
 		p, e := i, i
-		for p > 0 && e-p < minContextValue && credentialValueByte[s[p-1]] {
+		for lo := max(0, i-n); p > lo && credentialValueByte[s[p-1]]; {
 			p--
 		}
-		for e < len(s) && e-p < minContextValue && credentialValueByte[s[e]] {
+		for hi := min(len(s), p+n); e < hi && credentialValueByte[s[e]]; {
 			e++
 		}
-		if e-p >= minContextValue {
+		if e-p >= n {
 			// A run long enough to be a value ("eu-west-1") is asked of
 			// the rule itself, as the prefilter asks it, once a run.
 			ok, end := contextAt(s, i)
