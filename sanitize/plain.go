@@ -221,10 +221,15 @@ func plainPunct(s string, i int) bool {
 		return !base64PairAhead(s, i) && (i == 0 || colonAfterWord(s, i) == 0)
 	case '-', '(':
 		// Prose joins words with dashes ("eu-west-1", "2-letter") and
-		// opens asides with parentheses, and the prefilter's own checks of
-		// both bytes read only a few bytes around them: they are run here,
-		// with every flag either tier wants, and the token triggers a dash
-		// anchors.
+		// opens asides with parentheses after a space, and the
+		// prefilter's own checks of both bytes read only a few bytes
+		// around them: they are run here, with every flag either tier
+		// wants, and the token triggers a dash anchors. Other dashes and
+		// parentheses ("----", "f((x))", "-p") are the prefilter's, whose
+		// log scanner does not read a parenthesis at all.
+		if i == 0 || i+1 == len(s) || (s[i] == '-' && !(isAlnum(s[i-1]) && isAlnum(s[i+1])) || s[i] == '(' && s[i-1] != ' ') {
+			return false
+		}
 		sc := publicScanner
 		return scanPunct(s, i, sc.want) == 0 && !(sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i))
 	}
