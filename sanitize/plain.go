@@ -135,19 +135,6 @@ func plainDots(s string, i int) (int, bool) {
 	return i, true
 }
 
-// plainDigits reports whether the digit at i is plain, and the last byte
-// plainPrefix has then vouched for: the digits after it in its run share
-// its context answer, and a digit before them starts no card.
-func plainDigits(s string, i int, contextEnd *int) (int, bool) {
-	if !plainDigit(s, i, contextEnd) {
-		return i, false
-	}
-	for i+1 < *contextEnd && isDigit(s[i+1]) {
-		i++
-	}
-	return i, true
-}
-
 // plainCapital runs scanRange's checks for the capital at s[i], and
 // reports whether they find nothing.
 func plainCapital(s string, i int) bool {
@@ -161,11 +148,13 @@ func plainCapital(s string, i int) bool {
 	return !(mayTrigger(s, i) && triggerAt(s, i))
 }
 
-// plainDigit answers the context and card checks for the digit at s[i]:
-// the context rule reads no run of value bytes shorter than its shortest
-// value, and is asked of a longer one (the other digits of a run share its
-// answer: *contextEnd); the card check is the prefilter's own.
-func plainDigit(s string, i int, contextEnd *int) bool {
+// plainDigits answers the context and card checks for the digit at s[i],
+// and returns the last byte plainPrefix has then vouched for: the context
+// rule reads no run of value bytes shorter than its shortest value, and is
+// asked of a longer one (the other digits of the run share its answer:
+// *contextEnd, and plainPrefix skips them); the card check is the
+// prefilter's own, and a digit after a digit starts no card.
+func plainDigits(s string, i int, contextEnd *int) (int, bool) {
 	if i >= *contextEnd {
 		// The run is read back and then ahead, no further than the
 		// shortest value in all; each loop's bound is computed once.
@@ -182,7 +171,7 @@ func plainDigit(s string, i int, contextEnd *int) bool {
 			// the rule itself, as the prefilter asks it, once a run.
 			ok, end := contextAt(s, i)
 			if ok {
-				return false
+				return i, false
 			}
 			e = end
 		}
@@ -190,10 +179,13 @@ func plainDigit(s string, i int, contextEnd *int) bool {
 	}
 	if cardStart(s, i) {
 		if ok, _ := cardAt(s, i); ok {
-			return false
+			return i, false
 		}
 	}
-	return true
+	for i+1 < *contextEnd && isDigit(s[i+1]) {
+		i++
+	}
+	return i, true
 }
 
 // plainPunct answers the prefilter's checks for the punctuation at s[i],
