@@ -35,16 +35,17 @@ func plainSound(t *testing.T, s string) bool {
 
 // plainWords are the pieces TestPlainPrefixSound builds texts of: the words
 // and bytes plainPrefix answers itself (capitals, digits, word-starting
-// "b" and "d", dots, commas, colons), the trigger words of the rules that
-// read them, and credential words before values that the context and card
-// rules take.
+// "b" and "d", dots, commas, colons, dashes inside words, parentheses), the
+// trigger words of the rules that read them, and credential words before
+// values that the context and card rules take.
 var plainWords = strings.Fields(`The request body failed validation: field quantity must be
 between 1 and 250, and Basic bearer Bearer digest Digest duplicate key Key Duplicate Failing
 row SELECT FROM UPDATE SET INSERT INTO ISO TRUNCATE ORA AKIA AKIAIOSFODNN7EXAMPLE eyJhbGci
 token: password: secret: api key: auth: Tr0ub4dor3xyz 4111 1111 1111 1111 4111111111111111
 hunter2hunter2 line 12, in pq: sql: mssql: Caused by: node: C: 10.1.2.3 v2beta abcDef
 Error 1146 (42S02): near "SELEC": syntax error goroutine 12 [running]: main.go:12 ghp_x sk-x
-... .... sk.x hvs.CAES pat.x dp.pt.x ..eyJhbGci x...y`)
+... .... sk.x hvs.CAES pat.x dp.pt.x ..eyJhbGci x...y eu-west-1 2-letter re-run a-p x-us-east
+(version (max (Native f(x) panic( Review Version USD GBP`)
 
 // TestPlainPrefixSound checks the fast path against the prefilter: the
 // prefilter's flags from plainPrefix on are those of the whole text, and a
