@@ -2,11 +2,12 @@ package sanitize
 
 // plainPrefix returns the length of the longest start of s on which no
 // check of the prefilter's can raise a flag, found by a pass much cheaper
-// than the prefilter's: most bytes of clean prose cost one table lookup,
-// and each of the few that the prefilter stops at is answered by the
-// prefilter's own check for that byte, or by a shorter test that implies
-// it gives nothing. The pass ends at the first byte it has no case for
-// (quotes, '=', '-', '/', escapes, controls, non-ASCII, an inner capital),
+// than the prefilter's: most pairs of bytes of clean prose cost one table
+// lookup, and each of the few bytes that the prefilter stops at is
+// answered by the prefilter's own check for that byte, or by a shorter
+// test that implies it gives nothing. The pass ends at the first byte it
+// has no case for (quotes, '=', '/', a dash or a parenthesis outside
+// prose, escapes, controls, non-ASCII, an inner capital),
 // and the prefilter scans from there: scanning s[plainPrefix(s):] in the
 // context of s gives the flags of all of s, in either tier's scanner, or
 // a context or card flag more whose rule finds nothing
