@@ -12,6 +12,16 @@ import (
 var (
 	benchClean  = pad("The request body failed validation: field quantity must be between 1 and 250, and field currency must be one of the supported ISO codes. Review the errors array and send the corrected request.")
 	benchSecret = pad("The upstream request was rejected because the configured credential is invalid; the client sent password=Tr0ub4dor3xyz with the login call. Review the configuration of this service and retry.")
+	// benchCleanMore are other clean prose of the same size, so that the
+	// clean rows measure prose, not one sentence: an upstream's HTTP error,
+	// a log line of identifiers and a region, a validation message of
+	// numbers and capitals, and clauses in commas, colons and parentheses.
+	benchCleanMore = []struct{ name, s string }{
+		{"clean_upstream_200B", pad("Upstream payment gateway returned HTTP 503 Service Unavailable after 3 attempts over 12 seconds; the charge was not created and no funds were captured. Wait a minute, then retry the same call.")},
+		{"clean_order_log_200B", pad("order 8812 for customer 4410 not found in region eu-west-1; the lookup ran against replica 2 and matched no rows in 27 ms, so the cart of session 90417 was left as it was and the user was told to retry")},
+		{"clean_validation_200B", pad("Field Quantity must be between 1 and 999, field Currency must be one of USD, EUR or GBP, field Country must be a 2-letter ISO 3166 code, and at most 50 Items may be sent in one Order of Version 7.")},
+		{"clean_punct_200B", pad("Could not save the draft (version 14): the document was changed by another editor, the title is too long (max 120 characters), and the summary, notes, and tags are empty; reload it, merge, then save.")},
+	}
 	// The error chain a handler returns when its database is down, as the
 	// error route logs it.
 	benchDSNError = `load order: dial postgres://app:hunter2-pw@10.1.2.3:5432/orders: SELECT * FROM orders WHERE id = 'ord_9': connection refused`
@@ -79,7 +89,7 @@ func BenchmarkPublic(b *testing.B) {
 			sink = Public(benchClean)
 		}
 	})
-	for _, in := range benchSecrets {
+	for _, in := range append(benchCleanMore, benchSecrets...) {
 		b.Run(in.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -111,7 +121,7 @@ func BenchmarkLog(b *testing.B) {
 			sink = Log(benchClean)
 		}
 	})
-	for _, in := range benchSecrets {
+	for _, in := range append(benchCleanMore, benchSecrets...) {
 		b.Run(in.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -175,6 +185,11 @@ func TestBenchInputs(t *testing.T) {
 	}
 	if Public(benchClean) != benchClean || naive(benchClean) != benchClean {
 		t.Fatal("clean input changed")
+	}
+	for _, in := range benchCleanMore {
+		if len(in.s) != 200 || Public(in.s) != in.s || Log(in.s) != in.s {
+			t.Fatalf("%s: clean input of %d bytes changed: %q, %q", in.name, len(in.s), Public(in.s), Log(in.s))
+		}
 	}
 	for _, got := range []string{Public(benchSecret), naive(benchSecret)} {
 		if strings.Contains(got, "Tr0ub4dor3xyz") {

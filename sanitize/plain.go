@@ -2,11 +2,12 @@ package sanitize
 
 // plainPrefix returns the length of the longest start of s on which no
 // check of the prefilter's can raise a flag, found by a pass much cheaper
-// than the prefilter's: most bytes of clean prose cost one table lookup,
-// and each of the few that the prefilter stops at is answered by the
-// prefilter's own check for that byte, or by a shorter test that implies
-// it gives nothing. The pass ends at the first byte it has no case for
-// (quotes, '=', '-', '/', escapes, controls, non-ASCII, an inner capital),
+// than the prefilter's: most pairs of bytes of clean prose cost one table
+// lookup, and each of the few bytes that the prefilter stops at is
+// answered by the prefilter's own check for that byte, or by a shorter
+// test that implies it gives nothing. The pass ends at the first byte it
+// has no case for (quotes, '=', '/', a dash or a parenthesis outside
+// prose, escapes, controls, non-ASCII, an inner capital),
 // and the prefilter scans from there: scanning s[plainPrefix(s):] in the
 // context of s gives the flags of all of s, in either tier's scanner, or
 // a context or card flag more whose rule finds nothing
@@ -18,50 +19,39 @@ func plainPrefix(s string) int {
 	// checked ends: the other digits of that run share its answer.
 	contextEnd := 0
 	for i := 0; i < len(s); i++ {
-		// Eight bytes a step, each its own exit: the step's bounds check
-		// and count are shared, and a stop ends it where it is. (A call
-		// per stop would cost more than the loop saves; the prefilter's
-		// loop stays one byte a step, as its texts stop it more often.)
+		// Eight bytes a step, two a lookup (plainPairs), each lookup its
+		// own exit: the step's bounds check and count are shared, and a
+		// stop ends it at the byte the pair's entry names. (A call per
+		// stop would cost more than the loop saves; the prefilter's loop
+		// stays one byte a step, as its texts stop it more often.)
 		for i+8 <= len(s) {
-			b := s[i : i+8]
-			if class[b[0]] != clsBoring {
+			t := s[i : i+8]
+			if n := plainPairs[uint16(t[0])|uint16(t[1])<<8]; n < 2 {
+				i += int(n)
 				break
 			}
-			if class[b[1]] != clsBoring {
-				i++
+			if n := plainPairs[uint16(t[2])|uint16(t[3])<<8]; n < 2 {
+				i += 2 + int(n)
 				break
 			}
-			if class[b[2]] != clsBoring {
-				i += 2
+			if n := plainPairs[uint16(t[4])|uint16(t[5])<<8]; n < 2 {
+				i += 4 + int(n)
 				break
 			}
-			if class[b[3]] != clsBoring {
-				i += 3
-				break
-			}
-			if class[b[4]] != clsBoring {
-				i += 4
-				break
-			}
-			if class[b[5]] != clsBoring {
-				i += 5
-				break
-			}
-			if class[b[6]] != clsBoring {
-				i += 6
-				break
-			}
-			if class[b[7]] != clsBoring {
-				i += 7
+			if n := plainPairs[uint16(t[6])|uint16(t[7])<<8]; n < 2 {
+				i += 6 + int(n)
 				break
 			}
 			i += 8
 		}
-		for i < len(s) && class[s[i]] == clsBoring {
-			i++
-		}
-		if i == len(s) {
-			break
+		if i+8 > len(s) {
+			// The last few bytes, fewer than a step's, one by one.
+			for i < len(s) && class[s[i]] == clsBoring {
+				i++
+			}
+			if i == len(s) {
+				break
+			}
 		}
 		// Word-starting lower-case letters and dots are the commonest
 		// stops of prose, so they are checked here, not in a call.
@@ -95,6 +85,40 @@ func plainPrefix(s string) int {
 	return len(s)
 }
 
+// plainPairs holds, for two bytes (the first the index's low byte), how
+// many of them plainPrefix passes without a stop, from the first: the
+// first if the public scanner finds it boring, and then the second if it
+// is boring too, a lower-case letter after a letter or digit, inside a
+// word, where no check reads it ('b' and 'd', the only lower-case letters
+// the scanners read, count only where a word starts), or a capital that
+// plainCapital passes whatever follows it. 64 KiB, of which prose reads a
+// few lines.
+var plainPairs = func() (t [1 << 16]uint8) {
+	class := &publicScanner.class
+	for a := range 256 {
+		if class[a] != clsBoring {
+			continue
+		}
+		for b := range 256 {
+			t[a|b<<8] = 1
+			if class[b] == clsBoring || 'a' <= b && b <= 'z' && isAlnum(byte(a)) || quietCapital(byte(a), byte(b)) {
+				t[a|b<<8] = 2
+			}
+		}
+	}
+	return t
+}()
+
+// quietCapital reports whether plainCapital passes the capital c after a
+// whatever bytes follow: a is no lower-case letter (the context rule's),
+// no word scanWord looks for starts with c, and no token trigger is
+// anchored at c after a. Most capitals that start a sentence or a name
+// ("Review", "Version") pass so.
+func quietCapital(a, c byte) bool {
+	return 'A' <= c && c <= 'Z' && !('a' <= a && a <= 'z') && scanWordBytes[c][0] == [4]uint64{} &&
+		anchorNeighbours.prev[c][a>>6]&(1<<(a&63)) == 0
+}
+
 // plainDots reports whether the dot at i is plain, and the last byte
 // plainPrefix has then vouched for. The dots inside a run ("...", padding)
 // have a dot on either side: one is a prose dot, and mayTrigger answers all
@@ -112,19 +136,6 @@ func plainDots(s string, i int) (int, bool) {
 	return i, true
 }
 
-// plainDigits reports whether the digit at i is plain, and the last byte
-// plainPrefix has then vouched for: the digits after it in its run share
-// its context answer, and a digit before them starts no card.
-func plainDigits(s string, i int, contextEnd *int) (int, bool) {
-	if !plainDigit(s, i, contextEnd) {
-		return i, false
-	}
-	for i+1 < *contextEnd && isDigit(s[i+1]) {
-		i++
-	}
-	return i, true
-}
-
 // plainCapital runs scanRange's checks for the capital at s[i], and
 // reports whether they find nothing.
 func plainCapital(s string, i int) bool {
@@ -138,30 +149,44 @@ func plainCapital(s string, i int) bool {
 	return !(mayTrigger(s, i) && triggerAt(s, i))
 }
 
-// plainDigit answers the context and card checks for the digit at s[i]:
-// the context rule reads no run of value bytes shorter than its shortest
-// value (the other digits of a run share its answer: *contextEnd), and the
-// card check is the prefilter's own.
-func plainDigit(s string, i int, contextEnd *int) bool {
+// plainDigits answers the context and card checks for the digit at s[i],
+// and returns the last byte plainPrefix has then vouched for: the context
+// rule reads no run of value bytes shorter than its shortest value, and is
+// asked of a longer one (the other digits of the run share its answer:
+// *contextEnd, and plainPrefix skips them); the card check is the
+// prefilter's own, and a digit after a digit starts no card.
+func plainDigits(s string, i int, contextEnd *int) (int, bool) {
 	if i >= *contextEnd {
+		// The run is read back and then ahead, no further than the
+		// shortest value in all; each loop's bound is computed once.
+		n := minContextValue
 		p, e := i, i
-		for p > 0 && e-p < minContextValue && credentialValueByte[s[p-1]] {
+		for lo := max(0, i-n); p > lo && credentialValueByte[s[p-1]]; {
 			p--
 		}
-		for e < len(s) && e-p < minContextValue && credentialValueByte[s[e]] {
+		for hi := min(len(s), p+n); e < hi && credentialValueByte[s[e]]; {
 			e++
 		}
-		if e-p >= minContextValue {
-			return false
+		if e-p >= n {
+			// A run long enough to be a value ("eu-west-1") is asked of
+			// the rule itself, as the prefilter asks it, once a run.
+			ok, end := contextAt(s, i)
+			if ok {
+				return i, false
+			}
+			e = end
 		}
 		*contextEnd = e
 	}
 	if cardStart(s, i) {
 		if ok, _ := cardAt(s, i); ok {
-			return false
+			return i, false
 		}
 	}
-	return true
+	for i+1 < *contextEnd && isDigit(s[i+1]) {
+		i++
+	}
+	return i, true
 }
 
 // plainPunct answers the prefilter's checks for the punctuation at s[i],
@@ -187,6 +212,19 @@ func plainPunct(s string, i int) bool {
 			return false
 		}
 		return !base64PairAhead(s, i) && (i == 0 || colonAfterWord(s, i) == 0)
+	case '-', '(':
+		// Prose joins words with dashes ("eu-west-1", "2-letter") and
+		// opens asides with parentheses after a space, and the
+		// prefilter's own checks of both bytes read only a few bytes
+		// around them: they are run here, with every flag either tier
+		// wants, and the token triggers a dash anchors. Other dashes and
+		// parentheses ("----", "f((x))", "-p") are the prefilter's, whose
+		// log scanner does not read a parenthesis at all.
+		if i == 0 || i+1 == len(s) || (s[i] == '-' && !(isAlnum(s[i-1]) && isAlnum(s[i+1])) || s[i] == '(' && s[i-1] != ' ') {
+			return false
+		}
+		sc := publicScanner
+		return scanPunct(s, i, sc.want) == 0 && !(sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i))
 	}
 	return false
 }

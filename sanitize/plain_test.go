@@ -35,16 +35,17 @@ func plainSound(t *testing.T, s string) bool {
 
 // plainWords are the pieces TestPlainPrefixSound builds texts of: the words
 // and bytes plainPrefix answers itself (capitals, digits, word-starting
-// "b" and "d", dots, commas, colons), the trigger words of the rules that
-// read them, and credential words before values that the context and card
-// rules take.
+// "b" and "d", dots, commas, colons, dashes inside words, parentheses), the
+// trigger words of the rules that read them, and credential words before
+// values that the context and card rules take.
 var plainWords = strings.Fields(`The request body failed validation: field quantity must be
 between 1 and 250, and Basic bearer Bearer digest Digest duplicate key Key Duplicate Failing
 row SELECT FROM UPDATE SET INSERT INTO ISO TRUNCATE ORA AKIA AKIAIOSFODNN7EXAMPLE eyJhbGci
 token: password: secret: api key: auth: Tr0ub4dor3xyz 4111 1111 1111 1111 4111111111111111
 hunter2hunter2 line 12, in pq: sql: mssql: Caused by: node: C: 10.1.2.3 v2beta abcDef
 Error 1146 (42S02): near "SELEC": syntax error goroutine 12 [running]: main.go:12 ghp_x sk-x
-... .... sk.x hvs.CAES pat.x dp.pt.x ..eyJhbGci x...y`)
+... .... sk.x hvs.CAES pat.x dp.pt.x ..eyJhbGci x...y eu-west-1 2-letter re-run a-p x-us-east
+(version (max (Native f(x) panic( Review Version USD GBP`)
 
 // TestPlainPrefixSound checks the fast path against the prefilter: the
 // prefilter's flags from plainPrefix on are those of the whole text, and a
@@ -110,4 +111,35 @@ func FuzzPlainPrefix(f *testing.F) {
 		f.Add(w)
 	}
 	f.Fuzz(func(t *testing.T, s string) { plainSound(t, s) })
+}
+
+// TestPlainPairs checks each pair plainPairs passes whole in the contexts
+// that decide its second byte: every byte before it of a few classes
+// (none, a letter of either case, a digit, a space, punctuation) and after
+// it (the same, and the trigger words' next letters), after plain words
+// and after the words of a credential, whose value the context rule reads.
+func TestPlainPairs(t *testing.T) {
+	prevs := []string{"", "x", "X", "1", " ", ".", "L", "G"}
+	nexts := []string{"", " ", "x", "X", "1", "-", ".", "e", "a", "R", "K", "I", "3"}
+	pairs := 0
+	for a := range 256 {
+		for b := range 256 {
+			if plainPairs[a|b<<8] != 2 {
+				continue
+			}
+			pairs++
+			for _, p := range prevs {
+				for _, n := range nexts {
+					for _, pre := range []string{"eeeee", "the api key is ", "token "} {
+						s := pre + p + string([]byte{byte(a), byte(b)}) + n + "eeeeeeee"
+						plainSound(t, s)
+						plainSound(t, s[len(pre)-1:])
+					}
+				}
+			}
+		}
+	}
+	if pairs < 1000 {
+		t.Fatalf("plainPairs passes %d pairs: the test no longer exercises it", pairs)
+	}
 }
