@@ -54,7 +54,15 @@ func logScan(s string) (string, flags) {
 			}
 		}
 	}
-	return settle(s, f, MaxLogLen, logScanner, logPass), f
+	sf := f
+	if f&(fCtrl|fNonASCII) != 0 {
+		// Escapes may grow the text past the limit: only the part that can
+		// reach the output is read.
+		if c, ok := logCut(s); ok {
+			s, sf = c, logScanner.scan(c)
+		}
+	}
+	return settle(s, sf, MaxLogLen, logScanner, logPass), f
 }
 
 // logPass redacts before it escapes: an escape glues a letter to the next
