@@ -1,8 +1,9 @@
 package sanitize
 
 import (
-	"strings"
+	"bytes"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/faultline-go/faultline/internal/textclass"
 )
@@ -33,61 +34,72 @@ var escapedLen = func() (t [utf8.RuneSelf]uint8) {
 
 // logCut returns s cut, as clip cuts, where its text as the log tier
 // writes it would pass logReach bytes, when that is short of what clip
-// keeps of it anyway. Random bytes grow about threefold (a control to six
-// bytes, a run of invalid bytes to U+FFFD): their first third is all that
-// can reach the output, and validating, scanning and redacting the rest
-// would be work for bytes the tier then cuts. It reports false, and
-// returns s, when the cut would keep nearly all of what clip keeps.
+// keeps of it anyway, and made valid UTF-8. Random bytes grow about
+// twofold (a control to six bytes, a run of invalid bytes to U+FFFD):
+// only their first half can reach the output, and validating, scanning
+// and redacting the rest would be work for bytes the tier then cuts. It
+// reports false, and returns s, when the cut would keep nearly all of
+// what clip keeps.
 func logCut(s string) (string, bool) {
-	k, valid := escapedPrefix(s, logReach)
-	if k == len(s) || valid > MaxLogLen-len(Truncated)-256 {
+	b, k := validPrefix(s, logReach)
+	if k == len(s) || len(b) > MaxLogLen-len(Truncated)-256 {
 		return s, false
 	}
-	c := strings.ToValidUTF8(s[:k], "\uFFFD")
-	if ws := strings.LastIndexAny(c[max(0, len(c)-256):], " \t\r\n"); ws >= 0 {
-		c = c[:max(0, len(c)-256)+ws]
+	from := max(0, len(b)-256)
+	if ws := bytes.LastIndexAny(b[from:], " \t\r\n"); ws >= 0 {
+		b = b[:from+ws]
 	}
-	return c + Truncated, true
+	b = append(b, Truncated...)
+	return unsafe.String(unsafe.SliceData(b), len(b)), true
 }
 
-// escapedPrefix returns the longest start of s, ending between runes or
+// validPrefix returns the longest start of s, ending between runes or
 // within a run of invalid bytes, whose text as the log tier writes it is
-// at most reach bytes, and the length of that start once made valid
-// UTF-8. strings.ToValidUTF8 writes one U+FFFD for each run of invalid
-// bytes, and appendEscaped writes the runes of textclass.IsEscaped as
-// `\uXXXX` or, beyond the BMP, `\UXXXXXXXX`.
-func escapedPrefix(s string, reach int) (k, valid int) {
+// at most reach bytes, made valid as strings.ToValidUTF8 makes it (one
+// U+FFFD for each run of invalid bytes), and the length of that start.
+// appendEscaped writes the runes of textclass.IsEscaped as `\uXXXX` or,
+// beyond the BMP, `\UXXXXXXXX`: no rune is written shorter than it is
+// read, so the valid text is at most reach bytes too.
+func validPrefix(s string, reach int) ([]byte, int) {
 	spend(min(len(s), reach))
-	n, inRun := 0, false
+	b := make([]byte, 0, min(3*len(s), reach)+len(Truncated))
+	n, k, inRun := 0, 0, false
 	for k < len(s) {
 		if c := s[k]; c < utf8.RuneSelf {
 			if n += int(escapedLen[c]); n > reach {
 				break
 			}
+			b = append(b, c)
 			k++
-			valid++
 			inRun = false
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[k:])
-		w, v := size, size
-		switch {
-		case size == 1 && r == utf8.RuneError:
-			w, v = 3, 3
-			if inRun {
-				w, v = 0, 0
+		if size == 1 {
+			// An invalid byte: only the first of a run is written.
+			if !inRun {
+				if n += len(string(utf8.RuneError)); n > reach {
+					break
+				}
+				b = utf8.AppendRune(b, utf8.RuneError)
 			}
-		case textclass.IsEscaped(r) && r > 0xffff:
-			w = 10
-		case textclass.IsEscaped(r):
-			w = 6
+			k++
+			inRun = true
+			continue
+		}
+		w := size
+		if textclass.IsEscaped(r) {
+			w = len(`\u0000`)
+			if r > 0xffff {
+				w = len(`\U00000000`)
+			}
 		}
 		if n += w; n > reach {
 			break
 		}
-		inRun = size == 1 && r == utf8.RuneError
+		b = append(b, s[k:k+size]...)
 		k += size
-		valid += v
+		inRun = false
 	}
-	return k, valid
+	return b, k
 }
