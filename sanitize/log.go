@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -84,15 +85,21 @@ func logPass(s string, f flags) (string, bool) {
 }
 
 // escapeAt returns the index of the first rune that must be escaped, or -1.
-// ASCII bytes are checked without decoding: prose is mostly ASCII.
+// ASCII bytes are checked without decoding: prose is mostly ASCII. So is
+// U+FFFD, which clip writes for every run of invalid bytes and which is
+// not escaped: in text that was random bytes it is a third of the runes.
 func escapeAt(s string) int {
 	spend(len(s))
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f {
+			if asciiEscapes[c] != "" {
 				return i
 			}
 			i++
+			continue
+		}
+		if strings.HasPrefix(s[i:], replacement) {
+			i += len(replacement)
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -103,6 +110,27 @@ func escapeAt(s string) int {
 	}
 	return -1
 }
+
+// replacement is U+FFFD as UTF-8.
+const replacement = string(utf8.RuneError)
+
+// asciiEscapes are the escapes of the ASCII controls, empty for the bytes
+// written as they are.
+var asciiEscapes = func() (t [utf8.RuneSelf]string) {
+	for c := range t {
+		switch {
+		case c == '\n':
+			t[c] = `\n`
+		case c == '\r':
+			t[c] = `\r`
+		case c == '\t':
+			t[c] = `\t`
+		case c < 0x20 || c == 0x7f:
+			t[c] = `\u00` + lowerHex[c>>4:c>>4+1] + lowerHex[c&0xf:c&0xf+1]
+		}
+	}
+	return t
+}()
 
 // escapeControls returns s with the runes of textclass.IsEscaped written
 // as escapes, or only its first limit bytes and a few more when the
@@ -134,17 +162,23 @@ func appendEscaped(dst []byte, s string, i, limit int) []byte {
 	base := len(dst)
 	dst = append(dst, s[:i]...)
 	for i < len(s) && len(dst)-base <= limit {
-		r, n := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(s[i:])
+		if c := s[i]; c < utf8.RuneSelf {
+			if e := asciiEscapes[c]; e != "" {
+				dst = append(dst, e...)
+				i++
+				continue
+			}
+			// A run of printable ASCII is copied whole, up to the limit.
+			e, end := i+1, min(len(s), i+limit+1-(len(dst)-base))
+			for e < end && s[e] >= ' ' && s[e] < 0x7f {
+				e++
+			}
+			dst = append(dst, s[i:e]...)
+			i = e
+			continue
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == '\n':
-			dst = append(dst, `\n`...)
-		case r == '\r':
-			dst = append(dst, `\r`...)
-		case r == '\t':
-			dst = append(dst, `\t`...)
 		case textclass.IsEscaped(r):
 			// Tags lie beyond the BMP and take \U with eight digits, as in
 			// Go, so an escape never reads as a shorter one and a digit.
@@ -156,17 +190,11 @@ func appendEscaped(dst []byte, s string, i, limit int) []byte {
 			for k := digits - 1; k >= 0; k-- {
 				dst = append(dst, lowerHex[r>>(4*k)&0xf])
 			}
-		case r < utf8.RuneSelf:
-			// A run of printable ASCII is copied whole, up to the limit.
-			e, end := i+1, min(len(s), i+limit+1-(len(dst)-base))
-			for e < end && s[e] >= ' ' && s[e] < 0x7f {
-				e++
-			}
-			dst = append(dst, s[i:e]...)
-			n = e - i
-		default:
+		case n == 1:
 			// An invalid byte is written as U+FFFD, as range would read it.
-			dst = utf8.AppendRune(dst, r)
+			dst = append(dst, replacement...)
+		default:
+			dst = append(dst, s[i:i+n]...)
 		}
 		i += n
 	}
