@@ -55,15 +55,18 @@ func logScan(s string) (string, flags) {
 			}
 		}
 	}
-	sf := f
 	if f&(fCtrl|fNonASCII) != 0 {
 		// Escapes may grow the text past the limit: only the part that can
-		// reach the output is read.
+		// reach the output is read, unless redactions gave back so much
+		// room that the cut shows in the output, which then gets what the
+		// whole text makes of it.
 		if c, ok := logCut(s); ok {
-			s, sf = c, logScanner.scan(c)
+			if out := settle(c, logScanner.scan(c), MaxLogLen, logScanner, logPass); len(out) >= MaxLogLen-cutShows {
+				return out, f
+			}
 		}
 	}
-	return settle(s, sf, MaxLogLen, logScanner, logPass), f
+	return settle(s, f, MaxLogLen, logScanner, logPass), f
 }
 
 // logPass redacts before it escapes: an escape glues a letter to the next

@@ -11,10 +11,15 @@ import (
 // logReach is how many bytes of a text, as the log tier writes it (valid
 // UTF-8, escaped), the tier reads: its limit and a margin for the rules
 // that read past a byte to decide on it (a value's end, a DSN's '@'). A
-// redaction only shortens the text, so the bytes beyond can reach the
-// output only where redactions gave back more than the margin, and those
-// are dropped as clip drops the bytes beyond the limit.
+// redaction only shortens the text; where the redactions give back more
+// than the margin, the cut would show in the output, and logScan reads
+// the whole text instead.
 const logReach = MaxLogLen + 4<<10
+
+// cutShows is how far short of the limit a result of logCut's text must
+// fall to show the cut: clip cuts at the limit, less its marker, the bytes
+// of a rune and the 256 it searches for whitespace.
+const cutShows = 300
 
 // escapedLen is the length of an ASCII byte as the log tier writes it:
 // controls become `\n`, `\r`, `\t` or `\u00XX`.

@@ -1,0 +1,161 @@
+package sanitize
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// logUncut is the log tier as it was before logCut: the whole text made
+// valid and scanned, then cut to the limit.
+func logUncut(s string) string {
+	if isUUID(s) {
+		return s
+	}
+	f := fEscape | fNonASCII
+	if len(s) <= MaxLogLen {
+		if k := plainPrefix(s); k == len(s) {
+			return s
+		} else if utf8.ValidString(s[k:]) {
+			f = withURL(logScanner.scanRange(s, k, len(s), logScanner.want))
+		}
+	}
+	return unhideEscaped(s, settle(s, f, MaxLogLen, logScanner, logPass), logText, logScanner)
+}
+
+// noisyText returns n bytes from seed: each byte a control with odds
+// ctrl in 256, else non-ASCII (valid runes and invalid bytes) with odds
+// high in 256, else printable ASCII.
+func noisyText(n int, seed uint64, ctrl, high int) string {
+	b := make([]byte, 0, n+4)
+	x := seed | 1
+	for len(b) < n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		switch r := int(x & 0xff); {
+		case r < ctrl:
+			b = append(b, byte(x>>8)&0x1f)
+		case r < ctrl+high:
+			if x>>8&1 == 0 {
+				b = append(b, 0x80|byte(x>>16))
+			} else {
+				b = utf8.AppendRune(b, rune(0x80+x>>20%0x2ff80))
+			}
+		default:
+			b = append(b, ' '+byte(x>>8%95))
+		}
+	}
+	return string(b[:n])
+}
+
+// noisy64K are texts whose escapes carry them past the limit: random
+// bytes of several mixtures and lengths, NUL bytes, line breaks, runs of
+// invalid bytes, controls between CJK runes.
+func noisy64K() []struct{ name, s string } {
+	var out []struct{ name, s string }
+	for i, m := range []struct{ ctrl, high, n int }{
+		{32, 128, 64 << 10}, {8, 200, 64 << 10}, {128, 0, 48 << 10}, {64, 64, 100 << 10}, {16, 16, 70 << 10}, {200, 40, 64 << 10},
+	} {
+		out = append(out, struct{ name, s string }{fmt.Sprintf("noise_%d_%d_%d", m.ctrl, m.high, m.n), noisyText(m.n, uint64(i+1)*0x9e3779b97f4a7c15, m.ctrl, m.high)})
+	}
+	return append(out,
+		struct{ name, s string }{"nul", strings.Repeat("\x00", 64<<10)},
+		struct{ name, s string }{"lines", strings.Repeat("a\n", 32<<10)},
+		struct{ name, s string }{"invalid_runs", strings.Repeat("\xff\xfe\xfd a", 16<<10)},
+		struct{ name, s string }{"cjk_controls", strings.Repeat("日本語\x01テキスト\x1b", 4<<10)},
+	)
+}
+
+// Where no rule redacts, the cut moves nothing: the output is the one of
+// the tier that made the whole text valid and scanned it.
+func TestLogCutKeepsTheOutput(t *testing.T) {
+	compared := 0
+	for _, in := range noisy64K() {
+		want := logUncut(in.s)
+		if strings.Contains(want, Redacted) {
+			continue
+		}
+		compared++
+		if got := Log(in.s); got != want {
+			t.Errorf("%s: Log differs from the uncut tier at %d of %d bytes", in.name, commonPrefix(got, want, min(len(got), len(want))), len(want))
+		}
+	}
+	if compared < 6 {
+		t.Fatalf("only %d texts without a redaction", compared)
+	}
+}
+
+// Where redactions give back more room than the cut's margin, the output
+// is the uncut tier's too: a long value redacted before escape-heavy text,
+// with a secret where the cut would fall.
+func TestLogCutFallsBackWhenRedactionsShrink(t *testing.T) {
+	for _, n := range []int{5 << 10, 9 << 10, 30 << 10} {
+		for _, bg := range []string{strings.Repeat("\x00", 64<<10), noisyText(64<<10, uint64(n), 64, 64)} {
+			head := "token=" + strings.Repeat("a1", n/2) + " "
+			s := head + bg[:len(bg)-len(head)]
+			k, cut := escapedCutAt(s)
+			if !cut {
+				t.Fatalf("%d: not cut", n)
+			}
+			for _, sd := range []seeded{credentialSeeds[15], credentialSeeds[2]} {
+				at := k - len(sd.secret)/2
+				s := s[:at] + " " + sd.secret + " " + s[at+len(sd.secret)+2:]
+				got := checkLog(t, s)
+				if want := logUncut(s); got != want {
+					t.Fatalf("%d: Log differs from the uncut tier at %d of %d bytes", n, commonPrefix(got, want, min(len(got), len(want))), len(want))
+				}
+				if strings.Contains(got, sd.core[:6]) {
+					t.Fatalf("%d: %q kept", n, sd.core[:6])
+				}
+			}
+		}
+	}
+}
+
+// Secrets before the cut, across it and after it, in texts the cut reads
+// only the start of: each is redacted or cut off, and the output is valid,
+// within the limit, escaped and a fixed point.
+func TestLogCutKeepsTheContract(t *testing.T) {
+	for i, in := range noisy64K() {
+		k, cut := escapedCutAt(in.s)
+		if !cut {
+			continue
+		}
+		for j, sd := range credentialSeeds {
+			if (i+j)%4 != 0 {
+				// Every seed still meets a few texts: a quarter of the
+				// pairs keeps the test to seconds.
+				continue
+			}
+			for _, at := range []int{0, k / 3, k - 300, k - len(sd.secret)/2, k + 10, len(in.s) - len(sd.secret) - 2} {
+				at = max(0, min(at+j, len(in.s)-len(sd.secret)-2))
+				s := in.s[:at] + " " + sd.secret + " " + in.s[at+len(sd.secret)+2:]
+				if out := checkLog(t, s); strings.Contains(out, sd.core) {
+					t.Fatalf("%s: core %q at %d of %d survived", in.name, sd.core, at, k)
+				}
+			}
+		}
+	}
+}
+
+// escapedCutAt returns where logCut stops reading s.
+func escapedCutAt(s string) (int, bool) {
+	_, k := validPrefix(s, logReach)
+	return k, k < len(s)
+}
+
+// A text that grows a little past the limit, or a long one of printable
+// ASCII, is cut by clip alone, as before.
+func TestLogCutLeavesLongPlainText(t *testing.T) {
+	for _, s := range []string{
+		strings.Repeat("request failed; retrying the upstream call\n", (64<<10)/43),
+		strings.Repeat("plain words ", 12<<10),
+		strings.Repeat("x", 60<<10) + strings.Repeat("\x01", 800),
+	} {
+		if _, cut := logCut(s); cut {
+			t.Errorf("cut %d bytes of %q...", len(s), s[:20])
+		}
+	}
+}
