@@ -142,7 +142,7 @@ func TestLogCutKeepsTheContract(t *testing.T) {
 
 // escapedCutAt returns where logCut stops reading s.
 func escapedCutAt(s string) (int, bool) {
-	_, k := validPrefix(s, logReach)
+	_, k := appendValidPrefix(nil, s, logReach)
 	return k, k < len(s)
 }
 
@@ -156,6 +156,30 @@ func TestLogCutLeavesLongPlainText(t *testing.T) {
 	} {
 		if _, cut := logCut(s); cut {
 			t.Errorf("cut %d bytes of %q...", len(s), s[:20])
+		}
+	}
+}
+
+// validLen agrees with the decoder on every sequence of up to four bytes
+// a lead byte starts, over the bytes that matter at each place.
+func TestValidLen(t *testing.T) {
+	probe := []byte{0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xe0, 0xed, 0xf0, 0xf4, 0xff}
+	for lead := 0x80; lead <= 0xff; lead++ {
+		for _, b1 := range probe {
+			for _, b2 := range probe {
+				for _, b3 := range probe {
+					for n := 1; n <= 4; n++ {
+						s := string([]byte{byte(lead), b1, b2, b3}[:n])
+						want := 0
+						if r, size := utf8.DecodeRuneInString(s); r != utf8.RuneError || size > 1 {
+							want = size
+						}
+						if got := validLen(s, 0); got != want {
+							t.Fatalf("validLen(%q) = %d, want %d", s, got, want)
+						}
+					}
+				}
+			}
 		}
 	}
 }
