@@ -180,6 +180,11 @@ func appendEscaped(dst []byte, s string, i, limit int) []byte {
 			i = e
 			continue
 		}
+		if strings.HasPrefix(s[i:], replacement) {
+			dst = append(dst, replacement...)
+			i += len(replacement)
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case textclass.IsEscaped(r):
