@@ -47,6 +47,11 @@ var escapedLen = func() (t [utf8.RuneSelf]uint8) {
 // reports false, and returns s without allocating, when the cut would
 // keep nearly all of what clip keeps.
 func logCut(s string) (string, bool) {
+	if len(s)*len(`\u0000`) <= logReach {
+		// No byte is written longer than a control's escape: a text this
+		// short always fits, as a window of the escape re-check does.
+		return s, false
+	}
 	// The valid text is built while it is measured, in a buffer of the
 	// pool: the texts that are not cut (a window of the escape re-check)
 	// cost no allocation, and the others one copy.

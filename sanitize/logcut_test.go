@@ -183,3 +183,33 @@ func TestValidLen(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLogCut fills 64 KiB or more with a fuzzed unit, which escapes may
+// grow past the limit, and puts a secret at a fuzzed place: the output
+// keeps the contract, loses the secret, and is the uncut tier's wherever
+// that redacts nothing.
+func FuzzLogCut(f *testing.F) {
+	for _, u := range []string{"\x00", "a\n", "\xff\xfe", "日\x01", "\x1b[31m", "k=v\x00 ", "\xe2\x80\xae", "\u2028x"} {
+		f.Add(u, uint16(0), uint8(0))
+		f.Add(u, uint16(30000), uint8(7))
+	}
+	f.Fuzz(func(t *testing.T, unit string, at uint16, way uint8) {
+		if unit == "" || len(unit) > 64 {
+			return
+		}
+		bg := strings.Repeat(unit, (80<<10)/len(unit))
+		if want := logUncut(bg); !strings.Contains(want, Redacted) {
+			if got := checkLog(t, bg); got != want {
+				t.Fatalf("%q: differs from the uncut tier at %d", unit, commonPrefix(got, want, min(len(got), len(want))))
+			}
+		}
+		sd := credentialSeeds[int(way)%len(credentialSeeds)]
+		if strings.Contains(bg, sd.core) {
+			return
+		}
+		p := int(at) % (len(bg) - len(sd.secret) - 2)
+		if out := checkLog(t, bg[:p]+" "+sd.secret+" "+bg[p+len(sd.secret)+2:]); strings.Contains(out, sd.core) {
+			t.Fatalf("%q: core %q at %d kept", unit, sd.core, p)
+		}
+	})
+}

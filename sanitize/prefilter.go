@@ -213,10 +213,13 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 			}
 		case clsCtrl, clsHigh:
 			// Once its flag is raised a control or non-ASCII byte has no
-			// more to say: the rest of the scan reads such bytes as boring,
-			// so random bytes cost the boring loop, not a stop each.
+			// more to say: the run after it is read with such bytes as
+			// boring, so random bytes cost a lookup each, not a stop.
 			f |= classFlag[byteClass[s[i]]]
-			byteClass = &sc.quiet[quietIndex(f)]
+			quiet := &sc.quiet[quietIndex(f)]
+			for i+1 < hi && quiet[s[i+1]] == clsBoring {
+				i++
+			}
 		}
 	}
 	return f
