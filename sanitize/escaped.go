@@ -208,9 +208,11 @@ func windows(in string, budget int, w *[maxWindows][2]int) (int, bool) {
 	k, covered := 0, 0
 	for i := 0; i < end; i++ {
 		if !escapeStarts[in[i]] {
-			// Escape-dense text (JSON in JSON) stops here at once; other
-			// text skips to its next escape eight bytes a step.
-			if i = nextEscapeStart(in, i+1, end); i == end {
+			// Escape-dense text (JSON in JSON) stops here or at the next
+			// byte; other text skips to its next escape eight bytes a step.
+			if i+1 < end && escapeStarts[in[i+1]] {
+				i++
+			} else if i = nextEscapeStart(in, i+1, end); i == end {
 				break
 			}
 		}
