@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -165,6 +166,12 @@ func appendEscaped(dst []byte, s string, i, limit int) []byte {
 	base := len(dst)
 	dst = append(dst, s[:i]...)
 	for i < len(s) && len(dst)-base <= limit {
+		if cap(dst)-len(dst) < len(`\U00000000`) {
+			// No byte is written as more than six: one growth to what the
+			// rest can need, not append's steps of a quarter each, which
+			// cost NUL bytes five copies.
+			dst = slices.Grow(dst, min(limit+1-(len(dst)-base), len(`\u0000`)*(len(s)-i))+len(`\U00000000`))
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if e := asciiEscapes[c]; e != "" {
 				dst = append(dst, e...)
