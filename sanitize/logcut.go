@@ -22,18 +22,10 @@ const logReach = MaxLogLen + 4<<10
 // of a rune and the 256 it searches for whitespace.
 const cutShows = 300
 
-// escapedLen is the length of an ASCII byte as the log tier writes it:
-// controls become `\n`, `\r`, `\t` or `\u00XX`.
+// escapedLen is the length of an ASCII byte as the log tier writes it.
 var escapedLen = func() (t [utf8.RuneSelf]uint8) {
-	for c := range t {
-		switch {
-		case c == '\n' || c == '\r' || c == '\t':
-			t[c] = 2
-		case c < 0x20 || c == 0x7f:
-			t[c] = 6
-		default:
-			t[c] = 1
-		}
+	for c, e := range asciiEscapes {
+		t[c] = uint8(max(1, len(e)))
 	}
 	return t
 }()
