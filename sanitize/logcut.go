@@ -166,3 +166,34 @@ var utf8Leads = func() (t [256]struct{ size, lo, hi byte }) {
 	}
 	return t
 }()
+
+// appendValid appends s to dst as strings.ToValidUTF8(s, "\uFFFD") writes
+// it, but stops once more than max bytes were appended, and reports
+// whether it wrote all of s within max.
+func appendValid(dst []byte, s string, max int) ([]byte, bool) {
+	base, inRun := len(dst), false
+	for i := 0; i < len(s); {
+		if len(dst)-base > max {
+			return dst, false
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			dst = append(dst, c)
+			i++
+			inRun = false
+			continue
+		}
+		size := validLen(s, i)
+		if size == 0 {
+			if !inRun {
+				dst = append(dst, replacement...)
+			}
+			i++
+			inRun = true
+			continue
+		}
+		dst = append(dst, s[i:i+size]...)
+		i += size
+		inRun = false
+	}
+	return dst, len(dst)-base <= max
+}

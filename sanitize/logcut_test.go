@@ -213,3 +213,31 @@ func FuzzLogCut(f *testing.F) {
 		}
 	})
 }
+
+// clip makes invalid text valid as strings.ToValidUTF8 does and cuts it
+// as it cuts valid text, for texts shorter and longer than the limit,
+// with invalid runs and whitespace at and around the cut.
+func TestClipAgreesWithToValidUTF8(t *testing.T) {
+	want := func(s string, limit int) string {
+		if len(s) > 4*limit {
+			s = s[:4*limit]
+		}
+		s = strings.ToValidUTF8(s, "\uFFFD")
+		if len(s) <= limit {
+			return s
+		}
+		return s[:clipAt(s, limit)] + Truncated
+	}
+	for i, limit := range []int{64, 300, MaxPublicLen, MaxLogLen} {
+		for j := range 60 {
+			n := []int{1, limit / 3, limit - 2, limit, limit + 1, 2 * limit, 5 * limit}[j%7] + j
+			s := noisyText(n, uint64(i*100+j+1), 8+j*3, 20+j*3)
+			if j%5 == 0 {
+				s = strings.Repeat("\xff", n)
+			}
+			if got, w := clip(s, limit, false), want(s, limit); got != w {
+				t.Fatalf("limit %d, %d bytes: clip differs at %d", limit, n, commonPrefix(got, w, min(len(got), len(w))))
+			}
+		}
+	}
+}
