@@ -150,13 +150,39 @@ func escapeControls(s string, limit int) string {
 }
 
 func escapeFrom(s string, i, limit int) string {
-	// Room for twice the text, up to the limit: the escapes of a line or
-	// two fit, and text that is mostly controls stops at the limit
-	// without growing the buffer. The bytes are handed over without the
-	// copy a []byte's conversion makes, as a strings.Builder does.
-	b := appendEscaped(make([]byte, 0, min(2*len(s), limit)+16), s, i, limit)
+	// A text of half the limit or more gets room for the limit: text that
+	// is mostly controls stops there without growing the buffer. A
+	// shorter one gets room for what its bytes can grow to, counted by a
+	// table: a line with one line break costs its length, and one of
+	// controls (a window of the escape re-check) no growth. The bytes are
+	// handed over without the copy a []byte's conversion makes, as a
+	// strings.Builder does.
+	size := limit
+	if 2*len(s) < limit {
+		spend(len(s) - i)
+		size = len(s)
+		for _, c := range []byte(s[i:]) {
+			size += int(escapeGrowth[c])
+		}
+		size = min(size, limit)
+	}
+	b := appendEscaped(make([]byte, 0, size+len(`\U00000000`)), s, i, limit)
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
+
+// escapeGrowth bounds the bytes appendEscaped adds for a byte: an ASCII
+// control's escape less the byte, and for a byte from 0x80 up two, as an
+// invalid byte becomes U+FFFD (three) and an escaped rune at most three
+// bytes for each of its own (`\u0085` for two).
+var escapeGrowth = func() (t [256]uint8) {
+	for c := range t {
+		t[c] = 2
+		if c < utf8.RuneSelf {
+			t[c] = uint8(max(1, len(asciiEscapes[c])) - 1)
+		}
+	}
+	return t
+}()
 
 // appendEscaped appends s to dst with the runes from s[i] on that
 // textclass.IsEscaped reports written as escapes, stopping once more than
