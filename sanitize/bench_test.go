@@ -214,7 +214,9 @@ func TestBenchInputs(t *testing.T) {
 // prefixes and key names, one long number, one long base64 run, escapes
 // nested in escapes, runs of \u escapes, keys and values hidden behind
 // escapes on every few bytes, one line of percent-encoded slashes, HTML
-// references, and base64 user:password pairs.
+// references, base64 user:password pairs, one base64 line with '=' every
+// 50 bytes, a JSON array of token objects, CJK and Cyrillic prose, and NUL
+// bytes (each escaped to six).
 var hostile64K = []struct{ name, s string }{
 	{"random_bytes", randomText(64<<10, false)},
 	{"random_ascii", randomText(64<<10, true)},
@@ -230,6 +232,10 @@ var hostile64K = []struct{ name, s string }{
 	{"percent_2F", fill("%2F")},
 	{"html_refs", fill("&#x67;hp_&quot;")},
 	{"base64_userpass", fill(": dXNlcjpwYXNzd29yZA== ")},
+	{"base64_eq50", fill(base64Run[:49] + "=")},
+	{"json_tokens", "[" + fill(`{"token":"tk_4f9a2c7e1b8d3f6a0c5e9b2d7a4f1c8e"},`)},
+	{"cjk_cyrillic", fill("错误：上游服务拒绝了请求。Ошибка: сервер отклонил запрос. ")},
+	{"nul", fill("\x00")},
 }
 
 // base64Run is a base64 alphabet run with no break.

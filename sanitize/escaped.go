@@ -133,7 +133,7 @@ func hiddenInWindows(in string, n int, tier func(string) string, sc *scanner) (h
 	if len(cat) == 0 {
 		return false, true
 	}
-	return windowHides(unsafe.String(unsafe.SliceData(cat), len(cat)), tier), true
+	return windowHides(unsafe.String(unsafe.SliceData(cat), len(cat)), tier, bufs), true
 }
 
 // windowGap separates windows checked together: a line break ends what
@@ -163,22 +163,12 @@ func windowInert(w string, sc *scanner, bufs *[4][]byte) bool {
 	if f&redacting != 0 {
 		return false
 	}
-	d, ok := appendDecoded(bufs[0][:0], w, len(w))
+	ds, ok := decodeLayersIn(w, bufs)
 	if !ok {
 		return true
 	}
-	for range maxDecodeLayers - 1 {
-		bufs[0] = d
-		next, ok := appendDecoded(bufs[1][:0], unsafe.String(unsafe.SliceData(d), len(d)), len(d))
-		if !ok {
-			break
-		}
-		bufs[1], d = d, next
-	}
-	bufs[0] = d
 	// The decoded and the escaped text differ from the one before only
 	// around the escapes: rescan reads just those bytes.
-	ds := unsafe.String(unsafe.SliceData(d), len(d))
 	if f = sc.rescan(w, f, ds); f&redacting != 0 || strings.Count(ds, Redacted) > strings.Count(w, Redacted) {
 		return false
 	}
@@ -208,7 +198,13 @@ func windows(in string, budget int, w *[maxWindows][2]int) (int, bool) {
 	k, covered := 0, 0
 	for i := 0; i < end; i++ {
 		if !escapeStarts[in[i]] {
-			continue
+			// Escape-dense text (JSON in JSON) stops here or at the next
+			// byte; other text skips to its next escape eight bytes a step.
+			if i+1 < end && escapeStarts[in[i+1]] {
+				i++
+			} else if i = nextEscapeStart(in, i+1, end); i == end {
+				break
+			}
 		}
 		_, n := decodeAt(in, i)
 		if n == 0 {
@@ -243,11 +239,32 @@ func windows(in string, budget int, w *[maxWindows][2]int) (int, bool) {
 // denseProbe is where windows first judge the text escape-dense.
 const denseProbe = 4 << 10
 
-// windowHides runs unhideEscaped's check on one window of the raw text.
-func windowHides(w string, tier func(string) string) bool {
+// windowHides runs unhideEscaped's check on one window of the raw text,
+// decoding in bufs[0] and bufs[1].
+func windowHides(w string, tier func(string) string, bufs *[4][]byte) bool {
 	o := tier(w)
-	d, ok := decodeLayers(o)
+	d, ok := decodeLayersIn(o, bufs)
 	return ok && foundMore(tier(d), o)
+}
+
+// decodeLayersIn is decodeLayers writing its layers to bufs[0] and
+// bufs[1] in turn, so the windows of random text cost no allocation: the
+// result lives in one of them.
+func decodeLayersIn(s string, bufs *[4][]byte) (string, bool) {
+	d, ok := appendDecoded(bufs[0][:0], s, len(s))
+	if !ok {
+		return s, false
+	}
+	for range maxDecodeLayers - 1 {
+		bufs[0] = d
+		next, ok := appendDecoded(bufs[1][:0], unsafe.String(unsafe.SliceData(d), len(d)), len(d))
+		if !ok {
+			break
+		}
+		bufs[1], d = d, next
+	}
+	bufs[0] = d
+	return unsafe.String(unsafe.SliceData(d), len(d)), true
 }
 
 // windowStart moves i back to the start of the word it falls in.
@@ -277,6 +294,33 @@ const maxDecodeLayers = 4
 
 // escapeStarts marks the bytes that may start an escape.
 var escapeStarts = byteSet("%\\&")
+
+// escapeStartBits is escapeStarts as bits that can be or-ed together.
+var escapeStartBits = func() (t [256]uint8) {
+	for c, ok := range escapeStarts {
+		if ok {
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
+// nextEscapeStart returns the index of the first byte of s[i:end] that
+// may start an escape, or end. Random text holds one every 85 bytes or
+// so: eight bytes are tested with one branch, not eight.
+func nextEscapeStart(s string, i, end int) int {
+	for ; i+8 <= end; i += 8 {
+		b := s[i : i+8]
+		if escapeStartBits[b[0]]|escapeStartBits[b[1]]|escapeStartBits[b[2]]|escapeStartBits[b[3]]|
+			escapeStartBits[b[4]]|escapeStartBits[b[5]]|escapeStartBits[b[6]]|escapeStartBits[b[7]] != 0 {
+			break
+		}
+	}
+	for i < end && !escapeStarts[s[i]] {
+		i++
+	}
+	return i
+}
 
 // decodeEscapes decodes, in one pass, the escapes that hide a token's
 // characters or glue it to the previous word: percent-encodings, \xHH,

@@ -1,6 +1,8 @@
 package sanitize
 
 import (
+	"slices"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -54,6 +56,17 @@ func logScan(s string) (string, flags) {
 			}
 		}
 	}
+	if f&(fCtrl|fNonASCII) != 0 {
+		// Escapes may grow the text past the limit: only the part that can
+		// reach the output is read, unless redactions gave back so much
+		// room that the cut shows in the output, which then gets what the
+		// whole text makes of it.
+		if c, ok := logCut(s); ok {
+			if out := settle(c, logScanner.scan(c), MaxLogLen, logScanner, logPass); len(out) >= MaxLogLen-cutShows {
+				return out, f
+			}
+		}
+	}
 	return settle(s, f, MaxLogLen, logScanner, logPass), f
 }
 
@@ -76,15 +89,21 @@ func logPass(s string, f flags) (string, bool) {
 }
 
 // escapeAt returns the index of the first rune that must be escaped, or -1.
-// ASCII bytes are checked without decoding: prose is mostly ASCII.
+// ASCII bytes are checked without decoding: prose is mostly ASCII. So is
+// U+FFFD, which clip writes for every run of invalid bytes and which is
+// not escaped: in text that was random bytes it is a third of the runes.
 func escapeAt(s string) int {
 	spend(len(s))
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f {
+			if asciiEscapes[c] != "" {
 				return i
 			}
 			i++
+			continue
+		}
+		if strings.HasPrefix(s[i:], replacement) {
+			i += len(replacement)
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -95,6 +114,27 @@ func escapeAt(s string) int {
 	}
 	return -1
 }
+
+// replacement is U+FFFD as UTF-8.
+const replacement = string(utf8.RuneError)
+
+// asciiEscapes are the escapes of the ASCII controls, empty for the bytes
+// written as they are.
+var asciiEscapes = func() (t [utf8.RuneSelf]string) {
+	for c := range t {
+		switch {
+		case c == '\n':
+			t[c] = `\n`
+		case c == '\r':
+			t[c] = `\r`
+		case c == '\t':
+			t[c] = `\t`
+		case c < 0x20 || c == 0x7f:
+			t[c] = `\u00` + lowerHex[c>>4:c>>4+1] + lowerHex[c&0xf:c&0xf+1]
+		}
+	}
+	return t
+}()
 
 // escapeControls returns s with the runes of textclass.IsEscaped written
 // as escapes, or only its first limit bytes and a few more when the
@@ -110,13 +150,39 @@ func escapeControls(s string, limit int) string {
 }
 
 func escapeFrom(s string, i, limit int) string {
-	// Room for twice the text, up to the limit: the escapes of a line or
-	// two fit, and text that is mostly controls stops at the limit
-	// without growing the buffer. The bytes are handed over without the
-	// copy a []byte's conversion makes, as a strings.Builder does.
-	b := appendEscaped(make([]byte, 0, min(2*len(s), limit)+16), s, i, limit)
+	// A text of half the limit or more gets room for the limit: text that
+	// is mostly controls stops there without growing the buffer. A
+	// shorter one gets room for what its bytes can grow to, counted by a
+	// table: a line with one line break costs its length, and one of
+	// controls (a window of the escape re-check) no growth. The bytes are
+	// handed over without the copy a []byte's conversion makes, as a
+	// strings.Builder does.
+	size := limit
+	if 2*len(s) < limit {
+		spend(len(s) - i)
+		size = len(s)
+		for _, c := range []byte(s[i:]) {
+			size += int(escapeGrowth[c])
+		}
+		size = min(size, limit)
+	}
+	b := appendEscaped(make([]byte, 0, size+len(`\U00000000`)), s, i, limit)
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
+
+// escapeGrowth bounds the bytes appendEscaped adds for a byte: an ASCII
+// control's escape less the byte, and for a byte from 0x80 up two, as an
+// invalid byte becomes U+FFFD (three) and an escaped rune at most three
+// bytes for each of its own (`\u0085` for two).
+var escapeGrowth = func() (t [256]uint8) {
+	for c := range t {
+		t[c] = 2
+		if c < utf8.RuneSelf {
+			t[c] = uint8(max(1, len(asciiEscapes[c])) - 1)
+		}
+	}
+	return t
+}()
 
 // appendEscaped appends s to dst with the runes from s[i] on that
 // textclass.IsEscaped reports written as escapes, stopping once more than
@@ -126,17 +192,34 @@ func appendEscaped(dst []byte, s string, i, limit int) []byte {
 	base := len(dst)
 	dst = append(dst, s[:i]...)
 	for i < len(s) && len(dst)-base <= limit {
-		r, n := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(s[i:])
+		if cap(dst)-len(dst) < len(`\U00000000`) {
+			// No byte is written as more than six: one growth to what the
+			// rest can need, not append's steps of a quarter each, which
+			// cost NUL bytes five copies.
+			dst = slices.Grow(dst, min(limit+1-(len(dst)-base), len(`\u0000`)*(len(s)-i))+len(`\U00000000`))
 		}
+		if c := s[i]; c < utf8.RuneSelf {
+			if e := asciiEscapes[c]; e != "" {
+				dst = append(dst, e...)
+				i++
+				continue
+			}
+			// A run of printable ASCII is copied whole, up to the limit.
+			e, end := i+1, min(len(s), i+limit+1-(len(dst)-base))
+			for e < end && s[e] >= ' ' && s[e] < 0x7f {
+				e++
+			}
+			dst = append(dst, s[i:e]...)
+			i = e
+			continue
+		}
+		if strings.HasPrefix(s[i:], replacement) {
+			dst = append(dst, replacement...)
+			i += len(replacement)
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == '\n':
-			dst = append(dst, `\n`...)
-		case r == '\r':
-			dst = append(dst, `\r`...)
-		case r == '\t':
-			dst = append(dst, `\t`...)
 		case textclass.IsEscaped(r):
 			// Tags lie beyond the BMP and take \U with eight digits, as in
 			// Go, so an escape never reads as a shorter one and a digit.
@@ -148,17 +231,11 @@ func appendEscaped(dst []byte, s string, i, limit int) []byte {
 			for k := digits - 1; k >= 0; k-- {
 				dst = append(dst, lowerHex[r>>(4*k)&0xf])
 			}
-		case r < utf8.RuneSelf:
-			// A run of printable ASCII is copied whole, up to the limit.
-			e, end := i+1, min(len(s), i+limit+1-(len(dst)-base))
-			for e < end && s[e] >= ' ' && s[e] < 0x7f {
-				e++
-			}
-			dst = append(dst, s[i:e]...)
-			n = e - i
-		default:
+		case n == 1:
 			// An invalid byte is written as U+FFFD, as range would read it.
-			dst = utf8.AppendRune(dst, r)
+			dst = append(dst, replacement...)
+		default:
+			dst = append(dst, s[i:i+n]...)
 		}
 		i += n
 	}

@@ -77,7 +77,13 @@ type scanner struct {
 	anchorPunct [256]bool
 	// wordFirst marks the first letters of the words scanWord looks for.
 	wordFirst [256]bool
+	// quiet are class with the control bytes, the non-ASCII bytes or both
+	// made boring, indexed by quietIndex.
+	quiet [4][256]uint8
 }
+
+// quietIndex picks the table of scanner.quiet for a scan that has found f.
+func quietIndex(f flags) int { return int(f & (fCtrl | fNonASCII)) }
 
 var (
 	publicScanner = newScanner(publicFlags | fSchemeSep | fAt | fCtrl | fNonASCII | fEscape)
@@ -130,6 +136,14 @@ func newScanner(want flags) *scanner {
 	for c := range 256 {
 		if want&(fContext|fCard) != 0 && contextTriggerByte[c] && t[c] == clsBoring {
 			t[c] = clsTrigger
+		}
+	}
+	for q := range sc.quiet {
+		sc.quiet[q] = *t
+		for c, cls := range t {
+			if cls == clsCtrl && q&int(fCtrl) != 0 || cls == clsHigh && q&int(fNonASCII) != 0 {
+				sc.quiet[q][c] = clsBoring
+			}
 		}
 	}
 	return sc
@@ -198,7 +212,14 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 				f |= fToken
 			}
 		case clsCtrl, clsHigh:
+			// Once its flag is raised a control or non-ASCII byte has no
+			// more to say: the run after it is read with such bytes as
+			// boring, so random bytes cost a lookup each, not a stop.
 			f |= classFlag[byteClass[s[i]]]
+			quiet := &sc.quiet[quietIndex(f)]
+			for i+1 < hi && quiet[s[i+1]] == clsBoring {
+				i++
+			}
 		}
 	}
 	return f

@@ -3,6 +3,7 @@ package sanitize
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 const (
@@ -74,11 +75,24 @@ func clip(s string, limit int, ascii bool) string {
 		if len(s) > 4*limit {
 			s = s[:4*limit]
 		}
-		s = strings.ToValidUTF8(s, "\uFFFD")
+		// Made valid only as far as the cut can reach, in the buffer the
+		// cut text is then written to: one allocation, not the two of
+		// strings.ToValidUTF8 and a concatenation.
+		b, whole := appendValid(make([]byte, 0, min(len(string(utf8.RuneError))*len(s), limit+utf8.UTFMax)), s, limit)
+		if whole {
+			return unsafe.String(unsafe.SliceData(b), len(b))
+		}
+		b = append(b[:clipAt(unsafe.String(unsafe.SliceData(b), len(b)), limit)], Truncated...)
+		return unsafe.String(unsafe.SliceData(b), len(b))
 	}
 	if len(s) <= limit {
 		return s
 	}
+	return s[:clipAt(s, limit)] + Truncated
+}
+
+// clipAt returns where clip cuts s, which is longer than limit.
+func clipAt(s string, limit int) int {
 	cut := limit - len(Truncated)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
@@ -87,5 +101,5 @@ func clip(s string, limit int, ascii bool) string {
 	if ws := strings.LastIndexAny(s[from:cut], " \t\r\n"); ws >= 0 {
 		cut = from + ws
 	}
-	return s[:cut] + Truncated
+	return cut
 }
