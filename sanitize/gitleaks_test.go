@@ -132,6 +132,12 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"yaml-config", "config:\n  service:\n    apiKey: %s\n  region: eu-west-1"},
 	{"env-line", "export PAYMENTS_SECRET_KEY=%s"},
 	{"json-escaped", `{"detail":"bad request: {\"auth_token\":\"%s\"}"}`},
+	{"registry-login", "ci: docker login -u deploy -p %s registry.example.com: exit status 1"},
+	{"custom-header", "curl -H 'X-Api-Key: %s' https://api.example.com/v1/orders"},
+	{"xml-element", "<?xml version=\"1.0\"?><config><password>%s</password></config>"},
+	{"ini-file", "[default]\naws_secret_access_key = %s\nregion = eu-west-1"},
+	{"php-array", `'api-key' => '%s',`},
+	{"java-property", "java -Dapp.secret.key=%s -jar service.jar"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window
