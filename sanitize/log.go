@@ -258,9 +258,16 @@ func appendEscaped(dst []byte, s string, i, limit int) []byte {
 			i += len(replacement)
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		n := validLen(s, i)
 		switch {
-		case textclass.IsEscaped(r):
+		case n == 0:
+			// A run of invalid bytes is written as one U+FFFD, as clip
+			// writes it.
+			dst = append(dst, replacement...)
+			for n = 1; i+n < len(s) && s[i+n] >= utf8.RuneSelf && validLen(s, i+n) == 0; n++ {
+			}
+		case escapeLeads[s[i]] && textclass.IsEscaped(runeAt(s, i)):
+			r := runeAt(s, i)
 			// Tags lie beyond the BMP and take \U with eight digits, as in
 			// Go, so an escape never reads as a shorter one and a digit.
 			esc, digits := `\u`, 4
@@ -270,13 +277,6 @@ func appendEscaped(dst []byte, s string, i, limit int) []byte {
 			dst = append(dst, esc...)
 			for k := digits - 1; k >= 0; k-- {
 				dst = append(dst, lowerHex[r>>(4*k)&0xf])
-			}
-		case n == 1:
-			// A run of invalid bytes is written as one U+FFFD, as clip
-			// writes it.
-			dst = append(dst, replacement...)
-			for i+n < len(s) && s[i+n] >= utf8.RuneSelf && validLen(s, i+n) == 0 {
-				n++
 			}
 		default:
 			dst = append(dst, s[i:i+n]...)
