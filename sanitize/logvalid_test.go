@@ -47,11 +47,12 @@ func TestEscapeRepairsSplitRunes(t *testing.T) {
 
 // FuzzLogPassValid fuzzes the claim settleValid takes from the log tier:
 // from valid UTF-8, with every flag a scan can raise, the pass returns valid
-// UTF-8, and so it does from text with a rune cut. It also asks the rules
-// alone for valid UTF-8 from valid text: none cuts a rune today (their
-// spans start and end next to ASCII bytes), and one that did would make
-// the escaper's repair carry the log tier and U+FFFD show in the public
-// tier's text.
+// UTF-8, and so it does from text with a rune cut, which the escaper
+// writes as it writes the text clip made valid. It also asks the rules
+// alone for valid UTF-8 from valid text: their spans begin and end at
+// bytes an ASCII test found, and a rule that cut a rune would leave the
+// log tier to the escaper's repair and show U+FFFD in the public tier's
+// text.
 func FuzzLogPassValid(f *testing.F) {
 	for _, s := range splitRunes {
 		f.Add(s)
@@ -62,6 +63,9 @@ func FuzzLogPassValid(f *testing.F) {
 			return
 		}
 		valid := strings.ToValidUTF8(s, replacement)
+		if got, want := escapeControls(s, MaxLogLen), escapeControls(valid, MaxLogLen); got != want {
+			t.Fatalf("escapeControls(%q) = %q, the valid text gives %q", s, got, want)
+		}
 		var r passRun
 		if out := redactSecrets(valid, publicScanner.want, &r); !utf8.ValidString(out) {
 			t.Fatalf("redactSecrets(%q) = %q cuts a rune", valid, out)
