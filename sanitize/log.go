@@ -40,16 +40,18 @@ func logText(s string) string {
 // hold fEscape whenever s may hold an escape (always when s was too long
 // to scan).
 func logScan(s string) (string, flags) {
-	f := fEscape | fNonASCII
+	// The passes read valid UTF-8 within the limit: a text that is scanned
+	// here is, any other is made so (clip, or logCut) and scanned then.
+	f, scanned := fEscape|fNonASCII, false
 	if len(s) <= MaxLogLen {
 		k := plainPrefix(s)
 		if k == len(s) {
 			return s, 0
 		}
 		// Text that is not valid UTF-8 is made valid before any rule
-		// reads it (settle) and scanned then: a scan now would be thrown
-		// away. The check reads eight ASCII bytes at a time.
-		if utf8.ValidString(s[k:]) {
+		// reads it and scanned then: a scan now would be thrown away. The
+		// check reads eight ASCII bytes at a time.
+		if scanned = utf8.ValidString(s[k:]); scanned {
 			f = withURL(logScanner.scanRange(s, k, len(s), logScanner.want))
 			if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || escapeAt(s) < 0) {
 				return s, f
@@ -62,12 +64,16 @@ func logScan(s string) (string, flags) {
 		// room that the cut shows in the output, which then gets what the
 		// whole text makes of it.
 		if c, ok := logCut(s); ok {
-			if out := settle(c, logScanner.scan(c), MaxLogLen, logScanner, logPass); len(out) >= MaxLogLen-cutShows {
+			if out := settleValid(c, logScanner.scan(c), MaxLogLen, logScanner, logPass, true); len(out) >= MaxLogLen-cutShows {
 				return out, f
 			}
 		}
 	}
-	return settle(s, f, MaxLogLen, logScanner, logPass), f
+	if !scanned {
+		c := clip(s, MaxLogLen, false)
+		return settleValid(c, logScanner.scan(c), MaxLogLen, logScanner, logPass, true), f
+	}
+	return settleValid(s, f, MaxLogLen, logScanner, logPass, true), f
 }
 
 // logPass redacts before it escapes: an escape glues a letter to the next
@@ -88,10 +94,14 @@ func logPass(s string, f flags) (string, bool) {
 	return s, r.closed()
 }
 
-// escapeAt returns the index of the first rune that must be escaped, or -1.
-// ASCII bytes are checked without decoding: prose is mostly ASCII. So is
-// U+FFFD, which clip writes for every run of invalid bytes and which is
-// not escaped: in text that was random bytes it is a third of the runes.
+// escapeAt returns the index of the first rune that must be escaped, or of
+// the first invalid byte, or -1. ASCII bytes are checked without decoding:
+// prose is mostly ASCII. So is U+FFFD, which clip writes for every run of
+// invalid bytes and which is not escaped: in text that was random bytes it
+// is a third of the runes. An invalid byte is found so that the log pass
+// returns valid UTF-8 whatever its rules do to a rune (settleValid): its
+// text is valid, and a redaction that cut a rune would leave bytes the
+// escaper writes as clip would.
 func escapeAt(s string) int {
 	spend(len(s))
 	for i := 0; i < len(s); {
@@ -106,13 +116,43 @@ func escapeAt(s string) int {
 			i += len(replacement)
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if textclass.IsEscaped(r) {
+		n := validLen(s, i)
+		if n == 0 || escapeLeads[s[i]] && textclass.IsEscaped(runeAt(s, i)) {
 			return i
 		}
 		i += n
 	}
 	return -1
+}
+
+// runeAt decodes the valid rune at s[i].
+func runeAt(s string, i int) rune {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return r
+}
+
+// escapeLeads marks the first bytes of the runes textclass.IsEscaped
+// reports: the other runes of CJK or Cyrillic text are not decoded to be
+// asked. Beyond the BMP every rune is asked, so the table takes 64 Ki
+// runes to build, not the 1.1 Mi that are (TestEscapeLeads).
+var escapeLeads = func() (t [256]bool) {
+	for r := rune(utf8.RuneSelf); r <= 0xffff; r++ {
+		if textclass.IsEscaped(r) {
+			t[leadByte(r)] = true
+		}
+	}
+	for c := 0xf0; c <= 0xf4; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
+// leadByte returns the first byte of r's UTF-8, r from U+0080 to U+FFFF.
+func leadByte(r rune) byte {
+	if r < 0x800 {
+		return byte(0xc0 | r>>6)
+	}
+	return byte(0xe0 | r>>12)
 }
 
 // replacement is U+FFFD as UTF-8.
@@ -148,6 +188,14 @@ func escapeControls(s string, limit int) string {
 	}
 	return s
 }
+
+// asciiEscapeBytes are asciiEscapes padded to six bytes, for appendEscaped.
+var asciiEscapeBytes = func() (t [utf8.RuneSelf][6]byte) {
+	for c, e := range asciiEscapes {
+		copy(t[c][:], e)
+	}
+	return t
+}()
 
 func escapeFrom(s string, i, limit int) string {
 	// A text of half the limit or more gets room for the limit: text that
@@ -199,8 +247,13 @@ func appendEscaped(dst []byte, s string, i, limit int) []byte {
 			dst = slices.Grow(dst, min(limit+1-(len(dst)-base), len(`\u0000`)*(len(s)-i))+len(`\U00000000`))
 		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if e := asciiEscapes[c]; e != "" {
-				dst = append(dst, e...)
+			if k := len(asciiEscapes[c]); k != 0 {
+				// Six bytes stored at once and k of them kept: the room is
+				// there, and a copy call per control cost 64 KiB of NUL
+				// bytes 3 % of the tier.
+				n := len(dst)
+				*(*[6]byte)(dst[n : n+6]) = asciiEscapeBytes[c]
+				dst = dst[:n+k]
 				i++
 				continue
 			}
@@ -218,9 +271,16 @@ func appendEscaped(dst []byte, s string, i, limit int) []byte {
 			i += len(replacement)
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		n := validLen(s, i)
 		switch {
-		case textclass.IsEscaped(r):
+		case n == 0:
+			// A run of invalid bytes is written as one U+FFFD, as clip
+			// writes it.
+			dst = append(dst, replacement...)
+			for n = 1; i+n < len(s) && s[i+n] >= utf8.RuneSelf && validLen(s, i+n) == 0; n++ {
+			}
+		case escapeLeads[s[i]] && textclass.IsEscaped(runeAt(s, i)):
+			r := runeAt(s, i)
 			// Tags lie beyond the BMP and take \U with eight digits, as in
 			// Go, so an escape never reads as a shorter one and a digit.
 			esc, digits := `\u`, 4
@@ -231,9 +291,6 @@ func appendEscaped(dst []byte, s string, i, limit int) []byte {
 			for k := digits - 1; k >= 0; k-- {
 				dst = append(dst, lowerHex[r>>(4*k)&0xf])
 			}
-		case n == 1:
-			// An invalid byte is written as U+FFFD, as range would read it.
-			dst = append(dst, replacement...)
 		default:
 			dst = append(dst, s[i:i+n]...)
 		}

@@ -104,9 +104,9 @@ func appendValidPrefix(dst []byte, s string, reach int) ([]byte, int) {
 			continue
 		}
 		w := size
-		if r, _ := utf8.DecodeRuneInString(s[k:]); textclass.IsEscaped(r) {
+		if escapeLeads[c] && textclass.IsEscaped(runeAt(s, k)) {
 			w = len(`\u0000`)
-			if r > 0xffff {
+			if size == utf8.UTFMax {
 				w = len(`\U00000000`)
 			}
 		}

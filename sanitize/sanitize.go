@@ -48,13 +48,21 @@ func settle(s string, f flags, limit int, sc *scanner, pass func(string, flags) 
 	if c := clip(s, limit, f&fNonASCII == 0); c != s {
 		s, f = c, sc.scan(c)
 	}
+	return settleValid(s, f, limit, sc, pass, false)
+}
+
+// settleValid is settle for s valid UTF-8 and within limit. keepsValid
+// says that pass returns valid UTF-8 for any text with flags that include
+// its own (logPass), so that its results are not read again to be
+// validated: for random bytes that was two reads of the whole text.
+func settleValid(s string, f flags, limit int, sc *scanner, pass func(string, flags) (string, bool), keepsValid bool) string {
 	for range 8 {
 		spend(len(s))
 		t, closed := pass(s, f)
 		if t == s {
 			return s
 		}
-		if c := clip(t, limit, f&fNonASCII == 0); c == t {
+		if c := clip(t, limit, keepsValid || f&fNonASCII == 0); c == t {
 			nf := sc.rescan(s, f, t)
 			if closed && nf == f {
 				return t
