@@ -208,8 +208,10 @@ func plainPunct(s string, i int) bool {
 		if i+1 >= len(s) || s[i+1] != ' ' {
 			return false
 		}
-		if _, _, ok := keyBefore(s, i); ok {
-			return false
+		if mayKeyBefore(s, i) {
+			if _, _, ok := keyBefore(s, i); ok {
+				return false
+			}
 		}
 		return !base64PairAhead(s, i) && (i == 0 || colonAfterWord(s, i) == 0)
 	case '-', '(':
