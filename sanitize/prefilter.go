@@ -353,7 +353,7 @@ func dashFlags(s string, i int, want flags) flags {
 
 func colonFlags(s string, i int, want flags) flags {
 	var f flags
-	if want&fAssign != 0 {
+	if want&fAssign != 0 && mayKeyBefore(s, i) {
 		if _, _, ok := keyBefore(s, i); ok {
 			f |= fAssign
 		}
@@ -401,6 +401,9 @@ func commaFlags(s string, i int, want flags) flags {
 }
 
 func assignFlags(s string, i int) flags {
+	if s[i] == '=' && !mayKeyBefore(s, i) {
+		return 0
+	}
 	if _, _, ok := keyBefore(s, i); ok {
 		return fAssign
 	}
