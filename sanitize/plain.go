@@ -178,7 +178,9 @@ func plainDigits(s string, i int, contextEnd *int) (int, bool) {
 		}
 		*contextEnd = e
 	}
-	if cardStart(s, i) {
+	// cardChain wants four digits first: most numbers of prose are
+	// shorter, and are turned away here without the call.
+	if cardStart(s, i) && i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
 		if ok, _ := cardAt(s, i); ok {
 			return i, false
 		}
