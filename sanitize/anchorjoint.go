@@ -20,25 +20,34 @@ func (b *byteSet256) has(c byte) bool { return b[c>>6]&(1<<(c&63)) != 0 }
 // "-us"). A byte outside s reads as a space.
 type joint struct{ before, around [256]byteSet256 }
 
-// admits reports whether some trigger anchored at s[i] may lie there, as
-// far as the bytes s[i-2], s[i-1] and s[i+1] tell: every trigger triggerAt
-// finds passes (TestJointNeighbours).
-func (j *joint) admits(s string, i int) bool {
-	p2, p1, nx := byte(' '), byte(' '), byte(' ')
-	if i > 1 {
-		p2 = s[i-2]
+// punctTriggerAt is triggerAt for a punctuation anchor, which asks the
+// anchor's joint first whether some trigger may lie at s[i], as far as the
+// bytes s[i-2], s[i-1] and s[i+1] tell: every trigger triggerAt finds
+// passes (TestJointNeighbours). Letters and digits, which prose holds many
+// more of and which have no joint, go to triggerAt without the load.
+func punctTriggerAt(s string, i int) bool {
+	// The joint's two tests are written out here: a call of their own
+	// cost more than the walk over triggerAt's groups they save.
+	if j := triggersByAnchor[s[i]].joint; j != nil {
+		p2, p1, nx := byte(' '), byte(' '), byte(' ')
+		if i > 1 {
+			p2 = s[i-2]
+		}
+		if i > 0 {
+			p1 = s[i-1]
+		}
+		if i+1 < len(s) {
+			nx = s[i+1]
+		}
+		if !j.before[p2].has(p1) && !j.around[p1].has(nx) {
+			return false
+		}
 	}
-	if i > 0 {
-		p1 = s[i-1]
-	}
-	if i+1 < len(s) {
-		nx = s[i+1]
-	}
-	return j.before[p2].has(p1) || j.around[p1].has(nx)
+	return triggerAt(s, i)
 }
 
-// The joints of '.' and '-' are kept with their triggers, which triggerAt
-// loads first; other anchors have none.
+// The joints of '.' and '-' are kept with their triggers; other anchors
+// have none.
 func init() {
 	for _, c := range []byte(".-") {
 		if a := triggersByAnchor[c]; a != nil {

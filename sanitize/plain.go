@@ -124,7 +124,7 @@ func quietCapital(a, c byte) bool {
 // have a dot on either side: one is a prose dot, and mayTrigger answers all
 // of them as it answers the first. The last one is checked as usual.
 func plainDots(s string, i int) (int, bool) {
-	if !proseDot(s, i) || mayTrigger(s, i) && triggerAt(s, i) {
+	if !proseDot(s, i) || mayTrigger(s, i) && punctTriggerAt(s, i) {
 		return i, false
 	}
 	if j := i + 1; j+1 < len(s) && s[j] == '.' && s[j+1] == '.' && !mayTrigger(s, j) {
@@ -228,7 +228,7 @@ func plainPunct(s string, i int) bool {
 			return false
 		}
 		sc := publicScanner
-		return scanPunct(s, i, sc.want) == 0 && !(sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i))
+		return scanPunct(s, i, sc.want) == 0 && !(sc.anchorPunct[s[i]] && mayTrigger(s, i) && punctTriggerAt(s, i))
 	}
 	return false
 }

@@ -194,7 +194,7 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 			if punctFlags[s[i]]&w != 0 && !proseDot(s, i) {
 				f |= scanPunct(s, i, w)
 			}
-			if w&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i) {
+			if w&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && punctTriggerAt(s, i) {
 				f |= fToken
 			}
 		case clsCtrl, clsHigh:

@@ -194,7 +194,7 @@ type anchored struct {
 	byNext [][]trigger
 	prev   [256]uint8 // index+1 into byPrev, or 0
 	byPrev [][]trigger
-	joint  *joint // or nil: see newJoint
+	joint  *joint // or nil: see punctTriggerAt
 }
 
 // triggersByAnchor is the multi-pattern index over every trigger string of
@@ -477,9 +477,6 @@ func nextMatches(s string, i int, t *trigger) bool {
 // trigger itself and calls nothing it need not.
 func triggerAt(s string, i int) bool {
 	a := triggersByAnchor[s[i]]
-	if a.joint != nil && !a.joint.admits(s, i) {
-		return false
-	}
 	if i+1 < len(s) {
 		if b := a.next[s[i+1]]; b != 0 {
 			for k := range a.byNext[b-1] {
