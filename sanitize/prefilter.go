@@ -401,9 +401,6 @@ func commaFlags(s string, i int, want flags) flags {
 }
 
 func assignFlags(s string, i int) flags {
-	if s[i] == '=' && !mayKeyBefore(s, i) {
-		return 0
-	}
 	if _, _, ok := keyBefore(s, i); ok {
 		return fAssign
 	}
