@@ -29,12 +29,17 @@ func base64PairAhead(s string, i int) bool {
 	if p < len(s) && (s[p] == '"' || s[p] == '\'') {
 		p++
 	}
-	end := min(len(s), i+scanAhead, p+minBase64Pair)
-	n := p
-	for n < end && isBase64Byte(s[n]) {
-		n++
+	// The run read ends minBase64Pair+3 bytes after the colon at most,
+	// within scanAhead.
+	if len(s)-p < minBase64Pair {
+		return false
 	}
-	return n-p == minBase64Pair
+	for _, c := range []byte(s[p : p+minBase64Pair]) {
+		if !base64Bytes[c] {
+			return false
+		}
+	}
+	return true
 }
 
 // base64PairAt returns the bounds of a base64 value after the colon s[q]

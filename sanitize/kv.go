@@ -106,6 +106,22 @@ func keyTailAt(s string, j int) bool {
 	return false
 }
 
+// mayKeyBefore is keyBefore's first test for the ':' or '=' at s[q], cheap
+// enough to run before the call: a word of prose before it ("validation:
+// ") ends with a lower-case letter, and keyBefore rejects it by its last
+// bytes alone unless it is a plural ('s'), which keyBefore reads further.
+// It reports false only where keyBefore finds no key (TestMayKeyBefore).
+func mayKeyBefore(s string, q int) bool {
+	if q < 2 {
+		return false
+	}
+	c := s[q-1]
+	if c < 'a' || c > 'z' || c == 's' {
+		return true
+	}
+	return len(keyTails[tailIndex(s[q-2], c)]) > 0 && keyTailAt(s, q)
+}
+
 // tailIndex hashes two bytes, folding case: letters keep their place in
 // the alphabet and every byte its low five bits.
 func tailIndex(a, b byte) int { return int(a&31)<<5 | int(b&31) }

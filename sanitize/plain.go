@@ -124,7 +124,7 @@ func quietCapital(a, c byte) bool {
 // have a dot on either side: one is a prose dot, and mayTrigger answers all
 // of them as it answers the first. The last one is checked as usual.
 func plainDots(s string, i int) (int, bool) {
-	if !proseDot(s, i) || mayTrigger(s, i) && triggerAt(s, i) {
+	if !proseDot(s, i) || mayTrigger(s, i) && punctTriggerAt(s, i) {
 		return i, false
 	}
 	if j := i + 1; j+1 < len(s) && s[j] == '.' && s[j+1] == '.' && !mayTrigger(s, j) {
@@ -178,7 +178,9 @@ func plainDigits(s string, i int, contextEnd *int) (int, bool) {
 		}
 		*contextEnd = e
 	}
-	if cardStart(s, i) {
+	// cardChain wants four digits first: most numbers of prose are
+	// shorter, and are turned away here without the call.
+	if cardStart(s, i) && i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
 		if ok, _ := cardAt(s, i); ok {
 			return i, false
 		}
@@ -208,8 +210,10 @@ func plainPunct(s string, i int) bool {
 		if i+1 >= len(s) || s[i+1] != ' ' {
 			return false
 		}
-		if _, _, ok := keyBefore(s, i); ok {
-			return false
+		if mayKeyBefore(s, i) {
+			if _, _, ok := keyBefore(s, i); ok {
+				return false
+			}
 		}
 		return !base64PairAhead(s, i) && (i == 0 || colonAfterWord(s, i) == 0)
 	case '-', '(':
@@ -224,7 +228,7 @@ func plainPunct(s string, i int) bool {
 			return false
 		}
 		sc := publicScanner
-		return scanPunct(s, i, sc.want) == 0 && !(sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i))
+		return scanPunct(s, i, sc.want) == 0 && !(sc.anchorPunct[s[i]] && mayTrigger(s, i) && punctTriggerAt(s, i))
 	}
 	return false
 }

@@ -208,7 +208,7 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 			if punctFlags[s[i]]&w != 0 && !proseDot(s, i) {
 				f |= scanPunct(s, i, w)
 			}
-			if w&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && triggerAt(s, i) {
+			if w&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && punctTriggerAt(s, i) {
 				f |= fToken
 			}
 		case clsCtrl, clsHigh:
@@ -374,7 +374,7 @@ func dashFlags(s string, i int, want flags) flags {
 
 func colonFlags(s string, i int, want flags) flags {
 	var f flags
-	if want&fAssign != 0 {
+	if want&fAssign != 0 && mayKeyBefore(s, i) {
 		if _, _, ok := keyBefore(s, i); ok {
 			f |= fAssign
 		}

@@ -194,6 +194,7 @@ type anchored struct {
 	byNext [][]trigger
 	prev   [256]uint8 // index+1 into byPrev, or 0
 	byPrev [][]trigger
+	joint  *joint // or nil: see punctTriggerAt
 }
 
 // triggersByAnchor is the multi-pattern index over every trigger string of
