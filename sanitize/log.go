@@ -44,7 +44,7 @@ func logScan(s string) (string, flags) {
 	// here is, any other is made so (clip, or logCut) and scanned then.
 	f, scanned := fEscape|fNonASCII, false
 	if len(s) <= MaxLogLen {
-		k := plainPrefix(s)
+		k, found := plainPrefix(s)
 		if k == len(s) {
 			return s, 0
 		}
@@ -52,7 +52,7 @@ func logScan(s string) (string, flags) {
 		// reads it and scanned then: a scan now would be thrown away. The
 		// check reads eight ASCII bytes at a time.
 		if scanned = utf8.ValidString(s[k:]); scanned {
-			f = withURL(logScanner.scanRange(s, k, len(s), logScanner.want))
+			f = withURL(found | logScanner.scanRange(s, k, len(s), logScanner.want&^found))
 			if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || escapeAt(s) < 0) {
 				return s, f
 			}

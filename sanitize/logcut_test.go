@@ -15,10 +15,10 @@ func logUncut(s string) string {
 	}
 	f := fEscape | fNonASCII
 	if len(s) <= MaxLogLen {
-		if k := plainPrefix(s); k == len(s) {
+		if k, found := plainPrefix(s); k == len(s) {
 			return s
 		} else if utf8.ValidString(s[k:]) {
-			f = withURL(logScanner.scanRange(s, k, len(s), logScanner.want))
+			f = withURL(found | logScanner.scanRange(s, k, len(s), logScanner.want&^found))
 		}
 	}
 	return unhideEscaped(s, settle(s, f, MaxLogLen, logScanner, logPass), logText, logScanner)

@@ -12,8 +12,11 @@ package sanitize
 // context of s gives the flags of all of s, in either tier's scanner, or
 // a context or card flag more whose rule finds nothing
 // (TestPlainPrefixSound), so clean prose costs this pass alone and other
-// text pays for no byte twice.
-func plainPrefix(s string) int {
+// text pays for no byte twice. When the pass ends at a digit because the
+// context or the card rule finds a value there, it returns that rule's
+// flag too, so that the prefilter, which starts at that digit, need not
+// ask the rule again.
+func plainPrefix(s string) (int, flags) {
 	class := &publicScanner.class
 	// contextEnd is where the run of value bytes around the last digit
 	// checked ends: the other digits of that run share its answer.
@@ -58,31 +61,31 @@ func plainPrefix(s string) int {
 		switch c := s[i]; {
 		case 'a' <= c && c <= 'z':
 			if wordStart(s, i) && (mayStartWord(s, i) && scanWord(s, i, publicFlags) != 0 || mayTrigger(s, i) && triggerAt(s, i)) {
-				return i
+				return i, 0
 			}
 		case c == '.':
 			next, plain := plainDots(s, i)
 			if !plain {
-				return i
+				return i, 0
 			}
 			i = next
 		case 'A' <= c && c <= 'Z':
 			if !plainCapital(s, i) {
-				return i
+				return i, 0
 			}
 		case isDigit(c):
-			next, plain := plainDigits(s, i, &contextEnd)
-			if !plain {
-				return i
+			next, found := plainDigits(s, i, &contextEnd)
+			if found != 0 {
+				return i, found
 			}
 			i = next
 		default:
 			if !plainPunct(s, i) {
-				return i
+				return i, 0
 			}
 		}
 	}
-	return len(s)
+	return len(s), 0
 }
 
 // plainPairs holds, for two bytes (the first the index's low byte), how
@@ -150,12 +153,13 @@ func plainCapital(s string, i int) bool {
 }
 
 // plainDigits answers the context and card checks for the digit at s[i],
-// and returns the last byte plainPrefix has then vouched for: the context
+// and returns the last byte plainPrefix has then vouched for, or the flag
+// of the rule that finds a value at s[i]: the context
 // rule reads no run of value bytes shorter than its shortest value, and is
 // asked of a longer one (the other digits of the run share its answer:
 // *contextEnd, and plainPrefix skips them); the card check is the
 // prefilter's own, and a digit after a digit starts no card.
-func plainDigits(s string, i int, contextEnd *int) (int, bool) {
+func plainDigits(s string, i int, contextEnd *int) (int, flags) {
 	if i >= *contextEnd {
 		// The run is read back and then ahead, no further than the
 		// shortest value in all; each loop's bound is computed once.
@@ -172,7 +176,7 @@ func plainDigits(s string, i int, contextEnd *int) (int, bool) {
 			// the rule itself, as the prefilter asks it, once a run.
 			ok, end := contextAt(s, i)
 			if ok {
-				return i, false
+				return i, fContext
 			}
 			e = end
 		}
@@ -182,13 +186,13 @@ func plainDigits(s string, i int, contextEnd *int) (int, bool) {
 	// shorter, and are turned away here without the call.
 	if cardStart(s, i) && i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
 		if ok, _ := cardAt(s, i); ok {
-			return i, false
+			return i, fCard
 		}
 	}
 	for i+1 < *contextEnd && isDigit(s[i+1]) {
 		i++
 	}
-	return i, true
+	return i, 0
 }
 
 // plainPunct answers the prefilter's checks for the punctuation at s[i],

@@ -32,7 +32,7 @@ func publicText(s string) string {
 func publicScan(s string) (string, flags) {
 	f := fEscape | fNonASCII
 	if len(s) <= MaxPublicLen {
-		k := plainPrefix(s)
+		k, found := plainPrefix(s)
 		if k == len(s) {
 			return s, 0
 		}
@@ -40,7 +40,7 @@ func publicScan(s string) (string, flags) {
 		// and the scan finds any (fNonASCII): ASCII text, the common case,
 		// is not read again to be validated. Invalid text is scanned again
 		// by settle once it was made valid; a public text is short.
-		f = withURL(publicScanner.scanRange(s, k, len(s), publicScanner.want))
+		f = withURL(found | publicScanner.scanRange(s, k, len(s), publicScanner.want&^found))
 		if f&fNonASCII != 0 && !utf8.ValidString(s[k:]) {
 			f = fEscape | fNonASCII
 		} else if f&publicFlags == 0 {
