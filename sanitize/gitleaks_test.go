@@ -138,6 +138,18 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"ini-file", "[default]\naws_secret_access_key = %s\nregion = eu-west-1"},
 	{"php-array", `'api-key' => '%s',`},
 	{"java-property", "java -Dapp.secret.key=%s -jar service.jar"},
+	{"verb-phrase", "audit: api key changed to %s by admin"},
+	{"verb-first", "migrate: set password to %s"},
+	{"adverb-now", "rotation done, secret now %s"},
+	{"qualified-colon", "vault: token for tenant 42: %s"},
+	{"qualified-is", "debug: password for user alice is %s"},
+	{"compare-got", "webhook: signature mismatch: got %s want 0000"},
+	{"compare-second", "auth: expected token abc but got %s"},
+	{"arrow", "mapping token -> %s"},
+	{"table-pipe", "| token | %s |"},
+	{"xml-attr", `<key name="stripe">%s</key>`},
+	{"bracket-key", "auth failed [key=%s]"},
+	{"abbrev-pw", "ssh: pw=%s host=db1"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window

@@ -44,7 +44,7 @@ var contextRules = []contextRule{
 		name: "credential",
 		words: []string{"key", "token", "secret", "password", "passwd", "pwd", "passphrase", "credential", "creds", "cred",
 			"auth", "signature", "apikey", "accesskey", "secretkey", "privatekey", "authtoken", "accesstoken",
-			"refreshtoken", "clientsecret", "oauth"},
+			"refreshtoken", "clientsecret", "oauth", "pw", "otp", "passcode", "hmac"},
 		spaced: true,
 		ignoreAfter: []string{"idempotency", "primary", "foreign", "sort", "partition", "cache", "object", "unique",
 			"composite", "routing", "lookup", "shard", "hash", "map", "row", "dedup", "dedupe", "bucket", "index",
@@ -148,6 +148,9 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 		return 0, runEnd, nil
 	}
 	if r = credentialBefore(s, p); r != nil {
+		return p, runEnd, r
+	}
+	if r = phraseBefore(s, p); r != nil {
 		return p, runEnd, r
 	}
 	// The password of a user:password pair whose parts are quoted
@@ -371,7 +374,7 @@ func contextWordEnding(s string, kb int, k string, sep byte, opened bool) *conte
 		// "key = ..." assigns the key of a map entry or a loop in code
 		// and configuration (<entry key="...">); "key: ..." and prose
 		// name a credential.
-		if n == 0 && sep == '=' && cw.word == "key" {
+		if n == 0 && sep == '=' && cw.word == "key" && !keyOpensPair(s, kb) {
 			continue
 		}
 		if qualifiedAway(s, kb, k[:n], cw.rule) {

@@ -1,0 +1,67 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+)
+
+// A credential named in a sentence is redacted whatever words people put
+// between the name and the value: a verb phrase, a qualifier before the
+// separator, a comparison, an arrow or a table's column, an abbreviated
+// name, a bracketed pair, an XML element with attributes.
+func TestPhraseRedacts(t *testing.T) {
+	values := []string{"Zq8Kw2Lm9Rt4Vx7Pb3Nc", "a3f9c2e1b7d54a60c2e1b7d5", "hunter2hunter2"}
+	for _, f := range []string{
+		// verb phrases and adverbs
+		"password set to %s", "api key changed to %s", "token updated to %s", "set password to %s",
+		"rotated key to %s", "changed the secret to %s", "secret now %s", "PASSWORD SET TO %s",
+		"Passwords changed to %s", "api_key updated to %s", "apiKey changed to %s", "api-key reset to %s",
+		`token set to "%s"`, "password set to\n%s", "token is now %s", "token is still %s", "token became %s",
+		"password will be %s", "password configured as %s", "password has been changed to %s",
+		"set the api key to %s",
+		// qualifiers before a strong separator
+		"password for user alice is %s", "token for tenant 42: %s", "key for bucket logs = %s",
+		"the password used was %s", "token provided was %s", "token was set: %s", "password of user bob was %s",
+		// comparisons
+		"signature mismatch: got %s want x", "key mismatch: expected %s", "expected token abc but got %s",
+		"token mismatch: received %s", "token: provided %s", "token: given %s", "token sent %s",
+		"token: got %s", "token: expected %s", "signature: want %s, got x", "signature: want x, got %s",
+		"HMAC mismatch for hook 7: expected '%s' but got 'x'",
+		// separators
+		"token -> %s", "token → %s", "| token | %s |",
+		// names
+		"pw=%s", "PW: %s", "otp=%s", "passcode: %s", "[key=%s]", "{key=%s}", "(key=%s)",
+		`<key name="x">%s</key>`, `<token id="1">%s</token>`, `<Password type="text">%s</Password>`,
+	} {
+		for _, v := range values {
+			in := strings.ReplaceAll(f, "%s", v)
+			for _, tier := range []func(string) string{Public, Log} {
+				if out := tier(in); strings.Contains(out, v) {
+					t.Errorf("%q -> %q keeps the value", in, out)
+				}
+			}
+		}
+	}
+	if out := Public("expected token a3f9c2e1b7d54a60c2e1b7d5 but got Zq8Kw2Lm9Rt4Vx7Pb3Nc"); out != "expected token [redacted] but got [redacted]" {
+		t.Errorf("both sides of a comparison: %q", out)
+	}
+}
+
+// Ordinary words after a credential's name stay, as do identifiers and
+// commit hashes that no credential word names.
+func TestPhraseKeepsProse(t *testing.T) {
+	checkBenign(t, []string{
+		"password changed to meet the policy", "token set to expire in 5m", "key for user 42 not found",
+		"key set to default", "token updated to v2 format", "token mismatch: expected 3 got 4",
+		"key for user 42 is missing", "password for user alice is required", "token for tenant 42: expired",
+		"secret now rotated", "token -> expired", "| token | valid | 2026-01-01 |",
+		"pin to a3f9c2e1b7d54a60c2e1b7d5", "reset to a3f9c2e1b7d54a60c2e1b7d5",
+		"rolled back to a3f9c2e1b7d54a60c2e1b7d5", "git reset to a3f9c2e1b7d54a60c2e1b7d5",
+		"deploy key rotated; reset to a3f9c2e1b7d54a60c2e1b7d5",
+		"idempotency key set to 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"request id for tenant 42: 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"trace id is now 4bf92f3577b34da6a3ce929d0e0e4736", "key = entry_v2_name",
+		"<key>CFBundleShortVersionString</key>", `<entry key="region">eu-west-1</entry>`,
+		"cache key for user 42: a3f9c2e1b7d54a60c2e1b7d5",
+	})
+}

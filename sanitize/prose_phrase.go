@@ -1,0 +1,372 @@
+package sanitize
+
+import "strings"
+
+// Phrases: the words people put between a credential's name and its value
+// when they write a sentence rather than a key ("password set to ...",
+// "token for tenant 42: ...", "signature mismatch: got ... want ...",
+// "<key name="x">..."). credentialBefore reads a separator and the name
+// right before it; phraseBefore, asked when that fails, reads back over a
+// few words of a small grammar, so that ordinary words after a name still
+// need a value shaped like a credential after them, and a word outside the
+// grammar ends the look-back. It reads no further back than contextReach
+// from the value, as rescan requires.
+
+// A phraseClass says what a word may do between a name and its value.
+type phraseClass uint16
+
+const (
+	// pcCompare announces one side of a comparison ("got", "expected"):
+	// for a signature or a key check both sides derive from the secret.
+	pcCompare phraseClass = 1 << iota
+	// pcTo ends a verb phrase before its value ("set to", "configured as").
+	pcTo
+	// pcVerb changes a credential ("set", "rotated", "updated").
+	pcVerb
+	// pcAux stands between a name and its verb ("was", "has been").
+	pcAux
+	// pcNow ends a phrase that gives the value now held ("secret now").
+	pcNow
+	// pcPrep opens a qualifier of the name ("password for user alice").
+	pcPrep
+	// pcQual may qualify a name before a separator ("token provided:").
+	pcQual
+	// pcLink separates like a colon ("is", "was").
+	pcLink
+	// pcJoin joins the sides of a comparison ("expected A but got B").
+	pcJoin
+)
+
+var phraseWords = func() map[string]phraseClass {
+	m := map[string]phraseClass{}
+	add := func(c phraseClass, words string) {
+		for _, w := range strings.Fields(words) {
+			m[w] |= c
+		}
+	}
+	add(pcCompare, "got get gets want wants wanted expected expecting expect received receiving provided given sent supplied passed actual")
+	add(pcTo, "to as into")
+	add(pcVerb, "set sets change changed changes update updated updates reset resets rotate rotated rotates renew renewed "+
+		"regenerated generated configured switched replaced refreshed overridden overwritten defaulted initialized assigned "+
+		"saved stored issued created moved")
+	add(pcAux, "is was are were has have had been be will would should must just now successfully automatically also "+
+		"still then being gets got")
+	add(pcNow, "now still became becomes remains be")
+	add(pcPrep, "for of from in on at with by")
+	add(pcQual, "used provided given supplied sent received entered passed set mismatch mismatched value was is were are "+
+		"generated returned issued configured specified submitted presented changed updated rotated reset "+
+		"expected invalid wrong incorrect bad rejected")
+	add(pcLink, "is was are were equals")
+	add(pcJoin, "but and while")
+	return m
+}()
+
+// maxPhraseWord bounds a word of the grammar, and maxQualifiers the words
+// between a name and its separator.
+const (
+	maxPhraseWord = 16
+	maxQualifiers = 4
+	maxQualifier  = 32
+)
+
+// classOf returns the class of the word s[b:e], in any case.
+func classOf(s string, b, e int) phraseClass {
+	if e-b < 2 || e-b > maxPhraseWord {
+		return 0
+	}
+	var buf [maxPhraseWord]byte
+	for i := b; i < e; i++ {
+		buf[i-b] = s[i] | 0x20
+	}
+	return phraseWords[string(buf[:e-b])]
+}
+
+// letterWordBefore returns the start of the run of letters that ends at
+// s[p], which is p when there is none.
+func letterWordBefore(s string, p int) int {
+	b := p
+	for b > 0 && p-b <= maxPhraseWord && isLetter(s[b-1]) {
+		b--
+	}
+	if b > 0 && isWordByte(s[b-1]) {
+		return p
+	}
+	return b
+}
+
+// phraseBefore reports the rule whose word names the value at s[v]
+// through one of the phrases above.
+func phraseBefore(s string, v int) *contextRule {
+	lo := max(0, v-contextReach)
+	return phraseIn(s[lo:], v-lo, true)
+}
+
+// phraseIn is phraseBefore within s; chain lets the value be the second
+// side of a comparison whose first side a name announces.
+func phraseIn(s string, v int, chain bool) *contextRule {
+	if v > 0 && s[v-1] == '>' {
+		if r := elementBefore(s, v-1); r != nil {
+			return r
+		}
+	}
+	p, _ := openersBefore(s, v, 0)
+	p = spacesBefore(s, p, 0, true)
+	b := letterWordBefore(s, p)
+	cls := classOf(s, b, p)
+	cmp := cls&pcCompare != 0
+	if !cmp && b == p {
+		cmp, b = keyValueMarkerBefore(s, v)
+	}
+	if cmp {
+		p = spacesBefore(s, b, 0, false)
+		if chain {
+			if r := comparedBefore(s, p); r != nil {
+				return r
+			}
+		}
+		if q, sep := phraseSepBefore(s, p); q >= 0 {
+			return qualifiedName(s, q, sep, true)
+		}
+		// "token sent ...", "key given ..."
+		return phraseNameAt(s, p, 0)
+	}
+	if q, sep := phraseSepBefore(s, p); q >= 0 {
+		return qualifiedName(s, q, sep, false)
+	}
+	switch {
+	case cls&pcTo != 0:
+		p = spacesBefore(s, b, 0, false)
+		b = letterWordBefore(s, p)
+		if classOf(s, b, p)&pcVerb != 0 {
+			return auxName(s, b)
+		}
+		if r := phraseNameAt(s, p, 0); r != nil && verbBefore(s, keyWordStart(s, p, 0)) {
+			return r
+		}
+	case cls&pcNow != 0:
+		return auxName(s, b)
+	}
+	return nil
+}
+
+// phraseSepBefore finds a separator that ends at s[p] after optional
+// spaces: ':', '=', an arrow, a table's '|' or a linking word. It returns
+// where the separator starts and its kind: ':' for one credentialBefore
+// reads too, 'a' for an arrow or a '|', 0 for a linking word; or -1.
+func phraseSepBefore(s string, p int) (int, byte) {
+	p = spacesBefore(s, p, 0, false)
+	if p == 0 {
+		return -1, 0
+	}
+	switch c := s[p-1]; {
+	case c == '|':
+		return p - 1, 'a'
+	case c == ':' || c == '=':
+		q := p - 1
+		for n := 0; n < 2 && q > 0 && separatorOps[s[q-1]]; n++ {
+			q--
+		}
+		return q, ':'
+	case c == '>' && p > 1 && s[p-2] == '-':
+		return p - 2, 'a'
+	case c == '>' && p > 1 && s[p-2] == '=':
+		return p - 2, ':'
+	case p >= 3 && s[p-3:p] == "\u2192":
+		return p - 3, 'a'
+	}
+	b := letterWordBefore(s, p)
+	if b < p && b > 0 && s[b-1] == ' ' && classOf(s, b, p)&pcLink != 0 {
+		return b, 0
+	}
+	return -1, 0
+}
+
+// qualifiedName reports the rule of a name that stands before the
+// separator at s[q], with up to maxQualifiers words between them: words
+// of pcQual, pcVerb or pcAux, then any words after a preposition
+// ("key for bucket logs =", "HMAC mismatch for hook 7:"). With none between, only a comparison word after the
+// separator or a separator of this file's own makes the phrase: a name
+// and a colon, an '=' or "is" alone are credentialBefore's.
+func qualifiedName(s string, q int, sep byte, cmp bool) *contextRule {
+	own := sep == 'a'
+	if own {
+		sep = ':'
+	}
+	p := spacesBefore(s, q, 0, false)
+	if r := phraseNameAt(s, p, sep); r != nil {
+		if cmp || own {
+			return r
+		}
+		return nil
+	}
+	valid := true
+	for range maxQualifiers {
+		b := p
+		for b > 0 && p-b < maxQualifier && (isWordByte(s[b-1]) || s[b-1] == '-' || s[b-1] == '.' || s[b-1] == '@') {
+			b--
+		}
+		np := spacesBefore(s, b, 0, false)
+		if b == p || np == b {
+			return nil
+		}
+		// Read backwards, the words so far may follow a name when a
+		// preposition opens them or each is a qualifier.
+		switch cls := classOf(s, b, p); {
+		case cls&pcPrep != 0:
+			valid = true
+		case cls&(pcQual|pcVerb|pcAux) == 0:
+			valid = false
+		}
+		if r := phraseNameAt(s, np, sep); r != nil {
+			if valid {
+				return r
+			}
+			return nil
+		}
+		p = np
+	}
+	return nil
+}
+
+// auxName reports the rule of a name before the verb or adverb at s[b],
+// with up to three auxiliaries between them ("password has been changed
+// to", "token is now").
+func auxName(s string, b int) *contextRule {
+	p := spacesBefore(s, b, 0, false)
+	if p == b {
+		return nil
+	}
+	for range 3 {
+		if r := phraseNameAt(s, p, 0); r != nil {
+			return r
+		}
+		w := letterWordBefore(s, p)
+		if w == p || classOf(s, w, p)&pcAux == 0 {
+			return nil
+		}
+		q := spacesBefore(s, w, 0, false)
+		if q == w {
+			return nil
+		}
+		p = q
+	}
+	return phraseNameAt(s, p, 0)
+}
+
+// verbBefore reports whether a verb of pcVerb stands before the name at
+// s[kb], with up to two words between ("changed the secret to", "set the
+// api key to").
+func verbBefore(s string, kb int) bool {
+	p := kb
+	for range 3 {
+		q := spacesBefore(s, p, 0, false)
+		if q == p {
+			return false
+		}
+		b := letterWordBefore(s, q)
+		if b == q {
+			return false
+		}
+		if classOf(s, b, q)&pcVerb != 0 {
+			return true
+		}
+		p = b
+	}
+	return false
+}
+
+// comparedBefore reports the rule that announces the first side of a
+// comparison that ends at s[p] ("expected token A but got", "want A,
+// got"): the value of the first side, after an optional ',' or ';' and a
+// joining word.
+func comparedBefore(s string, p int) *contextRule {
+	if p > 0 && (s[p-1] == ',' || s[p-1] == ';') {
+		p = spacesBefore(s, p-1, 0, false)
+	}
+	if b := letterWordBefore(s, p); b < p && classOf(s, b, p)&pcJoin != 0 {
+		p = spacesBefore(s, b, 0, false)
+	}
+	for n := 0; n < 2 && p > 0 && pairClosers[s[p-1]]; n++ {
+		p--
+	}
+	a := p
+	for a > 0 && p-a < maxValueLead && credentialValueByte[s[a-1]] {
+		a--
+	}
+	spend(p - a)
+	if a == p || s[p-1] == ':' || a > 0 && credentialValueByte[s[a-1]] {
+		return nil
+	}
+	if r := credentialBefore(s, a); r != nil {
+		return r
+	}
+	return phraseIn(s, a, false)
+}
+
+// phraseNameAt reports the rule of the credential name that ends at s[p],
+// with sep as credentialBefore's separator (0 for none).
+func phraseNameAt(s string, p int, sep byte) *contextRule {
+	for n := 0; n < 2 && p > 0 && nameClosers[s[p-1]]; n++ {
+		p--
+	}
+	if p == 0 || !mayEndContextWord[s[p-1]] {
+		return nil
+	}
+	kb := keyWordStart(s, p, 0)
+	spend(p - kb)
+	return contextWordAt(s, kb, p, sep, false)
+}
+
+// elementBefore reports the rule of an XML element with attributes whose
+// start tag ends at s[gt] ('>'): `<key name="x">`, `<token id="1">`. An
+// element without attributes is the key-value rule's, and a plist's <key>
+// names a setting.
+func elementBefore(s string, gt int) *contextRule {
+	lt := gt
+	for lt > 0 && s[lt-1] != '<' && s[lt-1] != '>' {
+		lt--
+	}
+	spend(gt - lt)
+	if lt == 0 || s[lt-1] != '<' || s[gt-1] == '/' {
+		return nil
+	}
+	ne := lt
+	for ne < gt && isKeyNameByte(s[ne]) {
+		ne++
+	}
+	if ne == lt || ne == gt || s[ne] != ' ' {
+		return nil
+	}
+	return contextWordAt(s, lt, ne, ':', true)
+}
+
+// keyOpensPair reports whether the name at s[kb] opens a bracketed list
+// of pairs ("[key=...]", "{key=...}"): there "key =" is a field that
+// holds a credential, not a map entry's key in code.
+func keyOpensPair(s string, kb int) bool {
+	return kb > 0 && (s[kb-1] == '[' || s[kb-1] == '{' || s[kb-1] == '(')
+}
+
+// keyValueMarkerBefore reports whether a marker the key-value rule wrote
+// stands before the value at s[v], and where it starts: that rule takes
+// the first word after a key it knows ("token: got ...") for the value,
+// so the comparison word is gone by the time this rule reads the text.
+// Only such a key's marker counts: the context rule never redacts after
+// that key, so its own output is no marker of this kind, and running it
+// again changes nothing.
+func keyValueMarkerBefore(s string, v int) (bool, int) {
+	p, _ := openersBefore(s, v, 0)
+	p = spacesBefore(s, p, 0, false)
+	m := p - len(Redacted)
+	if p == v || m < 1 || s[m:p] != Redacted {
+		return false, p
+	}
+	q := spacesBefore(s, m, 0, false)
+	if q == m || q == 0 || s[q-1] != ':' && s[q-1] != '=' {
+		return false, p
+	}
+	if _, _, ok := keyBefore(s, q-1); !ok {
+		return false, p
+	}
+	return true, m
+}
