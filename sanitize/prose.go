@@ -150,7 +150,7 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	if r = credentialBefore(s, p); r != nil {
 		return p, runEnd, r
 	}
-	if r = phraseBefore(s, p); r != nil {
+	if r = phraseBefore(s, p, true); r != nil {
 		return p, runEnd, r
 	}
 	// The password of a user:password pair whose parts are quoted

@@ -37,11 +37,22 @@ const (
 	pcJoin
 )
 
-var phraseWords = func() map[string]phraseClass {
-	m := map[string]phraseClass{}
+// phraseWords holds the words of the grammar by a hash of their lower
+// case (see classOf), in open addressing: the look-back runs at every
+// credential-shaped run that no name announces, and a map's lookup would
+// cost it several times the rest.
+var phraseWords = func() (t [phraseTableSize]struct {
+	word  string
+	class phraseClass
+}) {
 	add := func(c phraseClass, words string) {
 		for _, w := range strings.Fields(words) {
-			m[w] |= c
+			i := phraseSlot(w)
+			for t[i].word != "" && t[i].word != w {
+				i = (i + 1) % phraseTableSize
+			}
+			t[i].word = w
+			t[i].class |= c
 		}
 	}
 	add(pcCompare, "got get gets want wants wanted expected expecting expect received receiving provided given sent supplied passed actual")
@@ -58,31 +69,47 @@ var phraseWords = func() map[string]phraseClass {
 		"expected invalid wrong incorrect bad rejected")
 	add(pcLink, "is was are were equals")
 	add(pcJoin, "but and while")
-	return m
+	return t
 }()
 
-// maxPhraseWord bounds a word of the grammar, and maxQualifiers the words
-// between a name and its separator.
+// phraseTableSize is a power of two, over twice the words of phraseWords.
+const phraseTableSize = 512
+
+// maxPhraseWord bounds a word of the grammar, and maxQualifiers and
+// maxQualifier the words between a name and its separator.
 const (
-	maxPhraseWord = 16
+	maxPhraseWord = 13
 	maxQualifiers = 4
 	maxQualifier  = 32
 )
 
-// classOf returns the class of the word s[b:e], in any case.
+// phraseSlot returns the first slot of phraseWords a word's lower case
+// may take.
+func phraseSlot(w string) int {
+	h := uint32(len(w))
+	for i := 0; i < len(w); i++ {
+		h = h*31 + uint32(w[i]|0x20)
+	}
+	return int(h*0x9e3779b1>>23) % phraseTableSize
+}
+
+// classOf returns the class of the word of letters s[b:e], in any case.
 func classOf(s string, b, e int) phraseClass {
 	if e-b < 2 || e-b > maxPhraseWord {
 		return 0
 	}
-	var buf [maxPhraseWord]byte
-	for i := b; i < e; i++ {
-		buf[i-b] = s[i] | 0x20
+	w := s[b:e]
+	for i := phraseSlot(w); phraseWords[i].word != ""; i = (i + 1) % phraseTableSize {
+		if len(phraseWords[i].word) == len(w) && hasPrefixFold(w, phraseWords[i].word) {
+			return phraseWords[i].class
+		}
 	}
-	return phraseWords[string(buf[:e-b])]
+	return 0
 }
 
 // letterWordBefore returns the start of the run of letters that ends at
-// s[p], which is p when there is none.
+// s[p], which is p when there is none or when it is part of a longer
+// word.
 func letterWordBefore(s string, p int) int {
 	b := p
 	for b > 0 && p-b <= maxPhraseWord && isLetter(s[b-1]) {
@@ -95,15 +122,14 @@ func letterWordBefore(s string, p int) int {
 }
 
 // phraseBefore reports the rule whose word names the value at s[v]
-// through one of the phrases above.
-func phraseBefore(s string, v int) *contextRule {
-	lo := max(0, v-contextReach)
-	return phraseIn(s[lo:], v-lo, true)
-}
-
-// phraseIn is phraseBefore within s; chain lets the value be the second
-// side of a comparison whose first side a name announces.
-func phraseIn(s string, v int, chain bool) *contextRule {
+// through one of the phrases above. top marks the caller's own value:
+// the text is then bounded to contextReach before it, and the value may
+// be the second side of a comparison whose first side a name announces.
+func phraseBefore(s string, v int, top bool) *contextRule {
+	if top {
+		lo := max(0, v-contextReach)
+		s, v = s[lo:], v-lo
+	}
 	if v > 0 && s[v-1] == '>' {
 		if r := elementBefore(s, v-1); r != nil {
 			return r
@@ -119,18 +145,19 @@ func phraseIn(s string, v int, chain bool) *contextRule {
 	}
 	if cmp {
 		p = spacesBefore(s, b, 0, false)
-		if chain {
+		if top {
 			if r := comparedBefore(s, p); r != nil {
 				return r
 			}
 		}
-		if q, sep := phraseSepBefore(s, p); q >= 0 {
+		b = letterWordBefore(s, p)
+		if q, sep := phraseSepBefore(s, p, b, classOf(s, b, p)); q >= 0 {
 			return qualifiedName(s, q, sep, true)
 		}
 		// "token sent ...", "key given ..."
 		return phraseNameAt(s, p, 0)
 	}
-	if q, sep := phraseSepBefore(s, p); q >= 0 {
+	if q, sep := phraseSepBefore(s, p, b, cls); q >= 0 {
 		return qualifiedName(s, q, sep, false)
 	}
 	switch {
@@ -149,12 +176,17 @@ func phraseIn(s string, v int, chain bool) *contextRule {
 	return nil
 }
 
-// phraseSepBefore finds a separator that ends at s[p] after optional
-// spaces: ':', '=', an arrow, a table's '|' or a linking word. It returns
+// phraseSepBefore finds a separator that ends at s[p]: ':', '=', an
+// arrow, a table's '|' or a linking word, the word s[b:p] of class cls. It returns
 // where the separator starts and its kind: ':' for one credentialBefore
 // reads too, 'a' for an arrow or a '|', 0 for a linking word; or -1.
-func phraseSepBefore(s string, p int) (int, byte) {
-	p = spacesBefore(s, p, 0, false)
+func phraseSepBefore(s string, p, b int, cls phraseClass) (int, byte) {
+	if b < p {
+		if b > 0 && s[b-1] == ' ' && cls&pcLink != 0 {
+			return b, 0
+		}
+		return -1, 0
+	}
 	if p == 0 {
 		return -1, 0
 	}
@@ -173,10 +205,6 @@ func phraseSepBefore(s string, p int) (int, byte) {
 		return p - 2, ':'
 	case p >= 3 && s[p-3:p] == "\u2192":
 		return p - 3, 'a'
-	}
-	b := letterWordBefore(s, p)
-	if b < p && b > 0 && s[b-1] == ' ' && classOf(s, b, p)&pcLink != 0 {
-		return b, 0
 	}
 	return -1, 0
 }
@@ -278,29 +306,54 @@ func verbBefore(s string, kb int) bool {
 // comparedBefore reports the rule that announces the first side of a
 // comparison that ends at s[p] ("expected token A but got", "want A,
 // got"): the value of the first side, after an optional ',' or ';' and a
-// joining word.
+// joining word. Without either, the first side must hold a digit or a
+// capital, as the digests compared do, so that a word of prose before a
+// comparison word ("the client sent ...") costs no look-back for a name.
 func comparedBefore(s string, p int) *contextRule {
+	joined := false
 	if p > 0 && (s[p-1] == ',' || s[p-1] == ';') {
-		p = spacesBefore(s, p-1, 0, false)
+		p, joined = spacesBefore(s, p-1, 0, false), true
 	}
 	if b := letterWordBefore(s, p); b < p && classOf(s, b, p)&pcJoin != 0 {
-		p = spacesBefore(s, b, 0, false)
+		p, joined = spacesBefore(s, b, 0, false), true
 	}
 	for n := 0; n < 2 && p > 0 && pairClosers[s[p-1]]; n++ {
 		p--
 	}
 	a := p
+	marked := joined
 	for a > 0 && p-a < maxValueLead && credentialValueByte[s[a-1]] {
 		a--
+		marked = marked || contextTriggerByte[s[a]]
 	}
 	spend(p - a)
-	if a == p || s[p-1] == ':' || a > 0 && credentialValueByte[s[a-1]] {
+	if !marked || a == p || s[p-1] == ':' || a > 0 && credentialValueByte[s[a-1]] || !sideOpens(s, a) {
 		return nil
 	}
 	if r := credentialBefore(s, a); r != nil {
 		return r
 	}
-	return phraseIn(s, a, false)
+	return phraseBefore(s, a, false)
+}
+
+// sideOpens reports whether what stands before the first side of a
+// comparison at s[a] may announce it: a separator, a comparison or
+// linking word, a name, or the marker of a key's value.
+func sideOpens(s string, a int) bool {
+	q, _ := openersBefore(s, a, 0)
+	q = spacesBefore(s, q, 0, false)
+	if q == 0 {
+		return false
+	}
+	switch s[q-1] {
+	case ':', '=':
+		return true
+	case ']':
+		ok, _ := keyValueMarkerBefore(s, a)
+		return ok
+	}
+	w := letterWordBefore(s, q)
+	return w < q && (classOf(s, w, q)&(pcCompare|pcLink) != 0 || phraseNameAt(s, q, 0) != nil)
 }
 
 // phraseNameAt reports the rule of the credential name that ends at s[p],
