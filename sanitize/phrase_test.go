@@ -18,17 +18,24 @@ func TestPhraseRedacts(t *testing.T) {
 		"Passwords changed to %s", "api_key updated to %s", "apiKey changed to %s", "api-key reset to %s",
 		`token set to "%s"`, "password set to\n%s", "token is now %s", "token is still %s", "token became %s",
 		"password will be %s", "password configured as %s", "password has been changed to %s",
-		"set the api key to %s",
+		"set the api key to %s", "Password Set To %s", "X-Api-Key set to %s", "DB_PASSWORD set to %s",
+		"password updated successfully to %s", "Setting password to %s", "updating the api key to %s",
+		"secret is now: %s", "secretKey now %s", "password set to: %s",
 		// qualifiers before a strong separator
 		"password for user alice is %s", "token for tenant 42: %s", "key for bucket logs = %s",
 		"the password used was %s", "token provided was %s", "token was set: %s", "password of user bob was %s",
+		"password for 'alice' is %s", `password for user "alice": %s`, "key (tenant 42): %s",
+		"token (expires 2026-01-01): %s", "the access token for https://api.example.com is %s",
+		"invalid X-Api-Key header: %s", "token not accepted: %s", "tokens are: %s", "new password set: %s",
 		// comparisons
 		"signature mismatch: got %s want x", "key mismatch: expected %s", "expected token abc but got %s",
 		"token mismatch: received %s", "token: provided %s", "token: given %s", "token sent %s",
 		"token: got %s", "token: expected %s", "signature: want %s, got x", "signature: want x, got %s",
-		"HMAC mismatch for hook 7: expected '%s' but got 'x'",
+		"HMAC mismatch for hook 7: expected '%s' but got 'x'", "signature does not match: expected %s",
+		"computed signature 9f8e7d6c5b4a39281706f5e4 does not match expected %s", "signature abc vs expected %s",
+		"password mismatch for user bob: got %s",
 		// separators
-		"token -> %s", "token → %s", "| token | %s |",
+		"token -> %s", "token → %s", "| token | %s |", "token - %s", "password — %s", "api key – %s",
 		// names
 		"pw=%s", "PW: %s", "otp=%s", "passcode: %s", "[key=%s]", "{key=%s}", "(key=%s)",
 		`<key name="x">%s</key>`, `<token id="1">%s</token>`, `<Password type="text">%s</Password>`,
@@ -62,6 +69,10 @@ func TestPhraseKeepsProse(t *testing.T) {
 		"request id for tenant 42: 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
 		"trace id is now 4bf92f3577b34da6a3ce929d0e0e4736", "key = entry_v2_name",
 		"<key>CFBundleShortVersionString</key>", `<entry key="region">eu-west-1</entry>`,
-		"cache key for user 42: a3f9c2e1b7d54a60c2e1b7d5",
+		"cache key for user 42: a3f9c2e1b7d54a60c2e1b7d5", "key does not exist: 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"commit a3f9c2e1b7d54a60c2e1b7d5 does not match expected b4f9c2e1b7d54a60c2e1b7d5",
+		"checksum a3f9c2e1b7d54a60c2e1b7d5 does not match expected b4f9c2e1b7d54a60c2e1b7d5",
+		"sorted by key, 4bf92f3577b34da6a3ce929d0e0e4736", "expired token; 4bf92f3577b34da6a3ce929d0e0e4736",
+		"idempotency key - 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "key / value store v2.3.4-beta1x",
 	})
 }

@@ -33,8 +33,11 @@ const (
 	pcQual
 	// pcLink separates like a colon ("is", "was").
 	pcLink
-	// pcJoin joins the sides of a comparison ("expected A but got B").
+	// pcJoin joins the sides of a comparison ("expected A but got B",
+	// "computed A does not match expected B").
 	pcJoin
+	// pcNot negates a joining word ("does not match").
+	pcNot
 )
 
 // phraseWords holds the words of the grammar by a hash of their lower
@@ -59,16 +62,18 @@ var phraseWords = func() (t [phraseTableSize]struct {
 	add(pcTo, "to as into")
 	add(pcVerb, "set sets change changed changes update updated updates reset resets rotate rotated rotates renew renewed "+
 		"regenerated generated configured switched replaced refreshed overridden overwritten defaulted initialized assigned "+
-		"saved stored issued created moved")
+		"saved stored issued created moved setting updating changing rotating resetting configuring")
 	add(pcAux, "is was are were has have had been be will would should must just now successfully automatically also "+
 		"still then being gets got")
 	add(pcNow, "now still became becomes remains be")
 	add(pcPrep, "for of from in on at with by")
 	add(pcQual, "used provided given supplied sent received entered passed set mismatch mismatched value was is were are "+
 		"generated returned issued configured specified submitted presented changed updated rotated reset "+
-		"expected invalid wrong incorrect bad rejected")
+		"expected invalid wrong incorrect bad rejected does did do not match header field param parameter argument string "+
+		"new current accepted recognized valid authorized")
 	add(pcLink, "is was are were equals")
-	add(pcJoin, "but and while")
+	add(pcJoin, "but and while match matches matched equal vs versus")
+	add(pcNot, "not does did do")
 	return t
 }()
 
@@ -164,6 +169,11 @@ func phraseBefore(s string, v int, top bool) *contextRule {
 	case cls&pcTo != 0:
 		p = spacesBefore(s, b, 0, false)
 		b = letterWordBefore(s, p)
+		if c := classOf(s, b, p); c&pcAux != 0 && c&pcVerb == 0 && b < p {
+			// an adverb: "updated successfully to"
+			p = spacesBefore(s, b, 0, false)
+			b = letterWordBefore(s, p)
+		}
 		if classOf(s, b, p)&pcVerb != 0 {
 			return auxName(s, b)
 		}
@@ -177,9 +187,10 @@ func phraseBefore(s string, v int, top bool) *contextRule {
 }
 
 // phraseSepBefore finds a separator that ends at s[p]: ':', '=', an
-// arrow, a table's '|' or a linking word, the word s[b:p] of class cls. It returns
-// where the separator starts and its kind: ':' for one credentialBefore
-// reads too, 'a' for an arrow or a '|', 0 for a linking word; or -1.
+// arrow, a table's '|', a dash between spaces, or the linking word
+// s[b:p] of class cls. It returns where the separator starts and its
+// kind: ':' for one credentialBefore reads too, 'a' for one of this
+// file's own, 0 for a linking word; or -1.
 func phraseSepBefore(s string, p, b int, cls phraseClass) (int, byte) {
 	if b < p {
 		if b > 0 && s[b-1] == ' ' && cls&pcLink != 0 {
@@ -205,6 +216,17 @@ func phraseSepBefore(s string, p, b int, cls phraseClass) (int, byte) {
 		return p - 2, ':'
 	case p >= 3 && s[p-3:p] == "\u2192":
 		return p - 3, 'a'
+	case p < len(s) && s[p] == ' ':
+		// A dash between spaces ("token - ...", "key — ..."); a
+		// comma, a semicolon or a slash between spaces ends a clause
+		// or pairs two words ("sorted by key, <trace id>", "key /
+		// value") as often as it gives a value.
+		if c == '-' && p > 1 && s[p-2] == ' ' {
+			return p - 1, 'a'
+		}
+		if p > 3 && s[p-4] == ' ' && (s[p-3:p] == "\u2013" || s[p-3:p] == "\u2014") {
+			return p - 3, 'a'
+		}
 	}
 	return -1, 0
 }
@@ -230,7 +252,7 @@ func qualifiedName(s string, q int, sep byte, cmp bool) *contextRule {
 	valid := true
 	for range maxQualifiers {
 		b := p
-		for b > 0 && p-b < maxQualifier && (isWordByte(s[b-1]) || s[b-1] == '-' || s[b-1] == '.' || s[b-1] == '@') {
+		for b > 0 && p-b < maxQualifier && qualifierByte[s[b-1]] {
 			b--
 		}
 		np := spacesBefore(s, b, 0, false)
@@ -238,11 +260,12 @@ func qualifiedName(s string, q int, sep byte, cmp bool) *contextRule {
 			return nil
 		}
 		// Read backwards, the words so far may follow a name when a
-		// preposition opens them or each is a qualifier.
+		// preposition or a parenthesis opens them or each is a
+		// qualifier.
 		switch cls := classOf(s, b, p); {
-		case cls&pcPrep != 0:
+		case cls&pcPrep != 0 || s[b] == '(':
 			valid = true
-		case cls&(pcQual|pcVerb|pcAux) == 0:
+		case cls&(pcQual|pcVerb|pcAux|pcTo) == 0:
 			valid = false
 		}
 		if r := phraseNameAt(s, np, sep); r != nil {
@@ -316,6 +339,12 @@ func comparedBefore(s string, p int) *contextRule {
 	}
 	if b := letterWordBefore(s, p); b < p && classOf(s, b, p)&pcJoin != 0 {
 		p, joined = spacesBefore(s, b, 0, false), true
+		for range 2 {
+			if b = letterWordBefore(s, p); b == p || classOf(s, b, p)&pcNot == 0 {
+				break
+			}
+			p = spacesBefore(s, b, 0, false)
+		}
 	}
 	for n := 0; n < 2 && p > 0 && pairClosers[s[p-1]]; n++ {
 		p--
@@ -392,6 +421,10 @@ func elementBefore(s string, gt int) *contextRule {
 	}
 	return contextWordAt(s, lt, ne, ':', true)
 }
+
+// qualifierByte holds the bytes of a word that qualifies a name: a
+// user, a tenant, an address or a URL, quoted or in parentheses.
+var qualifierByte = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.@'\"`():/")
 
 // keyOpensPair reports whether the name at s[kb] opens a bracketed list
 // of pairs ("[key=...]", "{key=...}"): there "key =" is a field that
