@@ -33,7 +33,12 @@ func TestPhraseRedacts(t *testing.T) {
 		"token: got %s", "token: expected %s", "signature: want %s, got x", "signature: want x, got %s",
 		"HMAC mismatch for hook 7: expected '%s' but got 'x'", "signature does not match: expected %s",
 		"computed signature 9f8e7d6c5b4a39281706f5e4 does not match expected %s", "signature abc vs expected %s",
-		"password mismatch for user bob: got %s",
+		"password mismatch for user bob: got %s", "the key you provided (%s) is invalid",
+		"password you entered %s is wrong",
+		// a change from one value to another
+		"PASSWORD changed from abc to %s", "rotating key from %s to x", "password changed from %s to x",
+		// a generic word that a qualifier makes a credential's name
+		"verification code %s", "recovery codes: %s", "MFA code = %s",
 		// separators
 		"token -> %s", "token → %s", "| token | %s |", "token - %s", "password — %s", "api key – %s",
 		// names
@@ -74,5 +79,9 @@ func TestPhraseKeepsProse(t *testing.T) {
 		"checksum a3f9c2e1b7d54a60c2e1b7d5 does not match expected b4f9c2e1b7d54a60c2e1b7d5",
 		"sorted by key, 4bf92f3577b34da6a3ce929d0e0e4736", "expired token; 4bf92f3577b34da6a3ce929d0e0e4736",
 		"idempotency key - 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "key / value store v2.3.4-beta1x",
+		"error code 0x8004a3f9c2e1b7d5", "status code 503 from upstream a3f9c2e1b7d54a60c2e1b7d5",
+		"exit code: a3f9c2e1b7d54a60c2e1b7d5", "rolled back from a3f9c2e1b7d54a60c2e1b7d5 to b4f9c2e1b7d54a60c2e1b7d5",
+		"migrated from v1 to a3f9c2e1b7d54a60c2e1b7d5", "we received 2026-01-02T10:00:00Z",
+		"the client sent a3f9c2e1b7d54a60c2e1b7d5", "request id you provided: 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
 	})
 }

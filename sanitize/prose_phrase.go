@@ -38,6 +38,14 @@ const (
 	pcJoin
 	// pcNot negates a joining word ("does not match").
 	pcNot
+	// pcFrom gives the old value of a change ("changed from A to B").
+	pcFrom
+	// pcWho is the subject of a comparison word ("the key you provided").
+	pcWho
+	// pcCode is a word that names a credential only after a word of
+	// pcCodeKind ("recovery code", not "exit code").
+	pcCode
+	pcCodeKind
 )
 
 // phraseWords holds the words of the grammar by a hash of their lower
@@ -58,8 +66,14 @@ var phraseWords = func() (t [phraseTableSize]struct {
 			t[i].class |= c
 		}
 	}
-	add(pcCompare, "got get gets want wants wanted expected expecting expect received receiving provided given sent supplied passed actual")
-	add(pcTo, "to as into")
+	add(pcCompare, "got get gets want wants wanted expected expecting expect received receiving provided given sent supplied passed actual "+
+		"entered used specified submitted presented")
+	add(pcTo, "to as into from")
+	add(pcFrom, "from")
+	add(pcWho, "you we they user client caller server")
+	add(pcCode, "code codes")
+	add(pcCodeKind, "verification recovery backup access auth authorization security mfa otp confirmation pairing activation "+
+		"invite invitation login signin sms")
 	add(pcVerb, "set sets change changed changes update updated updates reset resets rotate rotated rotates renew renewed "+
 		"regenerated generated configured switched replaced refreshed overridden overwritten defaulted initialized assigned "+
 		"saved stored issued created moved setting updating changing rotating resetting configuring")
@@ -159,7 +173,10 @@ func phraseBefore(s string, v int, top bool) *contextRule {
 		if q, sep := phraseSepBefore(s, p, b, classOf(s, b, p)); q >= 0 {
 			return qualifiedName(s, q, sep, true)
 		}
-		// "token sent ...", "key given ..."
+		// "token sent ...", "key given ...", "the key you provided ..."
+		if b < p && classOf(s, b, p)&pcWho != 0 {
+			p = spacesBefore(s, b, 0, false)
+		}
 		return phraseNameAt(s, p, 0)
 	}
 	if q, sep := phraseSepBefore(s, p, b, cls); q >= 0 {
@@ -167,23 +184,46 @@ func phraseBefore(s string, v int, top bool) *contextRule {
 	}
 	switch {
 	case cls&pcTo != 0:
-		p = spacesBefore(s, b, 0, false)
-		b = letterWordBefore(s, p)
-		if c := classOf(s, b, p); c&pcAux != 0 && c&pcVerb == 0 && b < p {
-			// an adverb: "updated successfully to"
-			p = spacesBefore(s, b, 0, false)
-			b = letterWordBefore(s, p)
-		}
-		if classOf(s, b, p)&pcVerb != 0 {
-			return auxName(s, b)
-		}
-		if r := phraseNameAt(s, p, 0); r != nil && verbBefore(s, keyWordStart(s, p, 0)) {
-			return r
-		}
+		return changedBefore(s, b, top)
 	case cls&pcNow != 0:
 		return auxName(s, b)
+	case cls&pcCode != 0:
+		return phraseNameAt(s, p, 0)
 	}
 	return nil
+}
+
+// changedBefore reports the rule of a name changed to the value after
+// the word at s[b] ("to", "as", "from"): "password set to", "set password
+// to", "password changed from A to" (top lets the old value A lead back
+// to the name).
+func changedBefore(s string, b int, top bool) *contextRule {
+	p := spacesBefore(s, b, 0, false)
+	b = letterWordBefore(s, p)
+	if c := classOf(s, b, p); c&pcAux != 0 && c&pcVerb == 0 && b < p {
+		// an adverb: "updated successfully to"
+		p = spacesBefore(s, b, 0, false)
+		b = letterWordBefore(s, p)
+	}
+	if classOf(s, b, p)&pcVerb != 0 {
+		return auxName(s, b)
+	}
+	if r := phraseNameAt(s, p, 0); r != nil && verbBefore(s, keyWordStart(s, p, 0)) {
+		return r
+	}
+	if !top {
+		return nil
+	}
+	a := p
+	for a > 0 && p-a < maxValueLead && credentialValueByte[s[a-1]] {
+		a--
+	}
+	spend(p - a)
+	q := spacesBefore(s, a, 0, false)
+	if a == p || q == a || classOf(s, letterWordBefore(s, q), q)&pcFrom == 0 {
+		return nil
+	}
+	return phraseBefore(s, a, false)
 }
 
 // phraseSepBefore finds a separator that ends at s[p]: ':', '=', an
@@ -244,7 +284,8 @@ func qualifiedName(s string, q int, sep byte, cmp bool) *contextRule {
 	}
 	p := spacesBefore(s, q, 0, false)
 	if r := phraseNameAt(s, p, sep); r != nil {
-		if cmp || own {
+		// credentialBefore reads no code name ("MFA code = ...").
+		if cmp || own || codeNameAt(s, keyWordStart(s, p, 0), p) != nil {
 			return r
 		}
 		return nil
@@ -396,8 +437,35 @@ func phraseNameAt(s string, p int, sep byte) *contextRule {
 	}
 	kb := keyWordStart(s, p, 0)
 	spend(p - kb)
-	return contextWordAt(s, kb, p, sep, false)
+	if r := contextWordAt(s, kb, p, sep, false); r != nil {
+		return r
+	}
+	return codeNameAt(s, kb, p)
 }
+
+// codeNameAt reports the credential row for a name s[kb:p] of pcCode
+// after a word of pcCodeKind ("recovery code").
+func codeNameAt(s string, kb, p int) *contextRule {
+	if classOf(s, kb, p)&pcCode == 0 {
+		return nil
+	}
+	q := spacesBefore(s, kb, 0, false)
+	if q < kb && classOf(s, letterWordBefore(s, q), q)&pcCodeKind != 0 {
+		return credentialRule
+	}
+	return nil
+}
+
+// credentialRule is the row of contextRules whose shape a code named so
+// must have.
+var credentialRule = func() *contextRule {
+	for i := range contextRules {
+		if contextRules[i].name == "credential" {
+			return &contextRules[i]
+		}
+	}
+	panic("sanitize: no credential row in contextRules")
+}()
 
 // elementBefore reports the rule of an XML element with attributes whose
 // start tag ends at s[gt] ('>'): `<key name="x">`, `<token id="1">`. An
