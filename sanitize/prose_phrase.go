@@ -92,7 +92,7 @@ var phraseWords = func() (t [phraseTableSize]struct {
 }()
 
 // phraseTableSize is a power of two, over twice the words of phraseWords.
-const phraseTableSize = 512
+const phraseTableSize = 1 << 9
 
 // maxPhraseWord bounds a word of the grammar, and maxQualifiers and
 // maxQualifier the words between a name and its separator.
@@ -103,13 +103,11 @@ const (
 )
 
 // phraseSlot returns the first slot of phraseWords a word's lower case
-// may take.
+// may take: a hash of its length and three of its letters, which tells
+// the grammar's words apart well enough and costs no loop.
 func phraseSlot(w string) int {
-	h := uint32(len(w))
-	for i := 0; i < len(w); i++ {
-		h = h*31 + uint32(w[i]|0x20)
-	}
-	return int(h*0x9e3779b1>>23) % phraseTableSize
+	h := uint32(len(w))<<16 ^ uint32(w[0]|0x20)<<8 ^ uint32(w[1]|0x20)<<4 ^ uint32(w[len(w)-1]|0x20)
+	return int(h * 0x9e3779b1 >> 23)
 }
 
 // classOf returns the class of the word of letters s[b:e], in any case.
@@ -164,17 +162,18 @@ func phraseBefore(s string, v int, top bool) *contextRule {
 	}
 	if cmp {
 		p = spacesBefore(s, b, 0, false)
+		b = letterWordBefore(s, p)
+		cls = classOf(s, b, p)
 		if top {
-			if r := comparedBefore(s, p); r != nil {
+			if r := comparedBefore(s, p, b, cls); r != nil {
 				return r
 			}
 		}
-		b = letterWordBefore(s, p)
-		if q, sep := phraseSepBefore(s, p, b, classOf(s, b, p)); q >= 0 {
+		if q, sep := phraseSepBefore(s, p, b, cls); q >= 0 {
 			return qualifiedName(s, q, sep, true)
 		}
 		// "token sent ...", "key given ...", "the key you provided ..."
-		if b < p && classOf(s, b, p)&pcWho != 0 {
+		if cls&pcWho != 0 {
 			p = spacesBefore(s, b, 0, false)
 		}
 		return phraseNameAt(s, p, 0)
@@ -369,16 +368,18 @@ func verbBefore(s string, kb int) bool {
 
 // comparedBefore reports the rule that announces the first side of a
 // comparison that ends at s[p] ("expected token A but got", "want A,
-// got"): the value of the first side, after an optional ',' or ';' and a
-// joining word. Without either, the first side must hold a digit or a
+// got"), the word s[b:p] of class cls before it: the value of the first
+// side, after an optional ',' or ';' and a joining word. Without either, the first side must hold a digit or a
 // capital, as the digests compared do, so that a word of prose before a
 // comparison word ("the client sent ...") costs no look-back for a name.
-func comparedBefore(s string, p int) *contextRule {
+func comparedBefore(s string, p, b int, cls phraseClass) *contextRule {
 	joined := false
 	if p > 0 && (s[p-1] == ',' || s[p-1] == ';') {
 		p, joined = spacesBefore(s, p-1, 0, false), true
+		b = letterWordBefore(s, p)
+		cls = classOf(s, b, p)
 	}
-	if b := letterWordBefore(s, p); b < p && classOf(s, b, p)&pcJoin != 0 {
+	if cls&pcJoin != 0 {
 		p, joined = spacesBefore(s, b, 0, false), true
 		for range 2 {
 			if b = letterWordBefore(s, p); b == p || classOf(s, b, p)&pcNot == 0 {
