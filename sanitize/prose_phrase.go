@@ -144,6 +144,9 @@ func letterWordBefore(s string, p int) int {
 // be the second side of a comparison whose first side a name announces.
 func phraseBefore(s string, v int, top bool) *contextRule {
 	if top {
+		if pairAt(s, v) {
+			return nil
+		}
 		lo := max(0, v-contextReach)
 		s, v = s[lo:], v-lo
 	}
@@ -223,6 +226,18 @@ func changedBefore(s string, b int, top bool) *contextRule {
 		return nil
 	}
 	return phraseBefore(s, a, false)
+}
+
+// pairAt reports whether a key in lower case and '=' start the run at
+// s[v] ("password=...", "api_key=..."): contextValueAt has read that key
+// for the value after it, and the words before the pair name the pair,
+// not a credential. Base64's '=' ends a value of mixed case.
+func pairAt(s string, v int) bool {
+	i := v
+	for i < len(s) && i-v < maxKeyWord && ('a' <= s[i] && s[i] <= 'z' || s[i] == '_') {
+		i++
+	}
+	return i > v && i+1 < len(s) && s[i] == '=' && s[i+1] != '='
 }
 
 // phraseSepBefore finds a separator that ends at s[p]: ':', '=', an
