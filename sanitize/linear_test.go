@@ -36,6 +36,7 @@ var hostileUnits = []string{
 	"got a1b2c3d4e5f6 ", "expected token a1b2c3d4 but got ", "want a1b2c3d4e5f6, ", "signature mismatch: got ",
 	"does not match expected a1b2c3d4e5f6 ", "<key name=\"x\">", "<key a=\"1\">a1b2c3d4e5f6</key>", "[key=",
 	"| token | ", "token -> ", "token - ", "was set to ", "token: [redacted] ", "(a): ",
+	"a1b2c3d4e5f6, ", "a1b2c3d4e5f6 and ", "got: a1b2c3d4e5f6, ", `<a name="token" b="c">`, `<a b="1" `,
 }
 
 // maxWorkPerByte bounds the work a tier may spend per byte of input. The

@@ -33,7 +33,8 @@ func TestPhraseRedacts(t *testing.T) {
 		"token: got %s", "token: expected %s", "signature: want %s, got x", "signature: want x, got %s",
 		"HMAC mismatch for hook 7: expected '%s' but got 'x'", "signature does not match: expected %s",
 		"computed signature 9f8e7d6c5b4a39281706f5e4 does not match expected %s", "signature abc vs expected %s",
-		"password mismatch for user bob: got %s", "the key you provided (%s) is invalid",
+		"password mismatch for user bob: got %s", "signature mismatch (expected: 9f8e7d6c5b4a39281706f5e4, got: %s)",
+		"signature mismatch (expected: %s, got: x)", "token:\n  expected %s", "the key you provided (%s) is invalid",
 		"password you entered %s is wrong",
 		// a change from one value to another
 		"PASSWORD changed from abc to %s", "rotating key from %s to x", "password changed from %s to x",
@@ -43,7 +44,9 @@ func TestPhraseRedacts(t *testing.T) {
 		"token -> %s", "token → %s", "| token | %s |", "token - %s", "password — %s", "api key – %s",
 		// names
 		"pw=%s", "PW: %s", "otp=%s", "passcode: %s", "[key=%s]", "{key=%s}", "(key=%s)",
-		`<key name="x">%s</key>`, `<token id="1">%s</token>`, `<Password type="text">%s</Password>`,
+		`<key name="x">%s</key>`, `<param name="token" type="x">%s</param>`, `<entry key="secret" id="1">%s</entry>`,
+		// the next values of a list after a name
+		"keys: 9f8e7d6c5b4a39281706f5e4, %s", "the tokens provided were 9f8e7d6c5b4a39281706f5e4 and %s", `<token id="1">%s</token>`, `<Password type="text">%s</Password>`,
 	} {
 		for _, v := range values {
 			in := strings.ReplaceAll(f, "%s", v)
@@ -82,6 +85,8 @@ func TestPhraseKeepsProse(t *testing.T) {
 		"error code 0x8004a3f9c2e1b7d5", "status code 503 from upstream a3f9c2e1b7d54a60c2e1b7d5",
 		"exit code: a3f9c2e1b7d54a60c2e1b7d5", "rolled back from a3f9c2e1b7d54a60c2e1b7d5 to b4f9c2e1b7d54a60c2e1b7d5",
 		"migrated from v1 to a3f9c2e1b7d54a60c2e1b7d5", "we received 2026-01-02T10:00:00Z",
-		"the client sent a3f9c2e1b7d54a60c2e1b7d5", "request id you provided: 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"the client sent a3f9c2e1b7d54a60c2e1b7d5", "invalid token type, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"key not found, 2026-01-02T10:00:00Z", `<param name="region" type="x">a3f9c2e1b7d54a60c2e1b7d5</param>`,
+		"keys: region, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "request id you provided: 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
 	})
 }

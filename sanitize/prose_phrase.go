@@ -164,27 +164,22 @@ func phraseBefore(s string, v int, top bool) *contextRule {
 		cmp, b = keyValueMarkerBefore(s, v)
 	}
 	if cmp {
-		p = spacesBefore(s, b, 0, false)
-		b = letterWordBefore(s, p)
-		cls = classOf(s, b, p)
-		if top {
-			if r := comparedBefore(s, p, b, cls); r != nil {
-				return r
-			}
-		}
-		if q, sep := phraseSepBefore(s, p, b, cls); q >= 0 {
-			return qualifiedName(s, q, sep, true)
-		}
-		// "token sent ...", "key given ...", "the key you provided ..."
-		if cls&pcWho != 0 {
-			p = spacesBefore(s, b, 0, false)
-		}
-		return phraseNameAt(s, p, 0)
+		return comparisonAt(s, b, top)
 	}
 	if q, sep := phraseSepBefore(s, p, b, cls); q >= 0 {
-		return qualifiedName(s, q, sep, false)
+		if r := qualifiedName(s, q, sep, false); r != nil || q != p-1 || s[q] != ':' {
+			return r
+		}
+		// a comparison word before a colon: "..., got: ..."
+		if w := letterWordBefore(s, q); w < q && classOf(s, w, q)&pcCompare != 0 {
+			return comparisonAt(s, w, top)
+		}
+		return nil
 	}
 	switch {
+	case top && (cls&pcJoin != 0 || b == p && p > 0 && (s[p-1] == ',' || s[p-1] == ';')):
+		// the next of a list of values: "keys: A, B", "tokens A and B"
+		return comparedBefore(s, p, b, cls, true)
 	case cls&pcTo != 0:
 		return changedBefore(s, b, top)
 	case cls&pcNow != 0:
@@ -384,10 +379,12 @@ func verbBefore(s string, kb int) bool {
 // comparedBefore reports the rule that announces the first side of a
 // comparison that ends at s[p] ("expected token A but got", "want A,
 // got"), the word s[b:p] of class cls before it: the value of the first
-// side, after an optional ',' or ';' and a joining word. Without either, the first side must hold a digit or a
-// capital, as the digests compared do, so that a word of prose before a
-// comparison word ("the client sent ...") costs no look-back for a name.
-func comparedBefore(s string, p, b int, cls phraseClass) *contextRule {
+// side, after an optional ',' or ';' and a joining word. Without either,
+// and always for a list of values (list), the first side must hold a
+// digit or a capital, as digests and keys do, so that a word of prose
+// before a comparison word ("the client sent ...") costs no look-back
+// for a name, and "invalid token type, <id>" keeps its identifier.
+func comparedBefore(s string, p, b int, cls phraseClass, list bool) *contextRule {
 	joined := false
 	if p > 0 && (s[p-1] == ',' || s[p-1] == ';') {
 		p, joined = spacesBefore(s, p-1, 0, false), true
@@ -407,7 +404,7 @@ func comparedBefore(s string, p, b int, cls phraseClass) *contextRule {
 		p--
 	}
 	a := p
-	marked := joined
+	marked := joined && !list
 	for a > 0 && p-a < maxValueLead && credentialValueByte[s[a-1]] {
 		a--
 		marked = marked || contextTriggerByte[s[a]]
@@ -420,6 +417,28 @@ func comparedBefore(s string, p, b int, cls phraseClass) *contextRule {
 		return r
 	}
 	return phraseBefore(s, a, false)
+}
+
+// comparisonAt reports the rule of a name that announces the value
+// after the comparison word at s[b]: after a separator ("mismatch: got
+// ..."), right before it ("token sent ...", "the key you provided ..."),
+// or, when top, through the first side of the comparison.
+func comparisonAt(s string, b int, top bool) *contextRule {
+	p := spacesBefore(s, b, 0, true)
+	b = letterWordBefore(s, p)
+	cls := classOf(s, b, p)
+	if top {
+		if r := comparedBefore(s, p, b, cls, false); r != nil {
+			return r
+		}
+	}
+	if q, sep := phraseSepBefore(s, p, b, cls); q >= 0 {
+		return qualifiedName(s, q, sep, true)
+	}
+	if cls&pcWho != 0 {
+		p = spacesBefore(s, b, 0, false)
+	}
+	return phraseNameAt(s, p, 0)
 }
 
 // sideOpens reports whether what stands before the first side of a
@@ -484,7 +503,8 @@ var credentialRule = func() *contextRule {
 }()
 
 // elementBefore reports the rule of an XML element with attributes whose
-// start tag ends at s[gt] ('>'): `<key name="x">`, `<token id="1">`. An
+// start tag ends at s[gt] ('>'): `<key name="x">`, `<token id="1">`, or
+// whose name attribute names one (`<param name="token" type="x">`). An
 // element without attributes is the key-value rule's, and a plist's <key>
 // names a setting.
 func elementBefore(s string, gt int) *contextRule {
@@ -503,7 +523,40 @@ func elementBefore(s string, gt int) *contextRule {
 	if ne == lt || ne == gt || s[ne] != ' ' {
 		return nil
 	}
-	return contextWordAt(s, lt, ne, ':', true)
+	if r := contextWordAt(s, lt, ne, ':', true); r != nil {
+		return r
+	}
+	return namedByAttribute(s, ne, gt)
+}
+
+// namedByAttribute reports the rule of a credential word that the name
+// or key attribute among the attributes s[i:gt] of a start tag holds:
+// `<param name="token" type="x">`, `<entry key="secret" id="1">`.
+func namedByAttribute(s string, i, gt int) *contextRule {
+	for i < gt {
+		eq := strings.IndexByte(s[i:gt], '=')
+		if eq < 0 || i+eq+1 >= gt {
+			return nil
+		}
+		a, q := i+eq, i+eq+1
+		n := a
+		for n > i && isKeyNameByte(s[n-1]) {
+			n--
+		}
+		c := s[q]
+		if c != '"' && c != '\'' {
+			return nil
+		}
+		e := strings.IndexByte(s[q+1:gt], c)
+		if e < 0 {
+			return nil
+		}
+		if k := s[n:a]; strings.EqualFold(k, "name") || strings.EqualFold(k, "key") {
+			return contextWordAt(s, q+1, q+1+e, ':', true)
+		}
+		i = q + 1 + e + 1
+	}
+	return nil
 }
 
 // qualifierByte holds the bytes of a word that qualifies a name: a
