@@ -87,6 +87,10 @@ func TestPhraseKeepsProse(t *testing.T) {
 		"migrated from v1 to a3f9c2e1b7d54a60c2e1b7d5", "we received 2026-01-02T10:00:00Z",
 		"the client sent a3f9c2e1b7d54a60c2e1b7d5", "invalid token type, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
 		"key not found, 2026-01-02T10:00:00Z", `<param name="region" type="x">a3f9c2e1b7d54a60c2e1b7d5</param>`,
-		"keys: region, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "request id you provided: 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"keys: region, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "cache key set to user:42:profile",
+		"token endpoint set to https://auth.example.com/oauth2/token", "token TTL set to 3600s",
+		"password policy changed to require 12 characters", "API key last used: 2026-01-02T10:00:00Z",
+		"key ID changed to 7f3e2a1b-0c4d-4e5f-8a9b-0c1d2e3f4a5b", "partition key changed to 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"Idempotency-Key set to 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "request id you provided: 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
 	})
 }
