@@ -91,6 +91,30 @@ var phraseWords = func() (t [phraseTableSize]struct {
 	return t
 }()
 
+// phraseEndings holds, by a word's last letter, a bit for each letter
+// before it that ends a word of the classes that may stand right before
+// a value: most words of prose before a value end otherwise, and cost no
+// more than this lookup.
+var phraseEndings = func() (t [26]uint32) {
+	const first = pcCompare | pcTo | pcNow | pcLink | pcJoin | pcCode
+	for _, e := range phraseWords {
+		if w := e.word; e.class&first != 0 {
+			t[w[len(w)-1]-'a'] |= 1 << (w[len(w)-2] - 'a')
+		}
+	}
+	return t
+}()
+
+// mayEndPhrase reports whether s[:p] may end in a word that stands right
+// before a value, by its last two letters: false only for a word that
+// cannot.
+func mayEndPhrase(s string, p int) bool {
+	if p < 2 || !isLetter(s[p-1]) {
+		return true
+	}
+	return isLetter(s[p-2]) && phraseEndings[s[p-1]|0x20-'a']&(1<<(s[p-2]|0x20-'a')) != 0
+}
+
 // phraseTableSize is a power of two, over twice the words of phraseWords.
 const phraseTableSize = 1 << 9
 
@@ -143,6 +167,9 @@ func letterWordBefore(s string, p int) int {
 // the text is then bounded to contextReach before it, and the value may
 // be the second side of a comparison whose first side a name announces.
 func phraseBefore(s string, v int, top bool) *contextRule {
+	if v > 0 && s[v-1] == ' ' && !mayEndPhrase(s, v-1) {
+		return nil
+	}
 	if top {
 		if pairAt(s, v) {
 			return nil
@@ -157,6 +184,9 @@ func phraseBefore(s string, v int, top bool) *contextRule {
 	}
 	p, _ := openersBefore(s, v, 0)
 	p = spacesBefore(s, p, 0, true)
+	if !mayEndPhrase(s, p) {
+		return nil
+	}
 	b := letterWordBefore(s, p)
 	cls := classOf(s, b, p)
 	cmp := cls&pcCompare != 0
