@@ -45,6 +45,7 @@ const (
 	// pcCode is a word that names a credential only after a word of
 	// pcCodeKind ("recovery code", not "exit code").
 	pcCode
+	// pcCodeKind makes a pcCode word a credential's name.
 	pcCodeKind
 )
 
@@ -312,10 +313,11 @@ func phraseSepBefore(s string, p, b int, cls phraseClass) (int, byte) {
 
 // qualifiedName reports the rule of a name that stands before the
 // separator at s[q], with up to maxQualifiers words between them: words
-// of pcQual, pcVerb or pcAux, then any words after a preposition
-// ("key for bucket logs =", "HMAC mismatch for hook 7:"). With none between, only a comparison word after the
-// separator or a separator of this file's own makes the phrase: a name
-// and a colon, an '=' or "is" alone are credentialBefore's.
+// of pcQual, pcVerb or pcAux, then any words after a preposition ("key
+// for bucket logs =", "HMAC mismatch for hook 7:"). With none between,
+// only a comparison word after the separator (cmp) or a separator of
+// this file's own makes the phrase: a name and a colon, an '=' or "is"
+// alone are credentialBefore's.
 func qualifiedName(s string, q int, sep byte, cmp bool) *contextRule {
 	own := sep == 'a'
 	if own {
