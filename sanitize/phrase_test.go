@@ -44,6 +44,8 @@ func TestPhraseRedacts(t *testing.T) {
 		"token -> %s", "token → %s", "| token | %s |", "token - %s", "password — %s", "api key – %s",
 		// names
 		"pw=%s", "PW: %s", "otp=%s", "passcode: %s", "[key=%s]", "{key=%s}", "(key=%s)",
+		// a bare key= outside a tag, as logfmt and env files write it
+		"key=%s", "KEY=%s", `key="%s"`, "level=error key=%s msg=denied", "Key='%s'",
 		`<key name="x">%s</key>`, `<param name="token" type="x">%s</param>`, `<entry key="secret" id="1">%s</entry>`,
 		// the next values of a list after a name
 		"keys: 9f8e7d6c5b4a39281706f5e4, %s", "the tokens provided were 9f8e7d6c5b4a39281706f5e4 and %s", `<token id="1">%s</token>`, `<Password type="text">%s</Password>`,
@@ -91,6 +93,7 @@ func TestPhraseKeepsProse(t *testing.T) {
 		"token endpoint set to https://auth.example.com/oauth2/token", "token TTL set to 3600s",
 		"password policy changed to require 12 characters", "API key last used: 2026-01-02T10:00:00Z",
 		"key ID changed to 7f3e2a1b-0c4d-4e5f-8a9b-0c1d2e3f4a5b", "partition key changed to 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
-		"Idempotency-Key set to 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "request id you provided: 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"key=user:42:profile", "key=uploads/2026/inv-8812.pdf", `<add key="Region_EU2" value="eu"/>`,
+		`<entry key="Region_EU2" type="x">`, "Idempotency-Key set to 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "request id you provided: 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
 	})
 }

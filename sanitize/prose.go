@@ -371,10 +371,10 @@ func contextWordEnding(s string, kb int, k string, sep byte, opened bool) *conte
 		if n > 0 && !partBoundary(k, n) {
 			continue
 		}
-		// "key = ..." assigns the key of a map entry or a loop in code
-		// and configuration (<entry key="...">); "key: ..." and prose
-		// name a credential.
-		if n == 0 && sep == '=' && cw.word == "key" && !keyOpensPair(s, kb) {
+		// "key = ..." assigns the key of a map entry or a loop in code,
+		// and an attribute "key=" names an entry (<entry key="...">);
+		// "key=..." in logfmt, env files and prose holds a key.
+		if n == 0 && sep == '=' && cw.word == "key" && (kb+3 < len(s) && s[kb+3] == ' ' || keyNamesEntry(s, kb)) {
 			continue
 		}
 		if qualifiedAway(s, kb, k[:n], cw.rule) {

@@ -595,12 +595,26 @@ func namedByAttribute(s string, i, gt int) *contextRule {
 // user, a tenant, an address or a URL, quoted or in parentheses.
 var qualifierByte = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.@'\"`():/")
 
-// keyOpensPair reports whether the name at s[kb] opens a bracketed list
-// of pairs ("[key=...]", "{key=...}"): there "key =" is a field that
-// holds a credential, not a map entry's key in code.
-func keyOpensPair(s string, kb int) bool {
-	return kb > 0 && (s[kb-1] == '[' || s[kb-1] == '{' || s[kb-1] == '(')
+// keyNamesEntry reports whether the name at s[kb] is an attribute inside
+// a markup tag: the '<' that opens the tag stands at most maxTagLead bytes
+// before it, with no '>' or line break between.
+func keyNamesEntry(s string, kb int) bool {
+	for p := kb - 1; p >= 0 && kb-p <= maxTagLead; p-- {
+		switch s[p] {
+		case '<':
+			spend(kb - p)
+			return p+1 < kb && isLetter(s[p+1])
+		case '>', '\n':
+			spend(kb - p)
+			return false
+		}
+	}
+	spend(min(kb, maxTagLead))
+	return false
 }
+
+// maxTagLead bounds how far before an attribute its tag may open.
+const maxTagLead = 64
 
 // keyValueMarkerBefore reports whether a marker the key-value rule wrote
 // stands before the value at s[v], and where it starts: that rule takes
