@@ -462,7 +462,7 @@ func (p *Problem) forRequest(r *http.Request) {
 		p.outcome = OutcomeNotCommitted
 	default:
 		p.outcome = OutcomeUnknown
-		if r.Header.Get("Idempotency-Key") == "" {
+		if firstValue(r.Header, "Idempotency-Key") == "" {
 			p.retryable = false
 			p.action = ActionVerify
 		}

@@ -142,7 +142,9 @@ func fillFromRequest(res *Problem, r *http.Request) {
 // retryAfter is the response's Retry-After header, which may lend a
 // retryable problem its retry time.
 func (wr *Writer) applyRetryRules(res *Problem, r *http.Request, retryAfter []string) {
-	keyed := r != nil && r.Header.Get("Idempotency-Key") != ""
+	// The key is canonical already: Header.Get would canonicalize it again
+	// on every problem, which costs more than the rest of these rules.
+	keyed := r != nil && firstValue(r.Header, "Idempotency-Key") != ""
 	// A write whose outcome is unknown may be replayed only under an
 	// Idempotency-Key; without one the client must find out what happened
 	// first.

@@ -89,6 +89,17 @@ type headerScan struct {
 
 func (wr *Writer) scanHeader(h http.Header) headerScan {
 	var hs headerScan
+	// Under middleware.Stack the map holds, as a rule, the correlation
+	// header and nothing else: one lookup finds it, where a range over the
+	// map costs a few hundred instructions (most of them the iterator's
+	// random start). A correlation header of a name the writer looks for
+	// below or sets itself (correlationRewritten) takes the range.
+	if len(h) == 1 && !wr.correlationRewritten && wr.correlationHeader != "" {
+		if v, ok := h[wr.correlationHeader]; ok {
+			hs.correlation = v
+			return hs
+		}
+	}
 	for name, v := range h {
 		switch name {
 		case "Retry-After":
