@@ -37,8 +37,17 @@ func (e *codeEntry) jsonSegments() *jsonSegments {
 // cached returns the kind and strings of a registered code, made on first
 // use; nil for a code the registry does not know, which is not kept.
 func (wr *Writer) cached(code string) *codeEntry {
+	// A service fails with one code far more often than with any other (an
+	// error storm writes one code thousands of times): the entry found
+	// last is compared first, where the map hashes the code on every
+	// problem. header holds the code the entry was made for.
+	if e := wr.lastCode.Load(); e != nil && e.header[0] == code {
+		return e
+	}
 	if v, ok := wr.codes.Load(code); ok {
-		return v.(*codeEntry)
+		e := v.(*codeEntry)
+		wr.lastCode.Store(e)
+		return e
 	}
 	d, registered := wr.registry.Lookup(Kind(code))
 	if !registered {
@@ -48,7 +57,9 @@ func (wr *Writer) cached(code string) *codeEntry {
 		def: d, header: []string{code}, typ: typeFor(wr.baseURI, code),
 		code: logString("code", code),
 	})
-	return v.(*codeEntry)
+	e := v.(*codeEntry)
+	wr.lastCode.Store(e)
+	return e
 }
 
 func (wr *Writer) codeValue(code string) []string {

@@ -105,7 +105,10 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 		n++
 	}
 	rec.AddAttrs(attrs[:n]...)
-	rec.AddAttrs(res.logAttrs...)
+	if len(res.logAttrs) > 0 {
+		// AddAttrs costs as much with nothing to add as with two.
+		rec.AddAttrs(res.logAttrs...)
+	}
 	_ = h.Handle(logmark.With(ctx, rec, n), rec)
 }
 

@@ -71,6 +71,10 @@ type Problem struct {
 	// echoes it and the log is keyed by it), or one that already passed
 	// the tier. Any other, a literal or a peer's, passes it when rendered.
 	correlationPublic bool
+	// correlationPlain marks a correlationPublic ID the correlation layer
+	// accepted for the request (see correlationOf): the body copies its
+	// bytes without a pass for escapes.
+	correlationPlain bool
 	// seg holds the body runs of the code as the Writer that resolved the
 	// problem renders them, so AppendJSON copies them too; appendJSONWith
 	// takes a run only while the problem still renders what it holds.

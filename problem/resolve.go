@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/corrstate"
 	"github.com/faultline-go/faultline/sanitize"
 )
 
@@ -135,7 +135,7 @@ func fillFromRequest(res *Problem, r *http.Request) {
 			res.instance = "/." + res.instance
 		}
 	}
-	res.correlationID, res.correlationPublic = correlationOf(r, res)
+	res.correlationID, res.correlationPublic, res.correlationPlain = correlationOf(r, res)
 }
 
 // applyRetryRules holds the retry rules, in one place for every problem.
@@ -185,20 +185,29 @@ func closeSets(res *Problem) {
 // correlationOf returns the correlation ID res goes out with and whether it
 // is public as it is: the request's own ID when res names none or the
 // same, otherwise res's own through the public tier, since a literal
-// (`Problem{CorrelationID: ...}`) is text like any other. r may be nil.
-func correlationOf(r *http.Request, res *Problem) (string, bool) {
-	id := res.correlationID
+// (`Problem{CorrelationID: ...}`) is text like any other. plain reports
+// the ID the correlation layer accepted for r (corrstate.Request.Accepted):
+// an inbound ID that passed correlation.Valid or one it generated, whose
+// bytes JSON never escapes. r may be nil.
+func correlationOf(r *http.Request, res *Problem) (id string, public, plain bool) {
+	id = res.correlationID
 	if res.correlationPublic {
-		return id, true
+		return id, true, res.correlationPlain
 	}
-	var own string
+	var own *corrstate.Request
 	if r != nil {
-		own = correlation.ID(r.Context())
+		own = corrstate.From(r.Context())
 	}
-	if id == "" || id == own {
-		return own, true
+	if own == nil {
+		if id == "" {
+			return "", true, false
+		}
+		return sanitize.Public(id), true, false
 	}
-	return sanitize.Public(id), true
+	if id == "" || id == own.ID {
+		return own.ID, true, own.Accepted && own.ID != ""
+	}
+	return sanitize.Public(id), true, false
 }
 
 // unregistered turns a problem whose code the registry does not know into

@@ -35,8 +35,9 @@ type Writer struct {
 	dev                  bool
 	// codes caches per registered code its kind and the strings the hot
 	// error path would otherwise allocate for every response (a *codeEntry
-	// per code).
-	codes sync.Map
+	// per code); lastCode is the entry cached returned last.
+	codes    sync.Map
+	lastCode atomic.Pointer[codeEntry]
 }
 
 var defaultWriter atomic.Pointer[Writer]
