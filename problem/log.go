@@ -109,7 +109,7 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 		// AddAttrs costs as much with nothing to add as with two.
 		rec.AddAttrs(res.logAttrs...)
 	}
-	_ = h.Handle(logmark.With(ctx, rec, n), rec)
+	_ = h.Handle(logmark.With(ctx, &rec, n), rec)
 }
 
 func (wr *Writer) level(p *Problem) slog.Level {

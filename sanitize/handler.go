@@ -44,7 +44,7 @@ func (h *logHandler) Enabled(ctx context.Context, level slog.Level) bool {
 // have passed the tier already (see internal/logmark) and are not scanned
 // again.
 func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
-	clean, cleanMsg := logmark.Clean(ctx, r)
+	clean, cleanMsg := logmark.Clean(ctx, &r)
 	msg := r.Message
 	if !cleanMsg {
 		msg = Log(r.Message)
