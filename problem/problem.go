@@ -155,16 +155,19 @@ type extension struct {
 // registry does not hold either is sent as internal and its record names
 // the mistake (see Writer.Check).
 func New(k Kind) *Problem {
-	p := problemOf(k)
-	return &p
+	p := new(Problem)
+	p.become(k)
+	return p
 }
 
-// problemOf is New as a value.
-func problemOf(k Kind) Problem {
+// become makes p what New(k) returns, in place: one copy of the kind's
+// template, where a Problem returned by value is copied twice.
+func (p *Problem) become(k Kind) {
 	if t := templateOf(k); t != nil && t.occ != nil {
-		return *t.occ
+		*p = *t.occ
+		return
 	}
-	return Problem{code: string(k), pending: true}
+	*p = Problem{code: string(k), pending: true}
 }
 
 // occurrenceOf is a new occurrence of d's code.
