@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,7 +13,9 @@ import (
 	"testing"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/corrstate"
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
 )
 
 // A correlation ID the problem names itself (a literal, or a field set on
@@ -201,5 +204,53 @@ func TestAcceptedCorrelationIDRendersAsJSON(t *testing.T) {
 				t.Fatalf("body %s lacks %s", body, member)
 			}
 		})
+	}
+}
+
+// TestGeneratedIDsPassTheLogTier is why a generated correlation ID goes
+// into the record without a pass of the log tier: the tier answers every
+// UUIDv7 the correlation layer makes with the ID itself.
+func TestGeneratedIDsPassTheLogTier(t *testing.T) {
+	for range 20000 {
+		if id := corrstate.NewID(); sanitize.Log(id) != id {
+			t.Fatalf("Log(%q) = %q", id, sanitize.Log(id))
+		}
+	}
+}
+
+// TestRecordCorrelationIDPassesTheLogTier: over real HTTP, the record's
+// correlation_id is the log tier's text of the ID whether the layer
+// generated it or took it from the request, one shaped like a token
+// included, through a handler that does not redact.
+func TestRecordCorrelationIDPassesTheLogTier(t *testing.T) {
+	for _, inbound := range []string{"", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "req-0001-abcd"} {
+		var logs bytes.Buffer
+		wr := problem.NewWriter(problem.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+		srv := httptest.NewServer(correlation.Middleware()(wr.Handler(func(http.ResponseWriter, *http.Request) error {
+			return errors.New("boom")
+		})))
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/x", nil)
+		if inbound != "" {
+			req.Header.Set(correlation.DefaultHeader, inbound)
+		}
+		res, err := http.DefaultClient.Do(req)
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		id := res.Header.Get(correlation.DefaultHeader)
+		var rec struct {
+			CorrelationID string `json:"correlation_id"`
+		}
+		if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
+			t.Fatalf("%v: %s", err, logs.Bytes())
+		}
+		if rec.CorrelationID != sanitize.Log(id) || id == "" || inbound != "" && id != inbound {
+			t.Errorf("inbound %q: header %q, record %q, want %q", inbound, id, rec.CorrelationID, sanitize.Log(id))
+		}
+		if strings.Contains(logs.String(), "ghp_abcdefghijklmnop") {
+			t.Errorf("inbound %q: token in the record: %s", inbound, logs.Bytes())
+		}
 	}
 }

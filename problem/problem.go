@@ -73,8 +73,9 @@ type Problem struct {
 	correlationPublic bool
 	// correlationPlain marks a correlationPublic ID the correlation layer
 	// accepted for the request (see correlationOf): the body copies its
-	// bytes without a pass for escapes.
-	correlationPlain bool
+	// bytes without a pass for escapes. correlationFresh marks one it
+	// generated, a UUID, which the log tier leaves as it is.
+	correlationPlain, correlationFresh bool
 	// seg holds the body runs of the code as the Writer that resolved the
 	// problem renders them, so AppendJSON copies them too; appendJSONWith
 	// takes a run only while the problem still renders what it holds.

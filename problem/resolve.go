@@ -135,7 +135,7 @@ func fillFromRequest(res *Problem, r *http.Request) {
 			res.instance = "/." + res.instance
 		}
 	}
-	res.correlationID, res.correlationPublic, res.correlationPlain = correlationOf(r, res)
+	res.correlationID, res.correlationPublic, res.correlationPlain, res.correlationFresh = correlationOf(r, res)
 }
 
 // applyRetryRules holds the retry rules, in one place for every problem.
@@ -188,11 +188,11 @@ func closeSets(res *Problem) {
 // (`Problem{CorrelationID: ...}`) is text like any other. plain reports
 // the ID the correlation layer accepted for r (corrstate.Request.Accepted):
 // an inbound ID that passed correlation.Valid or one it generated, whose
-// bytes JSON never escapes. r may be nil.
-func correlationOf(r *http.Request, res *Problem) (id string, public, plain bool) {
+// bytes JSON never escapes; fresh, one it generated. r may be nil.
+func correlationOf(r *http.Request, res *Problem) (id string, public, plain, fresh bool) {
 	id = res.correlationID
 	if res.correlationPublic {
-		return id, true, res.correlationPlain
+		return id, true, res.correlationPlain, res.correlationFresh
 	}
 	var own *corrstate.Request
 	if r != nil {
@@ -200,14 +200,15 @@ func correlationOf(r *http.Request, res *Problem) (id string, public, plain bool
 	}
 	if own == nil {
 		if id == "" {
-			return "", true, false
+			return "", true, false, false
 		}
-		return sanitize.Public(id), true, false
+		return sanitize.Public(id), true, false, false
 	}
 	if id == "" || id == own.ID {
-		return own.ID, true, own.Accepted && own.ID != ""
+		accepted := own.Accepted && own.ID != ""
+		return own.ID, true, accepted, accepted && own.Generated
 	}
-	return sanitize.Public(id), true, false
+	return sanitize.Public(id), true, false, false
 }
 
 // unregistered turns a problem whose code the registry does not know into

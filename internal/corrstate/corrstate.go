@@ -29,6 +29,9 @@ type Request struct {
 	// be shared by all of its requests, but one an outer middleware
 	// assigned must be kept.
 	Accepted bool
+	// Generated marks an ID the Acceptor made itself (a UUIDv7) rather
+	// than took from the request.
+	Generated bool
 	Hdr      [1]string
 }
 
