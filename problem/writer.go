@@ -35,9 +35,10 @@ type Writer struct {
 	dev                  bool
 	// codes caches per registered code its kind and the strings the hot
 	// error path would otherwise allocate for every response (a *codeEntry
-	// per code); lastCode is the entry cached returned last.
-	codes    sync.Map
-	lastCode atomic.Pointer[codeEntry]
+	// per code); recentCodes finds the entries of the first codes used
+	// without the map's hash (see cached).
+	codes       sync.Map
+	recentCodes [codeSlots]atomic.Pointer[codeEntry]
 }
 
 var defaultWriter atomic.Pointer[Writer]

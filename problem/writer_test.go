@@ -423,3 +423,21 @@ func TestCodesAlternateOverHTTP(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestCachedEveryCode: every built-in code, looked up twice in turns that
+// share slots, finds its own entry; an unknown code finds none and takes
+// no slot.
+func TestCachedEveryCode(t *testing.T) {
+	wr := NewWriter()
+	for range 2 {
+		if e := wr.cached("no_such_code"); e != nil {
+			t.Fatalf("unknown code: %+v", e.def)
+		}
+		for i := range builtin {
+			code := string(builtin[i].Code)
+			if e := wr.cached(code); e == nil || e.header[0] != code || string(e.def.Code) != code {
+				t.Fatalf("cached(%q) = %+v", code, e)
+			}
+		}
+	}
+}
