@@ -32,7 +32,7 @@ type Request struct {
 	// Generated marks an ID the Acceptor made itself (a UUIDv7) rather
 	// than took from the request.
 	Generated bool
-	Hdr      [1]string
+	Hdr       [1]string
 }
 
 // Value answers the lookup of Key once v is accepted. A context that holds
