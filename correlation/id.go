@@ -113,17 +113,27 @@ func newIDAt(now time.Time) string {
 	u[6] = 0x70 | u[6]&0x0f // version 7
 	u[8] = 0x80 | u[8]&0x3f // variant 10
 
-	const hexdigits = "0123456789abcdef"
+	// Each byte's two digits go where the canonical form puts them, the
+	// hyphens where they always are: no branch per byte on whether a
+	// hyphen comes first.
 	var s [36]byte
-	j := 0
-	for i, b := range u {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			s[j] = '-'
-			j++
-		}
-		s[j] = hexdigits[b>>4]
-		s[j+1] = hexdigits[b&0x0f]
-		j += 2
+	s[8], s[13], s[18], s[23] = '-', '-', '-', '-'
+	for i, at := range uuidDigitsAt {
+		p := hexPairs[u[i]]
+		s[at], s[at+1] = p[0], p[1]
 	}
 	return string(s[:])
 }
+
+// uuidDigitsAt is where the two hex digits of each byte of a UUID start in
+// its canonical 36-character form.
+var uuidDigitsAt = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// hexPairs is every byte's two lower-case hex digits.
+var hexPairs = func() (t [256][2]byte) {
+	const hexdigits = "0123456789abcdef"
+	for b := range t {
+		t[b] = [2]byte{hexdigits[b>>4], hexdigits[b&0x0f]}
+	}
+	return t
+}()

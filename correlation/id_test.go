@@ -1,6 +1,8 @@
 package correlation
 
 import (
+	"encoding/hex"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -42,6 +44,26 @@ func TestNewIDIsUUIDv7(t *testing.T) {
 	}
 	if ms < before || ms > after {
 		t.Fatalf("timestamp %d outside [%d, %d]", ms, before, after)
+	}
+}
+
+// TestNewIDAtDigits pins where each byte's digits land: a timestamp with a
+// different digit in every place, and the random part decoded back into
+// the bytes the version and variant bits were set on.
+func TestNewIDAtDigits(t *testing.T) {
+	for range 200 {
+		id := newIDAt(time.UnixMilli(0x0123456789ab))
+		checkUUIDv7(t, id)
+		if !strings.HasPrefix(id, "01234567-89ab-7") {
+			t.Fatalf("%q does not start with the timestamp's digits", id)
+		}
+		raw, err := hex.DecodeString(strings.ReplaceAll(id, "-", ""))
+		if err != nil || len(raw) != 16 {
+			t.Fatalf("%q: %v", id, err)
+		}
+		if got := fmt.Sprintf("%x-%x-%x-%x-%x", raw[:4], raw[4:6], raw[6:8], raw[8:10], raw[10:]); got != id {
+			t.Fatalf("re-encoded %q, want %q", got, id)
+		}
 	}
 }
 

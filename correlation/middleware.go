@@ -129,13 +129,14 @@ func (a *acceptor) Accept(v *corrstate.Request, w http.ResponseWriter, r *http.R
 			w.Header()[cfg.response] = []string{v.ID}
 			return
 		}
-		*v = corrstate.Request{ID: outer.ID, TraceID: outer.TraceID, Accepted: true}
+		*v = corrstate.Request{ID: outer.ID, TraceID: outer.TraceID, Accepted: true, Generated: outer.Generated}
 	} else {
 		id, rej := cfg.accept(r.Header)
-		if id == "" {
+		generated := id == ""
+		if generated {
 			id = cfg.fresh(env)
 		}
-		*v = corrstate.Request{ID: id, Accepted: true}
+		*v = corrstate.Request{ID: id, Accepted: true, Generated: generated}
 		if tp := r.Header[traceparentHeader]; len(tp) == 1 {
 			if tc, ok := parseTraceparent(tp[0]); ok {
 				v.TraceID = tc.TraceID

@@ -646,3 +646,24 @@ func TestRejectionCutKeepsWholeEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestAcceptedIDsAreValid: whatever a request offers, the ID the layer
+// accepts (corrstate.Request.Accepted) passes Valid, inner layers included;
+// problem copies such an ID into a JSON body without a pass for escapes.
+func TestAcceptedIDsAreValid(t *testing.T) {
+	offers := [][]string{nil, {"AZaz09._~+/=-azAZ"}, {`bad"id<script>`}, {"short"}, {"a\x01bcdefghij"},
+		{strings.Repeat("a", 200)}, {"valid-id-0001", "valid-id-0002"}, {"é-not-ascii-id"}}
+	for _, offer := range offers {
+		var got *corrstate.Request
+		inner := Middleware()(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			got = corrstate.From(r.Context())
+		}))
+		h := Middleware()(inner)
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.Header[DefaultHeader] = offer
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if got == nil || !got.Accepted || !Valid(got.ID) {
+			t.Errorf("offer %q: accepted %+v", offer, got)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/faultline-go/faultline/correlation"
 	"github.com/faultline-go/faultline/internal/corrstate"
+	"github.com/faultline-go/faultline/internal/logmark"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -106,6 +107,10 @@ type state struct {
 	// corr is the request's correlation when Stack accepted it; otherwise
 	// it stays zero and lookups reach the parent's.
 	corr corrstate.Request
+
+	// mark is the room for the mark of the request's problem record (see
+	// MarkSlot).
+	mark logmark.Slot
 }
 
 func newState(w http.ResponseWriter, r *http.Request, cfg *config) *state {
@@ -127,6 +132,11 @@ func joinable(w http.ResponseWriter, r *http.Request) *state {
 	}
 	return nil
 }
+
+// MarkSlot lends the state, as the request's context, to the mark of the
+// first record logged with it (the problem's, see logmark.Slot): a failing
+// request's record then needs no allocation for it.
+func (st *state) MarkSlot(logmark.Key) *logmark.Slot { return &st.mark }
 
 // writer is the configured Writer, else the one the request arrived with
 // (problem.FromContext), else problem.Default().

@@ -37,6 +37,34 @@ func (e *codeEntry) jsonSegments() *jsonSegments {
 // cached returns the kind and strings of a registered code, made on first
 // use; nil for a code the registry does not know, which is not kept.
 func (wr *Writer) cached(code string) *codeEntry {
+	// The codes a service fails with are few and repeat (an error storm
+	// writes one thousands of times): each takes a slot of its own, found
+	// from its length and end bytes, where the map hashes the whole code
+	// on every problem. A slot is filled once and never changed, so the
+	// slots are only read once warm; a code that finds its slot taken
+	// goes to the map. header holds the code an entry was made for.
+	slot := &wr.recentCodes[codeSlot(code)]
+	if e := slot.Load(); e != nil && e.header[0] == code {
+		return e
+	}
+	e := wr.lookupCode(code)
+	if e != nil {
+		slot.CompareAndSwap(nil, e)
+	}
+	return e
+}
+
+// codeSlots is how many codes cached finds without the map.
+const codeSlots = 16
+
+func codeSlot(code string) int {
+	if code == "" {
+		return 0
+	}
+	return (len(code)*7 + int(code[0]) + int(code[len(code)-1])*3) % codeSlots
+}
+
+func (wr *Writer) lookupCode(code string) *codeEntry {
 	if v, ok := wr.codes.Load(code); ok {
 		return v.(*codeEntry)
 	}

@@ -270,7 +270,8 @@ func TestLegacyWindowSendsNoDeprecationByDefault(t *testing.T) {
 }
 
 // TestHandlerHeadersMeetTheProblem: what a handler or an outer layer left
-// on the header map before a problem is written, read in one pass, decides
+// on the header map before a problem is written, read in one pass (one
+// lookup when the map holds the correlation header alone), decides
 // what goes out: Vary gains Accept once, a stale correlation ID is
 // replaced, Retry-After stays only where the problem may be retried, and
 // representation headers go; also when the correlation header is a name
@@ -292,6 +293,14 @@ func TestHandlerHeadersMeetTheProblem(t *testing.T) {
 			http.Header{"X-Request-Id": {id}}},
 		{"empty id value", nil, http.Header{"X-Request-Id": {}}, New(NotFound),
 			http.Header{"X-Request-Id": {id}}},
+		// The map holds the correlation header alone, as under Stack: read
+		// with one lookup, not the pass.
+		{"id in place kept", nil, http.Header{"X-Request-Id": {id}}, New(NotFound),
+			http.Header{"X-Request-Id": {id}, "Vary": {"Accept"}}},
+		{"correlation header is a representation header", []Option{WithCorrelationHeader("Etag")},
+			http.Header{"Etag": {"req-stale-00001"}}, New(NotFound), http.Header{"Etag": {id}}},
+		{"correlation header is retry-after", []Option{WithCorrelationHeader("Retry-After")},
+			http.Header{"Retry-After": {"7"}}, New(Unavailable), http.Header{"Retry-After": {id}}},
 		{"retry-after without value dropped", nil, http.Header{"Retry-After": nil}, New(Unavailable),
 			http.Header{"Retry-After": nil}},
 		{"retry-after kept for retry", nil, http.Header{"Retry-After": {"7"}}, New(Unavailable),

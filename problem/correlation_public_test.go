@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,7 +13,9 @@ import (
 	"testing"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/corrstate"
 	"github.com/faultline-go/faultline/problem"
+	"github.com/faultline-go/faultline/sanitize"
 )
 
 // A correlation ID the problem names itself (a literal, or a field set on
@@ -140,4 +143,114 @@ func peerDoc(members map[string]any) *problem.Problem {
 		panic(err)
 	}
 	return peer(string(b))
+}
+
+// TestAcceptedCorrelationIDRendersAsJSON: the ID the correlation layer
+// accepted (an inbound one of every byte correlation.Valid allows, or one
+// it generated) is copied into the body without a pass for escapes; over
+// real HTTP the body carries it exactly as encoding/json writes it. An ID
+// a context names with correlation.WithID is trusted, not checked, and is
+// still escaped.
+func TestAcceptedCorrelationIDRendersAsJSON(t *testing.T) {
+	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
+	fail := wr.Handler(func(http.ResponseWriter, *http.Request) error { return problem.NotFound })
+	hostile := correlation.Middleware()(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Inside the correlation layer, a context naming its own ID.
+		fail(w, r.WithContext(correlation.WithID(r.Context(), `id"<x>&\`+"\u2028")))
+	}))
+	for _, c := range []struct {
+		name    string
+		h       http.Handler
+		inbound string
+	}{
+		{"alphabet", correlation.Middleware()(fail), "AZaz09._~+/=-azAZ"},
+		{"uuid", correlation.Middleware()(fail), "0192f1c3-7a1e-7c3b-9f00-1234567890ab"},
+		{"generated", correlation.Middleware()(fail), ""},
+		{"rejected then generated", correlation.Middleware()(fail), `bad"id<script>`},
+		{"with id", hostile, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewServer(c.h)
+			defer srv.Close()
+			req, _ := http.NewRequest(http.MethodGet, srv.URL+"/x", nil)
+			if c.inbound != "" {
+				req.Header.Set(correlation.DefaultHeader, c.inbound)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			var doc struct {
+				CorrelationID string `json:"correlation_id"`
+			}
+			if err := json.Unmarshal(body, &doc); err != nil || doc.CorrelationID == "" {
+				t.Fatalf("body %s: %v", body, err)
+			}
+			if c.inbound != "" && correlation.Valid(c.inbound) && doc.CorrelationID != c.inbound {
+				t.Fatalf("correlation_id %q, want the inbound %q", doc.CorrelationID, c.inbound)
+			}
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			_ = enc.Encode(doc.CorrelationID)
+			member := `"correlation_id":` + strings.TrimSuffix(want.String(), "\n")
+			if c.name == "with id" {
+				// The kit escapes what encoding/json leaves (U+2028, as
+				// valid JavaScript needs), so only the quote is compared.
+				member = `"correlation_id":"id\"\u003cx\u003e\u0026\\`
+			}
+			if !bytes.Contains(body, []byte(member)) {
+				t.Fatalf("body %s lacks %s", body, member)
+			}
+		})
+	}
+}
+
+// TestGeneratedIDsPassTheLogTier is why a generated correlation ID goes
+// into the record without a pass of the log tier: the tier answers every
+// UUIDv7 the correlation layer makes with the ID itself.
+func TestGeneratedIDsPassTheLogTier(t *testing.T) {
+	for range 20000 {
+		if id := corrstate.NewID(); sanitize.Log(id) != id {
+			t.Fatalf("Log(%q) = %q", id, sanitize.Log(id))
+		}
+	}
+}
+
+// TestRecordCorrelationIDPassesTheLogTier: over real HTTP, the record's
+// correlation_id is the log tier's text of the ID whether the layer
+// generated it or took it from the request, one shaped like a token
+// included, through a handler that does not redact.
+func TestRecordCorrelationIDPassesTheLogTier(t *testing.T) {
+	for _, inbound := range []string{"", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "req-0001-abcd"} {
+		var logs bytes.Buffer
+		wr := problem.NewWriter(problem.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+		srv := httptest.NewServer(correlation.Middleware()(wr.Handler(func(http.ResponseWriter, *http.Request) error {
+			return errors.New("boom")
+		})))
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/x", nil)
+		if inbound != "" {
+			req.Header.Set(correlation.DefaultHeader, inbound)
+		}
+		res, err := http.DefaultClient.Do(req)
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		id := res.Header.Get(correlation.DefaultHeader)
+		var rec struct {
+			CorrelationID string `json:"correlation_id"`
+		}
+		if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
+			t.Fatalf("%v: %s", err, logs.Bytes())
+		}
+		if rec.CorrelationID != sanitize.Log(id) || id == "" || inbound != "" && id != inbound {
+			t.Errorf("inbound %q: header %q, record %q, want %q", inbound, id, rec.CorrelationID, sanitize.Log(id))
+		}
+		if strings.Contains(logs.String(), "ghp_abcdefghijklmnop") {
+			t.Errorf("inbound %q: token in the record: %s", inbound, logs.Bytes())
+		}
+	}
 }

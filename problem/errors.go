@@ -74,13 +74,13 @@ func (wr *Writer) FromError(err error) *Problem {
 // its stack: an error route then allocates no Problem at all.
 func (wr *Writer) fromError(err error, p *Problem) {
 	if err == nil {
-		*p = problemOf(Internal)
+		p.become(Internal)
 		return
 	}
 	if np, ok := err.(*Problem); ok && np == nil {
 		// A nil *Problem in a non-nil error: a bug in the caller, which
 		// still deserves a problem and a log record, not a crash.
-		*p = problemOf(Internal)
+		p.become(Internal)
 		p.err = err
 		return
 	}
@@ -100,7 +100,7 @@ func (wr *Writer) fromError(err error, p *Problem) {
 		return
 	}
 	if c.kind != nil {
-		*p = problemOf(*c.kind)
+		p.become(*c.kind)
 		p.err = err
 		return
 	}
@@ -201,10 +201,18 @@ func chainMatchAs(err error) chainMatch {
 func (c *chainMatch) builtin(p *Problem) {
 	switch {
 	case c.deadline:
-		*p = problemOf(Timeout)
+		*p = *fallbacks.timeout
 	case c.canceled:
-		*p = problemOf(ClientClosedRequest)
+		*p = *fallbacks.canceled
 	default:
-		*p = problemOf(Internal)
+		*p = *fallbacks.internal
 	}
+}
+
+// fallbacks are the occurrences builtin copies (New's, of built-in codes,
+// which mean what the catalog says everywhere), found in the catalog once:
+// every error no mapping knows ends here, and looking its code up costs
+// more than copying the occurrence.
+var fallbacks = struct{ internal, timeout, canceled *Problem }{
+	builtinTemplates[Internal].occ, builtinTemplates[Timeout].occ, builtinTemplates[ClientClosedRequest].occ,
 }

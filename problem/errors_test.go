@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"testing"
 )
 
@@ -84,6 +85,24 @@ func TestFromErrorHonoursAsAndIs(t *testing.T) {
 	for _, c := range cases {
 		if p := wr.FromError(c.err); p.code != c.code {
 			t.Errorf("FromError(%v) = %s, want %s", c.err, p.code, c.code)
+		}
+	}
+}
+
+// TestFallbacksAreNew: what an error no mapping knows becomes is exactly
+// New of its built-in code.
+func TestFallbacksAreNew(t *testing.T) {
+	for err, k := range map[error]Kind{
+		errors.New("x"):                       Internal,
+		fmt.Errorf("w: %w", context.Canceled): ClientClosedRequest,
+		context.DeadlineExceeded:              Timeout,
+	} {
+		var p Problem
+		NewWriter().fromError(err, &p)
+		want := *New(k)
+		want.err = err
+		if !reflect.DeepEqual(p, want) {
+			t.Errorf("%v: %+v, want %+v", err, p, want)
 		}
 	}
 }

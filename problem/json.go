@@ -64,9 +64,14 @@ func (p *Problem) appendJSONWith(dst []byte, legacy bool, seg *jsonSegments) []b
 	}
 	if p.correlationID != "" {
 		dst = append(dst, `,"correlation_id":`...)
-		if p.correlationPublic {
+		switch {
+		case p.correlationPlain:
+			dst = append(dst, '"')
+			dst = append(dst, p.correlationID...)
+			dst = append(dst, '"')
+		case p.correlationPublic:
 			dst = appendString(dst, p.correlationID)
-		} else {
+		default:
 			// A peer's or a literal ID: the tier's verdict is remembered
 			// like any short text's, and the same as renderedCorrelationID's.
 			dst = appendPublic(dst, p.correlationID)

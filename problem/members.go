@@ -1,7 +1,6 @@
 package problem
 
 import (
-	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,20 +119,48 @@ func secretName(name string) bool {
 // byte outside RFC 3986's allowed set percent-encoded. An escaped request
 // path passes unchanged, without allocating.
 func publicInstance(s string) string {
+	out, _ := publicInstanceOf(s)
+	return out
+}
+
+// publicInstanceOf is publicInstance, and whether every byte of the result
+// is one a JSON string carries as it is (plainJSON; a URI reference's only
+// other byte is '&'), which the memo remembers with it.
+func publicInstanceOf(s string) (string, bool) {
 	if len(s) > maxMemoInstance {
-		return makePublicInstance(s)
+		return makePublicInstance(s), false
 	}
-	slot := &instanceMemo[maphash.String(memoSeed, s)%uint64(len(instanceMemo))]
-	if !slot.TryLock() {
-		// Another request holds the slot: computing beats waiting.
-		return makePublicInstance(s)
+	// memoHash, not a keyed hash: paths made to share a slot cost their
+	// own rendering, as every path did before the memo.
+	slot := &instanceMemo[memoHash(s)%uint64(len(instanceMemo))]
+	if slot.TryLock() {
+		if slot.in == s && slot.valid {
+			out, plain := slot.out, slot.plain
+			slot.Unlock()
+			return out, plain
+		}
+		slot.Unlock()
 	}
-	defer slot.Unlock()
-	if slot.in == s && slot.valid {
-		return slot.out
+	// The tier runs with no slot held, so nothing it does can leave one
+	// locked; another request holding the slot means computing beats
+	// waiting.
+	out := makePublicInstance(s)
+	plain := plainText(out)
+	if slot.TryLock() {
+		slot.in, slot.out, slot.plain, slot.valid = s, out, plain, true
+		slot.Unlock()
 	}
-	slot.in, slot.out, slot.valid = s, makePublicInstance(s), true
-	return slot.out
+	return out, plain
+}
+
+// plainText reports whether appendString writes s as it is.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainJSON[s[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // The public tier is the costliest step of rendering a problem, and error
@@ -145,14 +172,11 @@ const maxMemoInstance = 256
 
 type memoSlot struct {
 	sync.Mutex
-	valid   bool
-	in, out string
+	valid, plain bool
+	in, out      string
 }
 
-var (
-	instanceMemo [64]memoSlot
-	memoSeed     = maphash.MakeSeed()
-)
+var instanceMemo [64]memoSlot
 
 func makePublicInstance(s string) string {
 	public := sanitize.Public(s)

@@ -71,6 +71,11 @@ type Problem struct {
 	// echoes it and the log is keyed by it), or one that already passed
 	// the tier. Any other, a literal or a peer's, passes it when rendered.
 	correlationPublic bool
+	// correlationPlain marks a correlationPublic ID the correlation layer
+	// accepted for the request (see correlationOf): the body copies its
+	// bytes without a pass for escapes. correlationFresh marks one it
+	// generated, a UUID, which the log tier leaves as it is.
+	correlationPlain, correlationFresh bool
 	// seg holds the body runs of the code as the Writer that resolved the
 	// problem renders them, so AppendJSON copies them too; appendJSONWith
 	// takes a run only while the problem still renders what it holds.
@@ -151,16 +156,19 @@ type extension struct {
 // registry does not hold either is sent as internal and its record names
 // the mistake (see Writer.Check).
 func New(k Kind) *Problem {
-	p := problemOf(k)
-	return &p
+	p := new(Problem)
+	p.become(k)
+	return p
 }
 
-// problemOf is New as a value.
-func problemOf(k Kind) Problem {
+// become makes p what New(k) returns, in place: one copy of the kind's
+// template, where a Problem returned by value is copied twice.
+func (p *Problem) become(k Kind) {
 	if t := templateOf(k); t != nil && t.occ != nil {
-		return *t.occ
+		*p = *t.occ
+		return
 	}
-	return Problem{code: string(k), pending: true}
+	*p = Problem{code: string(k), pending: true}
 }
 
 // occurrenceOf is a new occurrence of d's code.
@@ -462,7 +470,7 @@ func (p *Problem) forRequest(r *http.Request) {
 		p.outcome = OutcomeNotCommitted
 	default:
 		p.outcome = OutcomeUnknown
-		if r.Header.Get("Idempotency-Key") == "" {
+		if firstValue(r.Header, "Idempotency-Key") == "" {
 			p.retryable = false
 			p.action = ActionVerify
 		}

@@ -34,7 +34,13 @@ const maxMemoJSON = 128
 // publicInstance remembers recent types and instances itself, so a second
 // memo here would only keep the same answer twice.
 func appendPublicURI(dst []byte, s string) []byte {
-	return appendString(dst, publicInstance(s))
+	out, plain := publicInstanceOf(s)
+	if !plain {
+		return appendString(dst, out)
+	}
+	dst = append(dst, '"')
+	dst = append(dst, out...)
+	return append(dst, '"')
 }
 
 // appendPublic writes s through the public tier as a JSON string, from

@@ -132,3 +132,58 @@ func FuzzPublicMemo(f *testing.F) {
 		}
 	})
 }
+
+// instanceInputs are paths of the shapes instances take, '&' and escapes
+// and secrets among them, more than instanceMemo has slots.
+func instanceInputs() []string {
+	in := []string{"", "/", "/fail", "/a&b", "/q?x=1&y=2", `/"quoted"`, "/é/ü", "/%7e%zz", "//host/x",
+		"/ghp_abcdefghijklmnopqrstuvwxyz0123456789", "/t/ghp%5Fabcdefghijklmnopqrstuvwxyz0123456789",
+		"/\u2028/\x00", string(make([]byte, maxMemoInstance+1))}
+	for i := range 300 {
+		in = append(in, fmt.Sprintf("/orders/%d/items", i), fmt.Sprintf("/s/%d&t", i))
+	}
+	return in
+}
+
+// TestInstanceMemoRendersAsTheTier holds the instance memo, and the plain
+// verdict it keeps with each path, to the rendering itself: cold and warm
+// slots, evicting each other, from racing goroutines, every instance
+// renders as appendString of makePublicInstance.
+func TestInstanceMemoRendersAsTheTier(t *testing.T) {
+	in := instanceInputs()
+	want := make([]string, len(in))
+	for i, s := range in {
+		want[i] = string(appendString(nil, makePublicInstance(s)))
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for round := range 3 {
+				for i := range in {
+					j := (i*7 + g + round) % len(in)
+					if got := string(appendPublicURI(nil, in[j])); got != want[j] {
+						t.Errorf("appendPublicURI(%q) = %s, want %s", in[j], got, want[j])
+						return
+					}
+					if got := publicInstance(in[j]); got != makePublicInstance(in[j]) {
+						t.Errorf("publicInstance(%q) = %q", in[j], got)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func FuzzInstanceMemo(f *testing.F) {
+	f.Add("/items/60/sku", "/a&b")
+	f.Add("/\"x\"", "/\xff\u2028")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, s := range []string{a, b, a, b} {
+			if got, want := string(appendPublicURI(nil, s)), string(appendString(nil, makePublicInstance(s))); got != want {
+				t.Fatalf("appendPublicURI(%q) = %s, want %s", s, got, want)
+			}
+		}
+	})
+}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/correlation"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and README's code table")
@@ -206,5 +208,25 @@ func TestBidiControlsNeverRendered(t *testing.T) {
 		if strings.ContainsAny(out, "\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069") {
 			t.Errorf("%s carries a bidi control: %q", name, out)
 		}
+	}
+}
+
+// TestValidIDBytesArePlainJSON is why an accepted correlation ID is copied
+// into the body as it is (correlationPlain): every byte correlation.Valid
+// allows is one appendString leaves alone, so the copy is the rendering.
+func TestValidIDBytesArePlainJSON(t *testing.T) {
+	allowed := 0
+	for c := range 256 {
+		id := strings.Repeat(string(rune(c)), 8)
+		if c >= 0x80 || !correlation.Valid(id) {
+			continue
+		}
+		allowed++
+		if got := string(appendString(nil, id)); got != `"`+id+`"` {
+			t.Errorf("byte %q: appendString gives %s", rune(c), got)
+		}
+	}
+	if allowed != 26+26+10+7 {
+		t.Fatalf("%d bytes allowed, want the alphabet of Valid's doc", allowed)
 	}
 }

@@ -21,7 +21,7 @@ func (wr *Writer) Report(ctx context.Context, correlationID string, p *Problem) 
 		// The caller's ID or the context's is the kit's own, logged
 		// under the same value; resolve sent a literal through the
 		// public tier.
-		res.correlationID = correlationID
+		res.correlationID, res.correlationPlain, res.correlationFresh = correlationID, false, false
 		if res.correlationID == "" && ctx != nil {
 			res.correlationID = correlation.ID(ctx)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/corrstate"
 	"github.com/faultline-go/faultline/sanitize"
 )
 
@@ -135,14 +135,16 @@ func fillFromRequest(res *Problem, r *http.Request) {
 			res.instance = "/." + res.instance
 		}
 	}
-	res.correlationID, res.correlationPublic = correlationOf(r, res)
+	res.correlationID, res.correlationPublic, res.correlationPlain, res.correlationFresh = correlationOf(r, res)
 }
 
 // applyRetryRules holds the retry rules, in one place for every problem.
 // retryAfter is the response's Retry-After header, which may lend a
 // retryable problem its retry time.
 func (wr *Writer) applyRetryRules(res *Problem, r *http.Request, retryAfter []string) {
-	keyed := r != nil && r.Header.Get("Idempotency-Key") != ""
+	// The key is canonical already: Header.Get would canonicalize it again
+	// on every problem, which costs more than the rest of these rules.
+	keyed := r != nil && firstValue(r.Header, "Idempotency-Key") != ""
 	// A write whose outcome is unknown may be replayed only under an
 	// Idempotency-Key; without one the client must find out what happened
 	// first.
@@ -183,20 +185,30 @@ func closeSets(res *Problem) {
 // correlationOf returns the correlation ID res goes out with and whether it
 // is public as it is: the request's own ID when res names none or the
 // same, otherwise res's own through the public tier, since a literal
-// (`Problem{CorrelationID: ...}`) is text like any other. r may be nil.
-func correlationOf(r *http.Request, res *Problem) (string, bool) {
-	id := res.correlationID
+// (`Problem{CorrelationID: ...}`) is text like any other. plain reports
+// the ID the correlation layer accepted for r (corrstate.Request.Accepted):
+// an inbound ID that passed correlation.Valid or one it generated, whose
+// bytes JSON never escapes; fresh, one it generated. r may be nil.
+func correlationOf(r *http.Request, res *Problem) (id string, public, plain, fresh bool) {
+	id = res.correlationID
 	if res.correlationPublic {
-		return id, true
+		return id, true, res.correlationPlain, res.correlationFresh
 	}
-	var own string
+	var own *corrstate.Request
 	if r != nil {
-		own = correlation.ID(r.Context())
+		own = corrstate.From(r.Context())
 	}
-	if id == "" || id == own {
-		return own, true
+	if own == nil {
+		if id == "" {
+			return "", true, false, false
+		}
+		return sanitize.Public(id), true, false, false
 	}
-	return sanitize.Public(id), true
+	if id == "" || id == own.ID {
+		accepted := own.Accepted && own.ID != ""
+		return own.ID, true, accepted, accepted && own.Generated
+	}
+	return sanitize.Public(id), true, false, false
 }
 
 // unregistered turns a problem whose code the registry does not know into

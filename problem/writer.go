@@ -35,8 +35,10 @@ type Writer struct {
 	dev                  bool
 	// codes caches per registered code its kind and the strings the hot
 	// error path would otherwise allocate for every response (a *codeEntry
-	// per code).
-	codes sync.Map
+	// per code); recentCodes finds the entries of the first codes used
+	// without the map's hash (see cached).
+	codes       sync.Map
+	recentCodes [codeSlots]atomic.Pointer[codeEntry]
 }
 
 var defaultWriter atomic.Pointer[Writer]
@@ -89,6 +91,17 @@ type headerScan struct {
 
 func (wr *Writer) scanHeader(h http.Header) headerScan {
 	var hs headerScan
+	// Under middleware.Stack the map holds, as a rule, the correlation
+	// header and nothing else: one lookup finds it, where a range over the
+	// map costs a few hundred instructions (most of them the iterator's
+	// random start). A correlation header of a name the writer looks for
+	// below or sets itself (correlationRewritten) takes the range.
+	if len(h) == 1 && !wr.correlationRewritten && wr.correlationHeader != "" {
+		if v, ok := h[wr.correlationHeader]; ok {
+			hs.correlation = v
+			return hs
+		}
+	}
 	for name, v := range h {
 		switch name {
 		case "Retry-After":

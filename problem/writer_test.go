@@ -381,3 +381,63 @@ func TestHiddenDetailGoesToLogOnly(t *testing.T) {
 		t.Fatalf("log = %v", recs)
 	}
 }
+
+// TestCodesAlternateOverHTTP: the writer remembers the code it looked up
+// last; requests that alternate codes, concurrently, each go out with their
+// own status, code header and code member, and an unregistered code still
+// goes out as internal.
+func TestCodesAlternateOverHTTP(t *testing.T) {
+	wr := NewWriter(WithLogger(slog.New(slog.DiscardHandler)))
+	kinds := []Kind{NotFound, Conflict, Internal, NotFound, Kind("no_such_code"), Unavailable, Internal}
+	srv := httptest.NewServer(wr.Handler(func(_ http.ResponseWriter, r *http.Request) error {
+		var i int
+		_, _ = fmt.Sscan(r.URL.Query().Get("i"), &i)
+		return kinds[i]
+	}))
+	defer srv.Close()
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 40 {
+				i := (w + j) % len(kinds)
+				res, err := http.Get(fmt.Sprintf("%s/?i=%d", srv.URL, i))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var body struct{ Code string }
+				_ = json.NewDecoder(res.Body).Decode(&body)
+				res.Body.Close()
+				want := kinds[i]
+				if _, ok := wr.Registry().Lookup(want); !ok {
+					want = Internal
+				}
+				def, _ := wr.Registry().Lookup(want)
+				if res.StatusCode != def.Status || res.Header.Get(DefaultCodeHeader) != string(want) || body.Code != string(want) {
+					t.Errorf("kind %s: status %d, header %q, code %q", kinds[i], res.StatusCode, res.Header.Get(DefaultCodeHeader), body.Code)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestCachedEveryCode: every built-in code, looked up twice in turns that
+// share slots, finds its own entry; an unknown code finds none and takes
+// no slot.
+func TestCachedEveryCode(t *testing.T) {
+	wr := NewWriter()
+	for range 2 {
+		if e := wr.cached("no_such_code"); e != nil {
+			t.Fatalf("unknown code: %+v", e.def)
+		}
+		for i := range builtin {
+			code := string(builtin[i].Code)
+			if e := wr.cached(code); e == nil || e.header[0] != code || string(e.def.Code) != code {
+				t.Fatalf("cached(%q) = %+v", code, e)
+			}
+		}
+	}
+}

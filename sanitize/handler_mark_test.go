@@ -37,7 +37,7 @@ func handleThrough(t *testing.T, ctx context.Context, r slog.Record) string {
 // everything after them.
 func TestMarkVouchesForTheLeadingAttributesOnly(t *testing.T) {
 	r := markedRecord()
-	out := handleThrough(t, logmark.With(context.Background(), r, 1), r)
+	out := handleThrough(t, logmark.With(context.Background(), &r, 1), r)
 	if !strings.Contains(out, `"vouched":"`+markedSecret+`"`) {
 		t.Errorf("vouched attribute scanned again: %s", out)
 	}
@@ -54,24 +54,25 @@ func TestMarkDoesNotOutliveItsRecord(t *testing.T) {
 	for name, tc := range map[string]func() (context.Context, slog.Record){
 		"attribute added": func() (context.Context, slog.Record) {
 			r := markedRecord()
-			ctx := logmark.With(context.Background(), r, 2)
+			ctx := logmark.With(context.Background(), &r, 2)
 			r.AddAttrs(slog.Int("n", 1))
 			return ctx, r
 		},
 		"another message": func() (context.Context, slog.Record) {
 			r := markedRecord()
-			ctx := logmark.With(context.Background(), r, 2)
+			ctx := logmark.With(context.Background(), &r, 2)
 			r.Message = "other"
 			return ctx, r
 		},
 		"another record": func() (context.Context, slog.Record) {
-			ctx := logmark.With(context.Background(), markedRecord(), 2)
+			m := markedRecord()
+			ctx := logmark.With(context.Background(), &m, 2)
 			return ctx, markedRecordAt(time.Unix(1700000001, 0))
 		},
 		"derived context": func() (context.Context, slog.Record) {
 			r := markedRecord()
 			type key struct{}
-			return context.WithValue(logmark.With(context.Background(), r, 2), key{}, 1), r
+			return context.WithValue(logmark.With(context.Background(), &r, 2), key{}, 1), r
 		},
 		"no mark": func() (context.Context, slog.Record) {
 			return context.Background(), markedRecord()

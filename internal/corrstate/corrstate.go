@@ -29,7 +29,10 @@ type Request struct {
 	// be shared by all of its requests, but one an outer middleware
 	// assigned must be kept.
 	Accepted bool
-	Hdr      [1]string
+	// Generated marks an ID the Acceptor made itself (a UUIDv7) rather
+	// than took from the request.
+	Generated bool
+	Hdr       [1]string
 }
 
 // Value answers the lookup of Key once v is accepted. A context that holds

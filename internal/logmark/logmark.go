@@ -18,6 +18,7 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,13 +31,40 @@ type marked struct {
 	message string
 }
 
+// Slot is room for one mark in an object made for every request anyway
+// (the middleware's per-request state, which is the request's context):
+// the first record marked with that context as its parent takes it, so
+// its mark costs no allocation, and every later one gets a mark of its
+// own. A slot is taken once and never given back: a mark a handler kept
+// (one that hands records on later) never comes to vouch for another
+// record.
+type Slot struct {
+	taken atomic.Bool
+	m     marked
+}
+
+// Holder is a context with a Slot of its own.
+type Holder interface {
+	MarkSlot(Key) *Slot
+}
+
 // With returns parent marked for r, whose message and first clean
 // attributes passed the log tier. A nil parent stands for the background.
-func With(parent context.Context, r slog.Record, clean int) context.Context {
+func With(parent context.Context, r *slog.Record, clean int) context.Context {
 	if parent == nil {
 		parent = context.Background()
 	}
-	return &marked{Context: parent, clean: clean, attrs: r.NumAttrs(), pc: r.PC, time: r.Time, message: r.Message}
+	var m *marked
+	if h, ok := parent.(Holder); ok {
+		if s := h.MarkSlot(Key{}); s != nil && s.taken.CompareAndSwap(false, true) {
+			m = &s.m
+		}
+	}
+	if m == nil {
+		m = new(marked)
+	}
+	*m = marked{Context: parent, clean: clean, attrs: r.NumAttrs(), pc: r.PC, time: r.Time, message: r.Message}
+	return m
 }
 
 // Clean reports how many leading attributes of r passed the log tier where
@@ -44,7 +72,7 @@ func With(parent context.Context, r slog.Record, clean int) context.Context {
 // very context With made for r. Only ctx itself is looked at, never its
 // parents, so a mark made for one record never vouches for another logged
 // further down with a derived context.
-func Clean(ctx context.Context, r slog.Record) (int, bool) {
+func Clean(ctx context.Context, r *slog.Record) (int, bool) {
 	m, ok := ctx.(*marked)
 	if !ok || r.NumAttrs() != m.attrs || r.PC != m.pc || r.Message != m.message || !r.Time.Equal(m.time) {
 		return 0, false
