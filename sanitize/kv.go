@@ -390,25 +390,7 @@ func isKeyNameByte(c byte) bool { return isWordByte(c) || c == '-' || c == '.' }
 func redactKeyValues(s string) (string, bool) {
 	e := edit{s: s}
 	settled := true
-	// The next separator of each kind is found with IndexByte, which skips
-	// prose faster than a loop over its bytes.
-	seps := [...]byte{':', '=', ',', '>', '"', '\''}
-	var next [len(seps)]int
-	for k, c := range seps {
-		next[k] = indexFrom(s, 0, c)
-	}
-	for {
-		k := 0
-		for m := 1; m < len(next); m++ {
-			if next[m] < next[k] {
-				k = m
-			}
-		}
-		q := next[k]
-		if q >= len(s) {
-			break
-		}
-		next[k] = indexFrom(s, q+1, seps[k])
+	for q := nextKVSep(s, 0); q < len(s); q = nextKVSep(s, q+1) {
 		ks, line, ok := keyBefore(s, q)
 		if !ok {
 			continue
@@ -457,13 +439,51 @@ func redactKeyValues(s string) (string, bool) {
 		settled = settled && !line && !nextLine && settledValue(s, q, vs, cs, ce, ve)
 		e.replace(cs, ce, Redacted)
 		e.last = ve
-		for m, c := range seps {
-			if next[m] < ve {
-				next[m] = indexFrom(s, ve, c)
-			}
-		}
+		// The separators inside the value are its own.
+		q = max(q, ve-1)
 	}
 	return e.result(), settled
+}
+
+// kvSeps are the separators keyBefore reads.
+var kvSeps = byteSet(":=,>\"'")
+
+// nextKVSep returns the index of the first of kvSeps in s at or after i,
+// or len(s). Prose between separators goes eight bytes a step, two a
+// lookup, through plainPairs, which passes none of them (TestNextKVSep):
+// where separators are dense (JSON, a DSN) one search a separator of each
+// kind, as IndexByte made them, cost more than the bytes it skipped.
+func nextKVSep(s string, i int) int {
+	from := i
+	for i < len(s) {
+		for i+8 <= len(s) {
+			t := s[i : i+8]
+			if n := plainPairs[uint16(t[0])|uint16(t[1])<<8]; n < 2 {
+				i += int(n)
+				break
+			}
+			if n := plainPairs[uint16(t[2])|uint16(t[3])<<8]; n < 2 {
+				i += 2 + int(n)
+				break
+			}
+			if n := plainPairs[uint16(t[4])|uint16(t[5])<<8]; n < 2 {
+				i += 4 + int(n)
+				break
+			}
+			if n := plainPairs[uint16(t[6])|uint16(t[7])<<8]; n < 2 {
+				i += 6 + int(n)
+				break
+			}
+			i += 8
+		}
+		if i < len(s) && kvSeps[s[i]] {
+			break
+		}
+		i++
+	}
+	i = min(i, len(s))
+	spend(i - from + 1)
+	return i
 }
 
 // settledValue reports whether the value s[vs:ve] of the separator at s[q],
