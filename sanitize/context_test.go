@@ -213,3 +213,71 @@ func TestBase64PairsRedacted(t *testing.T) {
 		"payload: aGVsbG8gd29ybGQgYWdhaW4=", "status: ConnectionRefusedByPeer42", "id: 0193b1c27d1e7a3b9c4d5e6f70819203",
 	})
 }
+
+// qualifiedAwaySlow is qualifiedAway as first written, with the
+// standard library's trims: the reference the faster one is checked
+// against.
+func qualifiedAwaySlow(s string, kb int, prefix string, r *contextRule) bool {
+	q := strings.TrimRight(prefix, "_-.")
+	if q == "" && kb > 1 && s[kb-1] == ' ' {
+		e := kb - 1
+		b := e
+		for b > 0 && e-b < 16 && isLetter(s[b-1]) {
+			b--
+		}
+		q = s[b:e]
+	} else if k := strings.LastIndexAny(q, "_-. "); k >= 0 {
+		q = q[k+1:]
+	}
+	for _, w := range r.ignoreAfter {
+		if len(q) == len(w) && hasPrefixFold(q, w) || hasSuffixFold(q, w) && len(q) > len(w) && 'A' <= q[len(q)-len(w)] && q[len(q)-len(w)] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// TestQualifiedAway compares qualifiedAway with qualifiedAwaySlow at every
+// name start and prefix of random texts of the rules' qualifiers, in
+// every case, glued and apart.
+func TestQualifiedAway(t *testing.T) {
+	var parts []string
+	for _, r := range contextRules {
+		for _, w := range r.ignoreAfter {
+			parts = append(parts, w, strings.ToUpper(w), strings.ToUpper(w[:1])+w[1:])
+		}
+	}
+	parts = append(parts, "_", "-", ".", " ", "  ", "x", "Key", "token", "9", "é")
+	x := uint64(0x853c49e6748fea9b)
+	next := func(n int) int {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int(x % uint64(n))
+	}
+	matched := 0
+	for range 3000 {
+		var b strings.Builder
+		for range 1 + next(5) {
+			b.WriteString(parts[next(len(parts))])
+		}
+		s := b.String()
+		for kb := 0; kb <= len(s); kb++ {
+			for n := kb; n <= len(s); n++ {
+				for i := range contextRules {
+					r := &contextRules[i]
+					got, want := qualifiedAway(s, kb, s[kb:n], r), qualifiedAwaySlow(s, kb, s[kb:n], r)
+					if got != want {
+						t.Fatalf("qualifiedAway(%q, %d, %q, %s) = %v, want %v", s, kb, s[kb:n], r.name, got, want)
+					}
+					if got {
+						matched++
+					}
+				}
+			}
+		}
+	}
+	if matched < 1000 {
+		t.Fatalf("%d matches: the test no longer exercises qualifiedAway", matched)
+	}
+}

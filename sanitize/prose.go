@@ -404,7 +404,10 @@ func partBoundary(k string, n int) bool {
 // of the name before it, or else the word before the name) is one of the
 // rule's ignoreAfter.
 func qualifiedAway(s string, kb int, prefix string, r *contextRule) bool {
-	q := strings.TrimRight(prefix, "_-.")
+	q := prefix
+	for q != "" && (q[len(q)-1] == '_' || q[len(q)-1] == '-' || q[len(q)-1] == '.') {
+		q = q[:len(q)-1]
+	}
 	if q == "" && kb > 1 && s[kb-1] == ' ' {
 		e := kb - 1
 		b := e
@@ -412,10 +415,23 @@ func qualifiedAway(s string, kb int, prefix string, r *contextRule) bool {
 			b--
 		}
 		q = s[b:e]
-	} else if k := strings.LastIndexAny(q, "_-. "); k >= 0 {
-		q = q[k+1:]
+	} else {
+		k := len(q)
+		for k > 0 && q[k-1] != '_' && q[k-1] != '-' && q[k-1] != '.' && q[k-1] != ' ' {
+			k--
+		}
+		q = q[k:]
 	}
+	if q == "" {
+		return false
+	}
+	// Every match ends as q does, in either case: the last letters turn
+	// away the other words without a comparison.
+	last := q[len(q)-1] | 0x20
 	for _, w := range r.ignoreAfter {
+		if w[len(w)-1] != last {
+			continue
+		}
 		if len(q) == len(w) && hasPrefixFold(q, w) || hasSuffixFold(q, w) && len(q) > len(w) && 'A' <= q[len(q)-len(w)] && q[len(q)-len(w)] <= 'Z' {
 			return true
 		}
