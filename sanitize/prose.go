@@ -28,7 +28,9 @@ type contextRule struct {
 	// ignoreAfter are qualifiers that make the word name something else
 	// ("primary key", "idempotency key": the contract's own identifiers).
 	ignoreAfter []string
-	shape       valueShape
+	// ignoreByLast holds ignoreAfter by last letter (see qualifiedAway).
+	ignoreByLast [256][]string
+	shape        valueShape
 }
 
 // A valueShape bounds a credential's value: its length in bytes, and the
@@ -59,6 +61,15 @@ var contextRules = []contextRule{
 		ignoreAfter: []string{"idempotency"},
 		shape:       valueShape{min: 8, max: 1024, digitsOnly: 16},
 	},
+}
+
+func init() {
+	for i := range contextRules {
+		r := &contextRules[i]
+		for _, w := range r.ignoreAfter {
+			r.ignoreByLast[w[len(w)-1]] = append(r.ignoreByLast[w[len(w)-1]], w)
+		}
+	}
 }
 
 type contextWord struct {
@@ -425,13 +436,9 @@ func qualifiedAway(s string, kb int, prefix string, r *contextRule) bool {
 	if q == "" {
 		return false
 	}
-	// Every match ends as q does, in either case: the last letters turn
-	// away the other words without a comparison.
-	last := q[len(q)-1] | 0x20
-	for _, w := range r.ignoreAfter {
-		if w[len(w)-1] != last {
-			continue
-		}
+	// Every match ends as q does, in either case: only the words that end
+	// with its last letter are compared.
+	for _, w := range r.ignoreByLast[q[len(q)-1]|0x20] {
 		if len(q) == len(w) && hasPrefixFold(q, w) || hasSuffixFold(q, w) && len(q) > len(w) && 'A' <= q[len(q)-len(w)] && q[len(q)-len(w)] <= 'Z' {
 			return true
 		}
