@@ -59,3 +59,77 @@ func TestMayKeyBefore(t *testing.T) {
 		t.Fatalf("mayKeyBefore lets through the colon of %q", benchClean[:q+1])
 	}
 }
+
+// secretKeyEndingSlow is secretKeyEnding as first written, comparing each
+// name byte by byte: the reference the word-at-a-time one is checked
+// against.
+func secretKeyEndingSlow(k string) (start int, line, ok bool) {
+	if k == "" {
+		return 0, false, false
+	}
+	for _, w := range keysByLast[k[len(k)-1]] {
+		if hasSuffixFold(k, w.word) {
+			return len(k) - len(w.word), w.line, true
+		}
+	}
+	if k[len(k)-1]|0x20 == 'y' && hasSuffixFold(k, "key") {
+		r := k[:len(k)-3]
+		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") {
+			r = r[:len(r)-1]
+		}
+		if r == "" {
+			return 0, false, false
+		}
+		for _, w := range qualifiersByLast[r[len(r)-1]|0x20] {
+			if hasSuffixFold(r, w) {
+				return len(r) - len(w), false, true
+			}
+		}
+	}
+	return 0, false, false
+}
+
+// TestSecretKeyEnding compares secretKeyEnding with secretKeyEndingSlow on
+// every key name in three cases, after random bytes, with the bytes that
+// fold onto a name's '_' and '-' (DEL, CR) put in their place or with its
+// first byte changed, and cut at every length.
+func TestSecretKeyEnding(t *testing.T) {
+	var names []string
+	for _, w := range append(append(append([]string{}, secretKeys...), lineKeys...), "key", "api_key", "x-api-key") {
+		names = append(names, w, strings.ToUpper(w), strings.ToUpper(w[:1])+w[1:],
+			strings.ReplaceAll(w, "_", "\x7f"), strings.ReplaceAll(w, "-", "\r"), strings.ReplaceAll(w, "s", "S"),
+			// A name whose last eight bytes match and whose start does not.
+			"q"+w[1:])
+	}
+	x := uint64(0x6a09e667f3bcc909)
+	next := func(n int) int {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int(x % uint64(n))
+	}
+	found := 0
+	for _, n := range names {
+		for range 20 {
+			pre := make([]byte, next(12))
+			for i := range pre {
+				pre[i] = "ab_-.X9 \x7f\r@`"[next(12)]
+			}
+			s := string(pre) + n
+			for i := 0; i <= len(s); i++ {
+				k := s[:i]
+				gs, gl, gok := secretKeyEnding(k)
+				ws, wl, wok := secretKeyEndingSlow(k)
+				if gs != ws || gl != wl || gok != wok {
+					t.Fatalf("secretKeyEnding(%q) = %d %v %v, want %d %v %v", k, gs, gl, gok, ws, wl, wok)
+				}
+				if gok {
+					found++
+				}
+			}
+		}
+	}
+	if found < len(names)*10 {
+		t.Fatalf("%d keys found: the test no longer exercises secretKeyEnding", found)
+	}
+}

@@ -32,6 +32,11 @@ var (
 type keyword struct {
 	word string
 	line bool
+	// tail holds the word's last eight bytes as keyTails does, and
+	// letters whether they are all of it and all letters: then a match of
+	// tail is a match of the word.
+	tail    keyTail
+	letters bool
 }
 
 // keysByLast groups the key names by their last byte, in either case, so
@@ -40,9 +45,13 @@ type keyword struct {
 // so the grouping cannot change which one matches.
 var keysByLast = func() (t [256][]keyword) {
 	add := func(w string, line bool) {
+		k := keyword{word: w, line: line, tail: tailOf(w), letters: len(w) <= 8}
+		for i := 0; i < len(w); i++ {
+			k.letters = k.letters && 'a' <= w[i] && w[i] <= 'z'
+		}
 		c := w[len(w)-1]
-		t[c] = append(t[c], keyword{w, line})
-		t[c-'a'+'A'] = append(t[c-'a'+'A'], keyword{w, line})
+		t[c] = append(t[c], k)
+		t[c-'a'+'A'] = append(t[c-'a'+'A'], k)
 	}
 	for _, w := range lineKeys {
 		add(w, true)
@@ -61,11 +70,7 @@ var keysByLast = func() (t [256][]keyword) {
 // "authorization" do in two bytes and in four, not in eight).
 var keyTails = func() (t [1 << 10][]keyTail) {
 	add := func(w string) {
-		n := min(len(w), 8)
-		var buf [8]byte
-		copy(buf[8-n:], w[len(w)-n:])
-		k := keyTail{mask: ^uint64(0) << (8 * (8 - n))}
-		k.bits = (load64(string(buf[:]), 0) | foldBytes) & k.mask
+		k := tailOf(w)
 		if i := tailIndex(w[len(w)-2], w[len(w)-1]); !slices.Contains(t[i], k) {
 			t[i] = append(t[i], k)
 		}
@@ -86,6 +91,17 @@ var keyTails = func() (t [1 << 10][]keyTail) {
 // that matches a name's in either case, as hasSuffixFold compares, has the
 // same), in the top bytes of a word that mask selects.
 type keyTail struct{ bits, mask uint64 }
+
+// tailOf returns the keyTail of the last eight bytes of w (all of a
+// shorter w).
+func tailOf(w string) keyTail {
+	n := min(len(w), 8)
+	var buf [8]byte
+	copy(buf[8-n:], w[len(w)-n:])
+	k := keyTail{mask: ^uint64(0) << (8 * (8 - n))}
+	k.bits = (load64(string(buf[:]), 0) | foldBytes) & k.mask
+	return k
+}
 
 const foldBytes = 0x2020202020202020
 
@@ -280,8 +296,19 @@ func secretKeyEnding(k string) (start int, line, ok bool) {
 	if k == "" {
 		return 0, false, false
 	}
+	// A name of eight bytes or more is compared eight bytes at once, which
+	// for a word of letters alone is the whole comparison: a letter with
+	// 0x20 set is the lower-case letter exactly when it was that letter
+	// in either case.
+	var x uint64
+	if len(k) >= 8 {
+		x = load64(k, len(k)-8) | foldBytes
+	}
 	for _, w := range keysByLast[k[len(k)-1]] {
-		if hasSuffixFold(k, w.word) {
+		if len(k) >= 8 && x&w.tail.mask != w.tail.bits {
+			continue
+		}
+		if len(k) >= 8 && w.letters || hasSuffixFold(k, w.word) {
 			return len(k) - len(w.word), w.line, true
 		}
 	}
