@@ -475,40 +475,54 @@ func redactKeyValues(s string) (string, bool) {
 // kvSeps are the separators keyBefore reads.
 var kvSeps = byteSet(":=,>\"'")
 
+// kvPairs holds, for two bytes (the first the index's low byte), how many
+// of them come before the first of kvSeps: 2 for a pair that holds none.
+// 64 KiB, of which a text reads a few lines.
+var kvPairs = func() (t [1 << 16]uint8) {
+	for a := range 256 {
+		for b := range 256 {
+			switch {
+			case kvSeps[a]:
+			case kvSeps[b]:
+				t[a|b<<8] = 1
+			default:
+				t[a|b<<8] = 2
+			}
+		}
+	}
+	return t
+}()
+
 // nextKVSep returns the index of the first of kvSeps in s at or after i,
-// or len(s). Prose between separators goes eight bytes a step, two a
-// lookup, through plainPairs, which passes none of them (TestNextKVSep):
-// where separators are dense (JSON, a DSN) one search a separator of each
-// kind, as IndexByte made them, cost more than the bytes it skipped.
+// or len(s): eight bytes a step, two a lookup (kvPairs). Where separators
+// are dense (JSON, a DSN) one IndexByte search a separator of each kind,
+// as the rule made before, cost more than the bytes it skipped, and a
+// table of one byte a lookup cost more on prose.
 func nextKVSep(s string, i int) int {
 	from := i
-	for i < len(s) {
-		for i+8 <= len(s) {
-			t := s[i : i+8]
-			if n := plainPairs[uint16(t[0])|uint16(t[1])<<8]; n < 2 {
-				i += int(n)
-				break
-			}
-			if n := plainPairs[uint16(t[2])|uint16(t[3])<<8]; n < 2 {
-				i += 2 + int(n)
-				break
-			}
-			if n := plainPairs[uint16(t[4])|uint16(t[5])<<8]; n < 2 {
-				i += 4 + int(n)
-				break
-			}
-			if n := plainPairs[uint16(t[6])|uint16(t[7])<<8]; n < 2 {
-				i += 6 + int(n)
-				break
-			}
-			i += 8
-		}
-		if i < len(s) && kvSeps[s[i]] {
+	for i+8 <= len(s) {
+		t := s[i : i+8]
+		if n := kvPairs[uint16(t[0])|uint16(t[1])<<8]; n < 2 {
+			i += int(n)
 			break
 		}
+		if n := kvPairs[uint16(t[2])|uint16(t[3])<<8]; n < 2 {
+			i += 2 + int(n)
+			break
+		}
+		if n := kvPairs[uint16(t[4])|uint16(t[5])<<8]; n < 2 {
+			i += 4 + int(n)
+			break
+		}
+		if n := kvPairs[uint16(t[6])|uint16(t[7])<<8]; n < 2 {
+			i += 6 + int(n)
+			break
+		}
+		i += 8
+	}
+	for i < len(s) && !kvSeps[s[i]] {
 		i++
 	}
-	i = min(i, len(s))
 	spend(i - from + 1)
 	return i
 }
