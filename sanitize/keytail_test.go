@@ -133,3 +133,17 @@ func TestSecretKeyEnding(t *testing.T) {
 		t.Fatalf("%d keys found: the test no longer exercises secretKeyEnding", found)
 	}
 }
+
+// TestByteTables compares the byte tables isKeyNameByte and isAlnum read
+// with the ranges they stand for, at every byte.
+func TestByteTables(t *testing.T) {
+	for c := range 256 {
+		b := byte(c)
+		if got, want := isKeyNameByte(b), isWordByte(b) || b == '-' || b == '.'; got != want {
+			t.Fatalf("isKeyNameByte(%q) = %v", b, got)
+		}
+		if got, want := isAlnum(b), isDigit(b) || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'; got != want {
+			t.Fatalf("isAlnum(%q) = %v", b, got)
+		}
+	}
+}

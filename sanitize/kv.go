@@ -403,7 +403,12 @@ func assignsInPath(s string, q int) bool {
 	return false
 }
 
-func isKeyNameByte(c byte) bool { return isWordByte(c) || c == '-' || c == '.' }
+// isKeyNameByte reports whether c may stand in a key's name: a word
+// byte, '-' or '.'. One lookup: the names are read back byte by byte at
+// every separator.
+func isKeyNameByte(c byte) bool { return keyNameBytes[c] }
+
+var keyNameBytes = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 
 // redactKeyValues replaces the values of secret keys. A separator may be
 // followed by spaces ("password: x"), so a value can be the next key

@@ -488,4 +488,7 @@ func lineEnd(s string, i int) int {
 	return i
 }
 
-func isAlnum(c byte) bool { return isDigit(c) || isLetter(c) }
+// isAlnum is one lookup: wordStart asks it at most stops of the scan.
+func isAlnum(c byte) bool { return alnumBytes[c] }
+
+var alnumBytes = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
