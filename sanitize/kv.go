@@ -230,6 +230,10 @@ func keyEndBefore(s string, q int) (int, bool) {
 	if j == 0 || !mayEndKey[s[j-1]] {
 		return 0, false
 	}
+	// Most keys end in a letter or digit, before none of what follows.
+	if isAlnum(s[j-1]) {
+		return j, true
+	}
 	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
 		j--
 	}
