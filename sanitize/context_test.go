@@ -281,3 +281,76 @@ func TestQualifiedAway(t *testing.T) {
 		t.Fatalf("%d matches: the test no longer exercises qualifiedAway", matched)
 	}
 }
+
+// TestStepsBefore compares openersBefore and spacesBefore, which return at
+// once before a byte none of their cases takes, with their cases asked
+// every time, at every place and bound of random texts of the bytes they
+// step over.
+func TestStepsBefore(t *testing.T) {
+	openersSlow := func(s string, p, lo int) (int, bool) {
+		opened := false
+		for range 2 {
+			switch {
+			case p > lo && valueOpeners[s[p-1]]:
+				p--
+				if p > lo && s[p-1] == '\\' {
+					p--
+				}
+			case p-3 >= lo && (s[p-3:p] == "\u201c" || s[p-3:p] == "\u2018"):
+				p -= 3
+			case p-2 >= lo && s[p-2:p] == "\u00ab":
+				p -= 2
+			default:
+				return p, opened
+			}
+			opened = true
+		}
+		return p, opened
+	}
+	spacesSlow := func(s string, p, lo int, lines bool) int {
+		for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
+			p--
+		}
+		if !lines {
+			return p
+		}
+		n := lineBreakBefore(s, p, lo)
+		if n == 0 {
+			return p
+		}
+		p -= n
+		for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
+			p--
+		}
+		return p
+	}
+	parts := []string{"\"", "'", "`", "(", "[", "{", "<", "\\", "\u201c", "\u2018", "\u00ab", "\u201d", " ", "\t", "\n", "\r\n", `\n`, `\r\n`, "n", "r", "x", "é"}
+	x := uint64(0xa54ff53a5f1d36f1)
+	next := func(n int) int {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int(x % uint64(n))
+	}
+	for range 5000 {
+		var b strings.Builder
+		for range 1 + next(6) {
+			b.WriteString(parts[next(len(parts))])
+		}
+		s := b.String()
+		for p := 0; p <= len(s); p++ {
+			for lo := 0; lo <= p; lo++ {
+				gp, go_ := openersBefore(s, p, lo)
+				wp, wo := openersSlow(s, p, lo)
+				if gp != wp || go_ != wo {
+					t.Fatalf("openersBefore(%q, %d, %d) = %d %v, want %d %v", s, p, lo, gp, go_, wp, wo)
+				}
+				for _, lines := range []bool{false, true} {
+					if got, want := spacesBefore(s, p, lo, lines), spacesSlow(s, p, lo, lines); got != want {
+						t.Fatalf("spacesBefore(%q, %d, %d, %v) = %d, want %d", s, p, lo, lines, got, want)
+					}
+				}
+			}
+		}
+	}
+}

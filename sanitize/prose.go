@@ -272,6 +272,12 @@ func credentialBefore(s string, v int) *contextRule {
 func openersBefore(s string, p, lo int) (int, bool) {
 	opened := false
 	for range 2 {
+		// Most values follow a byte that opens none: an ASCII byte of no
+		// opener, which no case takes (the typographic quotes end in a
+		// byte from 0x80 up).
+		if p == lo || s[p-1] < 0x80 && !valueOpeners[s[p-1]] {
+			return p, opened
+		}
 		switch {
 		case p > lo && valueOpeners[s[p-1]]:
 			p--
@@ -297,7 +303,8 @@ func spacesBefore(s string, p, lo int, lines bool) int {
 	for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
 		p--
 	}
-	if !lines {
+	// A line break ends in '\n', or in the 'n' or 'r' of an escaped one.
+	if !lines || p == lo || s[p-1] != '\n' && s[p-1] != 'n' && s[p-1] != 'r' {
 		return p
 	}
 	n := lineBreakBefore(s, p, lo)
