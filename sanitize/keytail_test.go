@@ -147,3 +147,62 @@ func TestByteTables(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotedAfterKeyword compares quotedAfterKeyword, which compares only
+// the keywords that end as the word before the quote does, with every
+// keyword compared, at every quote of random texts of the keywords in
+// every case.
+func TestQuotedAfterKeyword(t *testing.T) {
+	slow := func(s string, q int) (int, bool, bool) {
+		sp := q - 1
+		if s[q] == '"' && sp > 0 && s[sp] == '\\' {
+			sp--
+		}
+		if sp < 1 || s[sp] != ' ' {
+			return 0, false, false
+		}
+		k := s[:sp]
+		for _, w := range proseKeywords {
+			if hasSuffixFold(k, w) && (len(k) == len(w) || !isWordByte(k[len(k)-len(w)-1])) {
+				return len(k) - len(w), false, true
+			}
+		}
+		return 0, false, false
+	}
+	var parts []string
+	for _, w := range proseKeywords {
+		parts = append(parts, w, strings.ToUpper(w), "x"+w)
+	}
+	parts = append(parts, " ", " '", ` "`, ` \"`, "'", "_", "D", "e\x7f", "@")
+	x := uint64(0x510e527fade682d1)
+	next := func(n int) int {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int(x % uint64(n))
+	}
+	found := 0
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + next(6) {
+			b.WriteString(parts[next(len(parts))])
+		}
+		s := b.String()
+		for q := 0; q < len(s); q++ {
+			if s[q] != '"' && s[q] != '\'' {
+				continue
+			}
+			gs, gl, gok := quotedAfterKeyword(s, q)
+			ws, wl, wok := slow(s, q)
+			if gs != ws || gl != wl || gok != wok {
+				t.Fatalf("quotedAfterKeyword(%q, %d) = %d %v %v, want %d %v %v", s, q, gs, gl, gok, ws, wl, wok)
+			}
+			if gok {
+				found++
+			}
+		}
+	}
+	if found < 1000 {
+		t.Fatalf("%d keywords found: the test no longer exercises quotedAfterKeyword", found)
+	}
+}

@@ -350,13 +350,24 @@ func quotedAfterKeyword(s string, q int) (int, bool, bool) {
 		return 0, false, false
 	}
 	k := s[:sp]
-	for _, w := range proseKeywords {
+	for _, w := range proseKeywordsByLast[k[len(k)-1]|0x20] {
 		if hasSuffixFold(k, w) && (len(k) == len(w) || !isWordByte(k[len(k)-len(w)-1])) {
 			return len(k) - len(w), false, true
 		}
 	}
 	return 0, false, false
 }
+
+// proseKeywordsByLast holds proseKeywords by last letter: a quote after
+// a space is checked against the few that end as the word before it does
+// (a byte with 0x20 set is the lower-case letter exactly when it was that
+// letter in either case).
+var proseKeywordsByLast = func() (t [256][]string) {
+	for _, w := range proseKeywords {
+		t[w[len(w)-1]] = append(t[w[len(w)-1]], w)
+	}
+	return t
+}()
 
 func isAssignOp(c byte) bool { return c == ':' || c == '?' || c == '.' || c == '+' || c == '!' }
 
