@@ -514,7 +514,8 @@ var kvPairs = func() (t [1 << 16]uint8) {
 }()
 
 // nextKVSep returns the index of the first of kvSeps in s at or after i,
-// or len(s): eight bytes a step, two a lookup (kvPairs). Where separators
+// or len(s): eight bytes a step, two a lookup (kvPairs; TestNextKVSep
+// checks it against the byte-by-byte search). Where separators
 // are dense (JSON, a DSN) one IndexByte search a separator of each kind,
 // as the rule made before, cost more than the bytes it skipped, and a
 // table of one byte a lookup cost more on prose.
