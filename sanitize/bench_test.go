@@ -39,6 +39,12 @@ var benchSecrets = []struct{ name, s string }{
 	{"json_password", `decode login payload: {"user":"alice.w","password":"Gr33n-Fields_42","remember":true} rejected by the identity service with status 422.`},
 	{"token_prose", "auth: invalid token 3fa9c2e1b7d54a60 for tenant 42: refresh failed after 3 attempts (last error: EOF)"},
 	{"dsn_mysql_error", "open inventory: mysql://shop_rw:Q9v!pL2x@tcp-proxy:3306/inventory: UPDATE stock SET qty = 4 WHERE sku = 'SKU-118': deadlock found"},
+	// Three more of one_secret_200B's kind, with other words, separators,
+	// numbers and capitals: a capitalized key after a colon, a key in a
+	// query string, an environment variable in capitals.
+	{"secret_colon_200B", pad("Login to the billing portal failed for account 7731 because the stored Secret: Zq8wLm3nXp2Kd9 was rejected by the upstream identity provider. Rotate it in the vault and redeploy the worker.")},
+	{"secret_query_200B", pad("GET /v2/reports?format=csv&api_key=9fK2xQ7mLw3Rt8Zp returned 403 Forbidden from the partner gateway; the key may have expired or been revoked. Contact the partner to renew access.")},
+	{"secret_env_200B", pad("Deployment step 4 of 9 aborted: the environment variable DB_PASSWORD=H4ppy-Tr4il-2024 is set in plain text in the job config, which the policy forbids. Move it to the secret store and retry.")},
 }
 
 func pad(s string) string {

@@ -213,3 +213,144 @@ func TestBase64PairsRedacted(t *testing.T) {
 		"payload: aGVsbG8gd29ybGQgYWdhaW4=", "status: ConnectionRefusedByPeer42", "id: 0193b1c27d1e7a3b9c4d5e6f70819203",
 	})
 }
+
+// qualifiedAwaySlow is qualifiedAway as first written, with the
+// standard library's trims: the reference the faster one is checked
+// against.
+func qualifiedAwaySlow(s string, kb int, prefix string, r *contextRule) bool {
+	q := strings.TrimRight(prefix, "_-.")
+	if q == "" && kb > 1 && s[kb-1] == ' ' {
+		e := kb - 1
+		b := e
+		for b > 0 && e-b < 16 && isLetter(s[b-1]) {
+			b--
+		}
+		q = s[b:e]
+	} else if k := strings.LastIndexAny(q, "_-. "); k >= 0 {
+		q = q[k+1:]
+	}
+	for _, w := range r.ignoreAfter {
+		if len(q) == len(w) && hasPrefixFold(q, w) || hasSuffixFold(q, w) && len(q) > len(w) && 'A' <= q[len(q)-len(w)] && q[len(q)-len(w)] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// TestQualifiedAway compares qualifiedAway with qualifiedAwaySlow at every
+// name start and prefix of random texts of the rules' qualifiers, in
+// every case, glued and apart.
+func TestQualifiedAway(t *testing.T) {
+	var parts []string
+	for _, r := range contextRules {
+		for _, w := range r.ignoreAfter {
+			parts = append(parts, w, strings.ToUpper(w), strings.ToUpper(w[:1])+w[1:])
+		}
+	}
+	parts = append(parts, "_", "-", ".", " ", "  ", "x", "Key", "token", "9", "é")
+	x := uint64(0x853c49e6748fea9b)
+	next := func(n int) int {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int(x % uint64(n))
+	}
+	matched := 0
+	for range 3000 {
+		var b strings.Builder
+		for range 1 + next(5) {
+			b.WriteString(parts[next(len(parts))])
+		}
+		s := b.String()
+		for kb := 0; kb <= len(s); kb++ {
+			for n := kb; n <= len(s); n++ {
+				for i := range contextRules {
+					r := &contextRules[i]
+					got, want := qualifiedAway(s, kb, s[kb:n], r), qualifiedAwaySlow(s, kb, s[kb:n], r)
+					if got != want {
+						t.Fatalf("qualifiedAway(%q, %d, %q, %s) = %v, want %v", s, kb, s[kb:n], r.name, got, want)
+					}
+					if got {
+						matched++
+					}
+				}
+			}
+		}
+	}
+	if matched < 1000 {
+		t.Fatalf("%d matches: the test no longer exercises qualifiedAway", matched)
+	}
+}
+
+// TestStepsBefore compares openersBefore and spacesBefore, which return at
+// once before a byte none of their cases takes, with their cases asked
+// every time, at every place and bound of random texts of the bytes they
+// step over.
+func TestStepsBefore(t *testing.T) {
+	openersSlow := func(s string, p, lo int) (int, bool) {
+		opened := false
+		for range 2 {
+			switch {
+			case p > lo && valueOpeners[s[p-1]]:
+				p--
+				if p > lo && s[p-1] == '\\' {
+					p--
+				}
+			case p-3 >= lo && (s[p-3:p] == "\u201c" || s[p-3:p] == "\u2018"):
+				p -= 3
+			case p-2 >= lo && s[p-2:p] == "\u00ab":
+				p -= 2
+			default:
+				return p, opened
+			}
+			opened = true
+		}
+		return p, opened
+	}
+	spacesSlow := func(s string, p, lo int, lines bool) int {
+		for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
+			p--
+		}
+		if !lines {
+			return p
+		}
+		n := lineBreakBefore(s, p, lo)
+		if n == 0 {
+			return p
+		}
+		p -= n
+		for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
+			p--
+		}
+		return p
+	}
+	parts := []string{"\"", "'", "`", "(", "[", "{", "<", "\\", "\u201c", "\u2018", "\u00ab", "\u201d", " ", "\t", "\n", "\r\n", `\n`, `\r\n`, "n", "r", "x", "é"}
+	x := uint64(0xa54ff53a5f1d36f1)
+	next := func(n int) int {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int(x % uint64(n))
+	}
+	for range 5000 {
+		var b strings.Builder
+		for range 1 + next(6) {
+			b.WriteString(parts[next(len(parts))])
+		}
+		s := b.String()
+		for p := 0; p <= len(s); p++ {
+			for lo := 0; lo <= p; lo++ {
+				gp, go_ := openersBefore(s, p, lo)
+				wp, wo := openersSlow(s, p, lo)
+				if gp != wp || go_ != wo {
+					t.Fatalf("openersBefore(%q, %d, %d) = %d %v, want %d %v", s, p, lo, gp, go_, wp, wo)
+				}
+				for _, lines := range []bool{false, true} {
+					if got, want := spacesBefore(s, p, lo, lines), spacesSlow(s, p, lo, lines); got != want {
+						t.Fatalf("spacesBefore(%q, %d, %d, %v) = %d, want %d", s, p, lo, lines, got, want)
+					}
+				}
+			}
+		}
+	}
+}

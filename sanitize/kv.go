@@ -32,6 +32,11 @@ var (
 type keyword struct {
 	word string
 	line bool
+	// tail holds the word's last eight bytes as keyTails does, and
+	// letters whether they are all of it and all letters: then a match of
+	// tail is a match of the word.
+	tail    keyTail
+	letters bool
 }
 
 // keysByLast groups the key names by their last byte, in either case, so
@@ -40,9 +45,13 @@ type keyword struct {
 // so the grouping cannot change which one matches.
 var keysByLast = func() (t [256][]keyword) {
 	add := func(w string, line bool) {
+		k := keyword{word: w, line: line, tail: tailOf(w), letters: len(w) <= 8}
+		for i := 0; i < len(w); i++ {
+			k.letters = k.letters && 'a' <= w[i] && w[i] <= 'z'
+		}
 		c := w[len(w)-1]
-		t[c] = append(t[c], keyword{w, line})
-		t[c-'a'+'A'] = append(t[c-'a'+'A'], keyword{w, line})
+		t[c] = append(t[c], k)
+		t[c-'a'+'A'] = append(t[c-'a'+'A'], k)
 	}
 	for _, w := range lineKeys {
 		add(w, true)
@@ -61,11 +70,7 @@ var keysByLast = func() (t [256][]keyword) {
 // "authorization" do in two bytes and in four, not in eight).
 var keyTails = func() (t [1 << 10][]keyTail) {
 	add := func(w string) {
-		n := min(len(w), 8)
-		var buf [8]byte
-		copy(buf[8-n:], w[len(w)-n:])
-		k := keyTail{mask: ^uint64(0) << (8 * (8 - n))}
-		k.bits = (load64(string(buf[:]), 0) | foldBytes) & k.mask
+		k := tailOf(w)
 		if i := tailIndex(w[len(w)-2], w[len(w)-1]); !slices.Contains(t[i], k) {
 			t[i] = append(t[i], k)
 		}
@@ -86,6 +91,17 @@ var keyTails = func() (t [1 << 10][]keyTail) {
 // that matches a name's in either case, as hasSuffixFold compares, has the
 // same), in the top bytes of a word that mask selects.
 type keyTail struct{ bits, mask uint64 }
+
+// tailOf returns the keyTail of the last eight bytes of w (all of a
+// shorter w).
+func tailOf(w string) keyTail {
+	n := min(len(w), 8)
+	var buf [8]byte
+	copy(buf[8-n:], w[len(w)-n:])
+	k := keyTail{mask: ^uint64(0) << (8 * (8 - n))}
+	k.bits = (load64(string(buf[:]), 0) | foldBytes) & k.mask
+	return k
+}
 
 const foldBytes = 0x2020202020202020
 
@@ -214,6 +230,10 @@ func keyEndBefore(s string, q int) (int, bool) {
 	if j == 0 || !mayEndKey[s[j-1]] {
 		return 0, false
 	}
+	// Most keys end in a letter or digit, before none of what follows.
+	if isAlnum(s[j-1]) {
+		return j, true
+	}
 	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
 		j--
 	}
@@ -280,8 +300,19 @@ func secretKeyEnding(k string) (start int, line, ok bool) {
 	if k == "" {
 		return 0, false, false
 	}
+	// A name of eight bytes or more is compared eight bytes at once, which
+	// for a word of letters alone is the whole comparison: a letter with
+	// 0x20 set is the lower-case letter exactly when it was that letter
+	// in either case.
+	var x uint64
+	if len(k) >= 8 {
+		x = load64(k, len(k)-8) | foldBytes
+	}
 	for _, w := range keysByLast[k[len(k)-1]] {
-		if hasSuffixFold(k, w.word) {
+		if len(k) >= 8 && x&w.tail.mask != w.tail.bits {
+			continue
+		}
+		if len(k) >= 8 && w.letters || hasSuffixFold(k, w.word) {
 			return len(k) - len(w.word), w.line, true
 		}
 	}
@@ -319,13 +350,24 @@ func quotedAfterKeyword(s string, q int) (int, bool, bool) {
 		return 0, false, false
 	}
 	k := s[:sp]
-	for _, w := range proseKeywords {
+	for _, w := range proseKeywordsByLast[k[len(k)-1]|0x20] {
 		if hasSuffixFold(k, w) && (len(k) == len(w) || !isWordByte(k[len(k)-len(w)-1])) {
 			return len(k) - len(w), false, true
 		}
 	}
 	return 0, false, false
 }
+
+// proseKeywordsByLast holds proseKeywords by last letter: a quote after
+// a space is checked against the few that end as the word before it does
+// (a byte with 0x20 set is the lower-case letter exactly when it was that
+// letter in either case).
+var proseKeywordsByLast = func() (t [256][]string) {
+	for _, w := range proseKeywords {
+		t[w[len(w)-1]] = append(t[w[len(w)-1]], w)
+	}
+	return t
+}()
 
 func isAssignOp(c byte) bool { return c == ':' || c == '?' || c == '.' || c == '+' || c == '!' }
 
@@ -376,7 +418,12 @@ func assignsInPath(s string, q int) bool {
 	return false
 }
 
-func isKeyNameByte(c byte) bool { return isWordByte(c) || c == '-' || c == '.' }
+// isKeyNameByte reports whether c may stand in a key's name: a word
+// byte, '-' or '.'. One lookup: the names are read back byte by byte at
+// every separator.
+func isKeyNameByte(c byte) bool { return keyNameBytes[c] }
+
+var keyNameBytes = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 
 // redactKeyValues replaces the values of secret keys. A separator may be
 // followed by spaces ("password: x"), so a value can be the next key
@@ -390,25 +437,7 @@ func isKeyNameByte(c byte) bool { return isWordByte(c) || c == '-' || c == '.' }
 func redactKeyValues(s string) (string, bool) {
 	e := edit{s: s}
 	settled := true
-	// The next separator of each kind is found with IndexByte, which skips
-	// prose faster than a loop over its bytes.
-	seps := [...]byte{':', '=', ',', '>', '"', '\''}
-	var next [len(seps)]int
-	for k, c := range seps {
-		next[k] = indexFrom(s, 0, c)
-	}
-	for {
-		k := 0
-		for m := 1; m < len(next); m++ {
-			if next[m] < next[k] {
-				k = m
-			}
-		}
-		q := next[k]
-		if q >= len(s) {
-			break
-		}
-		next[k] = indexFrom(s, q+1, seps[k])
+	for q := nextKVSep(s, 0); q < len(s); q = nextKVSep(s, q+1) {
 		ks, line, ok := keyBefore(s, q)
 		if !ok {
 			continue
@@ -457,13 +486,66 @@ func redactKeyValues(s string) (string, bool) {
 		settled = settled && !line && !nextLine && settledValue(s, q, vs, cs, ce, ve)
 		e.replace(cs, ce, Redacted)
 		e.last = ve
-		for m, c := range seps {
-			if next[m] < ve {
-				next[m] = indexFrom(s, ve, c)
+		// The separators inside the value are its own.
+		q = max(q, ve-1)
+	}
+	return e.result(), settled
+}
+
+// kvSeps are the separators keyBefore reads.
+var kvSeps = byteSet(":=,>\"'")
+
+// kvPairs holds, for two bytes (the first the index's low byte), how many
+// of them come before the first of kvSeps: 2 for a pair that holds none.
+// 64 KiB, of which a text reads a few lines.
+var kvPairs = func() (t [1 << 16]uint8) {
+	for a := range 256 {
+		for b := range 256 {
+			switch {
+			case kvSeps[a]:
+			case kvSeps[b]:
+				t[a|b<<8] = 1
+			default:
+				t[a|b<<8] = 2
 			}
 		}
 	}
-	return e.result(), settled
+	return t
+}()
+
+// nextKVSep returns the index of the first of kvSeps in s at or after i,
+// or len(s): eight bytes a step, two a lookup (kvPairs; TestNextKVSep
+// checks it against the byte-by-byte search). Where separators
+// are dense (JSON, a DSN) one IndexByte search a separator of each kind,
+// as the rule made before, cost more than the bytes it skipped, and a
+// table of one byte a lookup cost more on prose.
+func nextKVSep(s string, i int) int {
+	from := i
+	for i+8 <= len(s) {
+		t := s[i : i+8]
+		if n := kvPairs[uint16(t[0])|uint16(t[1])<<8]; n < 2 {
+			i += int(n)
+			break
+		}
+		if n := kvPairs[uint16(t[2])|uint16(t[3])<<8]; n < 2 {
+			i += 2 + int(n)
+			break
+		}
+		if n := kvPairs[uint16(t[4])|uint16(t[5])<<8]; n < 2 {
+			i += 4 + int(n)
+			break
+		}
+		if n := kvPairs[uint16(t[6])|uint16(t[7])<<8]; n < 2 {
+			i += 6 + int(n)
+			break
+		}
+		i += 8
+	}
+	for i < len(s) && !kvSeps[s[i]] {
+		i++
+	}
+	spend(i - from + 1)
+	return i
 }
 
 // settledValue reports whether the value s[vs:ve] of the separator at s[q],

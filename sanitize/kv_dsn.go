@@ -82,12 +82,13 @@ func semicolonValueEnd(s string, ve int) int {
 // a key=value pair.
 func pairBefore(s string, end int) bool {
 	for i := end - 1; i >= 0 && end-i < maxDSNGap; i-- {
-		switch c := s[i]; {
-		case c == '=':
-			return i > 0 && isKeyNameByte(s[i-1]) && i+1 < end
-		case isSpace(c), c == '"', c == '\'':
-			return false
+		if c := s[i]; endsPairWord[c] {
+			return c == '=' && i > 0 && isKeyNameByte(s[i-1]) && i+1 < end
 		}
 	}
 	return false
 }
+
+// endsPairWord holds the bytes pairBefore stops at: the '=' of a pair,
+// and the spaces and quotes before a word that holds none.
+var endsPairWord = byteSet("= \t\n\r\f\v\"'")

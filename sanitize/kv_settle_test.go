@@ -135,3 +135,39 @@ func fuzzCorpus(t *testing.T) [][]string {
 	}
 	return inputs
 }
+
+// TestNextKVSep checks nextKVSep against the obvious search, byte by byte,
+// on random texts of TestPlainPrefixSound's words, separators and random
+// bytes.
+func TestNextKVSep(t *testing.T) {
+	naive := func(s string, i int) int {
+		for i < len(s) && !kvSeps[s[i]] {
+			i++
+		}
+		return i
+	}
+	x := uint64(0x2545f4914f6cdd1d)
+	next := func(n int) int {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int(x % uint64(n))
+	}
+	seps := []string{" ", ": ", "=", "\"", "'", ",", ">", "", "\n", "..."}
+	for range 5000 {
+		var b strings.Builder
+		for range 1 + next(20) {
+			if next(4) == 0 {
+				b.WriteByte(byte(next(256)))
+			}
+			b.WriteString(plainWords[next(len(plainWords))])
+			b.WriteString(seps[next(len(seps))])
+		}
+		s := b.String()
+		for i := 0; i <= len(s); i++ {
+			if got, want := nextKVSep(s, i), naive(s, i); got != want {
+				t.Fatalf("nextKVSep(%q, %d) = %d, want %d", s, i, got, want)
+			}
+		}
+	}
+}

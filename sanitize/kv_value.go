@@ -221,17 +221,17 @@ func valueEnd(s string, p int, line bool) int {
 	e := p
 	for e < len(s) {
 		c := s[e]
-		if c == '\\' {
-			if e+1 < len(s) && !isSpace(s[e+1]) && strings.IndexByte("nrtu", s[e+1]) < 0 {
-				e += 2
-				continue
-			}
-			break
+		// One lookup a byte: the backslash, which may escape the next
+		// byte into the value, is looked at only once a byte stops.
+		if !endsBareOrEscape[c] {
+			e++
+			continue
 		}
-		if endsBareValue[c] {
-			break
+		if c == '\\' && e+1 < len(s) && !isSpace(s[e+1]) && strings.IndexByte("nrtu", s[e+1]) < 0 {
+			e += 2
+			continue
 		}
-		e++
+		break
 	}
 	spend(e - p)
 	return e
@@ -304,7 +304,9 @@ func valueCore(s string, vs, ve int) (int, int) {
 
 var (
 	endsBareValue = byteSet(" \t\n\r\f\v&,;\"'<>)}")
-	mayLeadKey    = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-\"'\\")
+	// endsBareOrEscape is endsBareValue and the backslash.
+	endsBareOrEscape = byteSet(" \t\n\r\f\v&,;\"'<>)}\\")
+	mayLeadKey       = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-\"'\\")
 )
 
 // placeholderAt reports whether the value s[vs:ve] stands for a secret
@@ -335,7 +337,8 @@ func placeholderAt(s string, vs, ve int) bool {
 	case strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}"):
 		return true
 	}
-	return len(v) >= 4 && strings.Count(v, v[:1]) == len(v)
+	// A mask repeats its first byte: most values differ at the second.
+	return len(v) >= 4 && v[1] == v[0] && strings.Count(v, v[:1]) == len(v)
 }
 
 // allReferenceBytes reports whether a variable's name is all name bytes.

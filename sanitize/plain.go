@@ -88,6 +88,35 @@ func plainPrefix(s string) (int, flags) {
 	return len(s), 0
 }
 
+// plainRun returns where the pairs plainPairs passes, read from s[i] on
+// four bytes a step, end before hi: at the first byte of a pair not
+// passed, or within the last three bytes. scanRange's boring loop steps
+// so: every byte plainPairs passes is boring to either scanner, or a stop
+// whose checks raise nothing (TestScanPairs). Four bytes, not the eight
+// of plainPrefix's step, keep it small enough to be inlined: a call per
+// run cost more than the step saved.
+func plainRun(s string, i, hi int) int {
+	for ; i+4 <= hi; i += 4 {
+		t := s[i : i+4]
+		if n := plainPairs[uint16(t[0])|uint16(t[1])<<8]; n < 2 {
+			return i + int(n)
+		}
+		if n := plainPairs[uint16(t[2])|uint16(t[3])<<8]; n < 2 {
+			return i + 2 + int(n)
+		}
+	}
+	return i
+}
+
+// boringRun returns the end of the run of bytes class finds boring from
+// s[i], before hi.
+func boringRun(class *[256]uint8, s string, i, hi int) int {
+	for i < hi && class[s[i]] == clsBoring {
+		i++
+	}
+	return i
+}
+
 // plainPairs holds, for two bytes (the first the index's low byte), how
 // many of them plainPrefix passes without a stop, from the first: the
 // first if the public scanner finds it boring, and then the second if it

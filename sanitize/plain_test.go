@@ -143,3 +143,45 @@ func TestPlainPairs(t *testing.T) {
 		t.Fatalf("plainPairs passes %d pairs: the test no longer exercises it", pairs)
 	}
 }
+
+// TestScanPairs checks the pairs scanRange's boring loop passes by
+// plainPairs, for both scanners: a pair's first byte is passed whatever
+// precedes it, so it must be boring to the scanner; a second byte that is
+// not is a stop, and the scanner's own checks at it, in the contexts
+// TestPlainPairs uses, must raise nothing. Such a stop changes no state of
+// the scan either (its checks ask no rule that records where the next may
+// look: valueFlags runs only at a context trigger, which no passed byte
+// is), so passing it gives the flags of the one-byte loop.
+func TestScanPairs(t *testing.T) {
+	prevs := []string{"", "x", "X", "1", " ", ".", "L", "G", "sk", "AK"}
+	nexts := []string{"", " ", "x", "X", "1", "-", ".", "e", "a", "R", "K", "I", "3", "_", ":", "=", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}
+	for _, sc := range []*scanner{publicScanner, logScanner} {
+		stops := 0
+		for a := range 256 {
+			for b := range 256 {
+				n := plainPairs[a|b<<8]
+				if n >= 1 && sc.class[a] != clsBoring {
+					t.Fatalf("plainPairs passes %q first, which the scanner reads", byte(a))
+				}
+				if n < 2 || sc.class[b] == clsBoring {
+					continue
+				}
+				stops++
+				for _, p := range prevs {
+					for _, nx := range nexts {
+						for _, pre := range []string{"eeeee", "the api key is ", "token ", "password=", "x"} {
+							s := pre + p + string([]byte{byte(a), byte(b)}) + nx + "eeeeeeee"
+							j := len(pre) + len(p) + 1
+							if f := sc.scanRange(s, j, j+1, sc.want); f != 0 {
+								t.Fatalf("plainPairs passes %q in %q, where the scanner raises %b", byte(b), s, f)
+							}
+						}
+					}
+				}
+			}
+		}
+		if stops < 100 {
+			t.Fatalf("plainPairs passes %d stops of the scanner: the test no longer exercises them", stops)
+		}
+	}
+}

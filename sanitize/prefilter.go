@@ -168,11 +168,14 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	byteClass := &sc.class
 	var skips valueSkips
 	// Most bytes are boring and cost a table lookup in a loop of their
-	// own; the checks below run only for the others. The loop is written
-	// out here, not called: a call per stop cost more than it saved.
+	// own; the checks below run only for the others. The loops are
+	// inlined, not called: a call per stop cost more than it saved.
 	for i := lo; i < hi; i++ {
-		for i < hi && byteClass[s[i]] == clsBoring {
-			i++
+		// A run of boring bytes goes four bytes a step (plainRun), and
+		// its last few one by one; a stop right after a stop, common in
+		// dense text, costs the one lookup it did before.
+		if byteClass[s[i]] == clsBoring {
+			i = boringRun(byteClass, s, plainRun(s, i, hi), hi)
 		}
 		if i == hi {
 			break

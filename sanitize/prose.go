@@ -28,7 +28,9 @@ type contextRule struct {
 	// ignoreAfter are qualifiers that make the word name something else
 	// ("primary key", "idempotency key": the contract's own identifiers).
 	ignoreAfter []string
-	shape       valueShape
+	// ignoreByLast holds ignoreAfter by last letter (see qualifiedAway).
+	ignoreByLast [256][]string
+	shape        valueShape
 }
 
 // A valueShape bounds a credential's value: its length in bytes, and the
@@ -59,6 +61,15 @@ var contextRules = []contextRule{
 		ignoreAfter: []string{"idempotency"},
 		shape:       valueShape{min: 8, max: 1024, digitsOnly: 16},
 	},
+}
+
+func init() {
+	for i := range contextRules {
+		r := &contextRules[i]
+		for _, w := range r.ignoreAfter {
+			r.ignoreByLast[w[len(w)-1]] = append(r.ignoreByLast[w[len(w)-1]], w)
+		}
+	}
 }
 
 type contextWord struct {
@@ -264,6 +275,12 @@ func credentialBefore(s string, v int) *contextRule {
 func openersBefore(s string, p, lo int) (int, bool) {
 	opened := false
 	for range 2 {
+		// Most values follow a byte that opens none: an ASCII byte of no
+		// opener, which no case takes (the typographic quotes end in a
+		// byte from 0x80 up).
+		if p == lo || s[p-1] < 0x80 && !valueOpeners[s[p-1]] {
+			return p, opened
+		}
 		switch {
 		case p > lo && valueOpeners[s[p-1]]:
 			p--
@@ -289,7 +306,8 @@ func spacesBefore(s string, p, lo int, lines bool) int {
 	for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
 		p--
 	}
-	if !lines {
+	// A line break ends in '\n', or in the 'n' or 'r' of an escaped one.
+	if !lines || p == lo || s[p-1] != '\n' && s[p-1] != 'n' && s[p-1] != 'r' {
 		return p
 	}
 	n := lineBreakBefore(s, p, lo)
@@ -407,7 +425,10 @@ func partBoundary(k string, n int) bool {
 // of the name before it, or else the word before the name) is one of the
 // rule's ignoreAfter.
 func qualifiedAway(s string, kb int, prefix string, r *contextRule) bool {
-	q := strings.TrimRight(prefix, "_-.")
+	q := prefix
+	for q != "" && (q[len(q)-1] == '_' || q[len(q)-1] == '-' || q[len(q)-1] == '.') {
+		q = q[:len(q)-1]
+	}
 	if q == "" && kb > 1 && s[kb-1] == ' ' {
 		e := kb - 1
 		b := e
@@ -415,10 +436,19 @@ func qualifiedAway(s string, kb int, prefix string, r *contextRule) bool {
 			b--
 		}
 		q = s[b:e]
-	} else if k := strings.LastIndexAny(q, "_-. "); k >= 0 {
-		q = q[k+1:]
+	} else {
+		k := len(q)
+		for k > 0 && q[k-1] != '_' && q[k-1] != '-' && q[k-1] != '.' && q[k-1] != ' ' {
+			k--
+		}
+		q = q[k:]
 	}
-	for _, w := range r.ignoreAfter {
+	if q == "" {
+		return false
+	}
+	// Every match ends as q does, in either case: only the words that end
+	// with its last letter are compared.
+	for _, w := range r.ignoreByLast[q[len(q)-1]|0x20] {
 		if len(q) == len(w) && hasPrefixFold(q, w) || hasSuffixFold(q, w) && len(q) > len(w) && 'A' <= q[len(q)-len(w)] && q[len(q)-len(w)] <= 'Z' {
 			return true
 		}

@@ -264,3 +264,63 @@ func TestKeysInPathSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestHasDatabaseMarker compares the one-pass marker search with a search
+// of the text for each marker, on the corpora, every cut of the benchmark's
+// texts and random texts of markers, their pieces and bytes.
+func TestHasDatabaseMarker(t *testing.T) {
+	slow := func(s string) bool {
+		for _, m := range databaseMarkers {
+			if strings.Contains(s, m) {
+				return true
+			}
+		}
+		return false
+	}
+	var texts []string
+	for _, tc := range publicCorpus {
+		texts = append(texts, tc.in)
+	}
+	for _, in := range append(append([]struct{ name, s string }{}, benchSecrets...), benchCleanMore...) {
+		for i := range in.s {
+			texts = append(texts, in.s[i:], in.s[:i])
+		}
+	}
+	x := uint64(0xbb67ae8584caa73b)
+	next := func(n int) int {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int(x % uint64(n))
+	}
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + next(6) {
+			m := databaseMarkers[next(len(databaseMarkers))]
+			switch next(4) {
+			case 0:
+				b.WriteString(m)
+			case 1:
+				b.WriteString(m[:next(len(m))])
+			case 2:
+				b.WriteString(m[next(len(m)):])
+			default:
+				b.WriteByte(byte(next(256)))
+			}
+		}
+		texts = append(texts, b.String())
+	}
+	found := 0
+	for _, s := range texts {
+		got, want := hasDatabaseMarker(s), slow(s)
+		if got != want {
+			t.Fatalf("hasDatabaseMarker(%q) = %v, want %v", s, got, want)
+		}
+		if got {
+			found++
+		}
+	}
+	if found < len(texts)/10 || found > len(texts)*9/10 {
+		t.Fatalf("%d of %d texts hold a marker: the test no longer exercises the search", found, len(texts))
+	}
+}

@@ -101,7 +101,8 @@ func (r *passRun) closed() bool { return r.changed && !r.open }
 // and end of a span found at s[i] (start may lie after i, to keep a prefix
 // such as "Bearer "), or an empty span. It is asked only where it can find
 // something: where lead occurs, found with strings.Index, or else at the
-// bytes in starts, so the other bytes cost no call.
+// bytes in starts where they start a word (at finds nothing inside one),
+// so the other bytes cost no call.
 type spanRule struct {
 	lead   string
 	starts [256]bool
@@ -150,17 +151,23 @@ func (r *spanRule) next(s string, i int) int {
 		return len(s)
 	}
 	from := i
-	if r.fold {
-		// A byte with 0x20 set equals a lower-case letter exactly when it
-		// was that letter in either case.
-		for ; i+8 <= len(s); i += 8 {
-			x := load64(s, i) | foldBytes
-			if hasZeroByte(x^r.folded[0])|hasZeroByte(x^r.folded[1]) != 0 {
-				break
+	for {
+		if r.fold {
+			// A byte with 0x20 set equals a lower-case letter exactly when
+			// it was that letter in either case.
+			for ; i+8 <= len(s); i += 8 {
+				x := load64(s, i) | foldBytes
+				if hasZeroByte(x^r.folded[0])|hasZeroByte(x^r.folded[1]) != 0 {
+					break
+				}
 			}
 		}
-	}
-	for i < len(s) && !r.starts[s[i]] {
+		for i < len(s) && !r.starts[s[i]] {
+			i++
+		}
+		if i == len(s) || i == 0 || !isWordByte(s[i-1]) {
+			break
+		}
 		i++
 	}
 	spend(i - from)
@@ -481,4 +488,7 @@ func lineEnd(s string, i int) int {
 	return i
 }
 
-func isAlnum(c byte) bool { return isDigit(c) || isLetter(c) }
+// isAlnum is one lookup: wordStart asks it at most stops of the scan.
+func isAlnum(c byte) bool { return alnumBytes[c] }
+
+var alnumBytes = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
