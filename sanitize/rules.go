@@ -194,7 +194,14 @@ type anchored struct {
 	byNext [][]trigger
 	prev   [256]uint8 // index+1 into byPrev, or 0
 	byPrev [][]trigger
-	joint  *joint // or nil: see punctTriggerAt
+	// prevNext cuts each list of byPrev by the byte after the anchor: for
+	// list g and a byte n, index+1 into prevLists of the triggers of g, in
+	// their order, whose text has n there or ends at the anchor. A
+	// repetition of one trigger ("sk-sk-...") then tries the few whose
+	// next byte it has, not every trigger that ends in "k-".
+	prevNext  [][256]uint8
+	prevLists [][]trigger
+	joint     *joint // or nil: see punctTriggerAt
 }
 
 // triggersByAnchor is the multi-pattern index over every trigger string of
@@ -253,6 +260,11 @@ func indexTriggers() (index [256]*anchored) {
 				a.prev[p] = uint8(len(a.byPrev))
 			}
 			a.byPrev[a.prev[p]-1] = append(a.byPrev[a.prev[p]-1], t)
+		}
+	}
+	for _, a := range index {
+		if a != nil {
+			a.cutByNext()
 		}
 	}
 	return index
@@ -428,41 +440,6 @@ func anchorOf(text string) int {
 	return best
 }
 
-// candidates calls f with each trigger anchored at s[i] that could match
-// there, given the byte before the anchor.
-func candidates(s string, i int, f func(t *trigger) bool) bool {
-	a := triggersByAnchor[s[i]]
-	if a == nil {
-		return false
-	}
-	if i+1 < len(s) {
-		if b := a.next[s[i+1]]; b != 0 {
-			for k := range a.byNext[b-1] {
-				if f(&a.byNext[b-1][k]) {
-					return true
-				}
-			}
-		}
-	}
-	if wordStart(s, i) {
-		for k := range a.first {
-			if f(&a.first[k]) {
-				return true
-			}
-		}
-	}
-	if i > 0 {
-		if b := a.prev[s[i-1]]; b != 0 {
-			for k := range a.byPrev[b-1] {
-				if t := &a.byPrev[b-1][k]; nextMatches(s, i, t) && f(t) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
 // nextMatches reports whether the byte after the anchor at s[i] is the one
 // t's text has there, if it has one: of the triggers indexed by the byte
 // before their anchor ("sk-ant-", "sk-proj-", "sk-"...), most differ
@@ -494,11 +471,10 @@ func triggerAt(s string, i int) bool {
 		}
 	}
 	if i > 0 {
-		if b := a.prev[s[i-1]]; b != 0 {
-			for k := range a.byPrev[b-1] {
-				if t := &a.byPrev[b-1][k]; nextMatches(s, i, t) && secondBeforeMatches(s, i, t) && triggerIs(s, i, t) && wordStart(s, i-t.at) {
-					return true
-				}
+		ts := a.prevList(s, i)
+		for k := range ts {
+			if t := &ts[k]; nextMatches(s, i, t) && secondBeforeMatches(s, i, t) && triggerIs(s, i, t) && wordStart(s, i-t.at) {
+				return true
 			}
 		}
 	}
@@ -537,34 +513,6 @@ func redactTokens(s string) string {
 		i = end - 1
 	}
 	return e.result()
-}
-
-// tokenAt returns the longest token whose trigger is anchored at s[i].
-func tokenAt(s string, i int, rc *runs) (int, int) {
-	start, end := 0, 0
-	candidates(s, i, func(t *trigger) bool {
-		p := i - t.at
-		if p < 0 || !strings.HasPrefix(s[p:], t.text) {
-			return false
-		}
-		ts := p
-		if t.before != nil {
-			for ts > 0 && t.before[s[ts-1]] {
-				ts--
-			}
-			if t.rule.lead != "" && (!strings.HasPrefix(s[ts:p], t.rule.lead) || !wordStart(s, ts)) ||
-				p-ts < t.rule.beforeMin {
-				return false
-			}
-		} else if !wordStart(s, p) {
-			return false
-		}
-		if e := t.bodyEnd(s, p+len(t.text), rc); e > end {
-			start, end = ts, e
-		}
-		return false
-	})
-	return start, end
 }
 
 // bodyEnd returns the end of the token's body starting at s[p], or 0.

@@ -1,0 +1,120 @@
+package sanitize
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// tokenAtEvery is tokenAt trying every trigger of the anchor's lists that
+// the index files under the bytes around it, each compared whole: no list
+// cut by the byte after the anchor, no byte compared before the text.
+func tokenAtEvery(s string, i int, rc *runs) (int, int) {
+	a := triggersByAnchor[s[i]]
+	var m tokenMatch
+	if a == nil {
+		return 0, 0
+	}
+	var lists [][]trigger
+	if i+1 < len(s) && a.next[s[i+1]] != 0 {
+		lists = append(lists, a.byNext[a.next[s[i+1]]-1])
+	}
+	if wordStart(s, i) {
+		lists = append(lists, a.first)
+	}
+	if i > 0 && a.prev[s[i-1]] != 0 {
+		lists = append(lists, a.byPrev[a.prev[s[i-1]]-1])
+	}
+	for _, ts := range lists {
+		for k := range ts {
+			m.try(s, i, &ts[k], rc)
+		}
+	}
+	return m.start, m.end
+}
+
+// triggerAtEvery is triggerAt comparing every trigger anchored on s[i]
+// whole.
+func triggerAtEvery(s string, i int) bool {
+	for r := range tokenFormats {
+		for _, text := range tokenFormats[r].triggers {
+			at := anchorOf(text)
+			p := i - at
+			if text[at] != s[i] || p < 0 || !strings.HasPrefix(s[p:], text) {
+				continue
+			}
+			if tokenFormats[r].before != "" {
+				// Infix triggers are indexed by the byte after the anchor:
+				// their own, or a byte of their body.
+				if i+1 < len(s) && (at+1 < len(text) || alphabetSet(tokenFormats[r].body)[s[i+1]]) {
+					return true
+				}
+				continue
+			}
+			if wordStart(s, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tokenTexts are texts dense in triggers: every trigger, its parts, body
+// bytes and separators glued at random, and repetitions of each trigger.
+func tokenTexts(t *testing.T) []string {
+	rng := rand.New(rand.NewPCG(27, 55))
+	var parts []string
+	for _, r := range tokenFormats {
+		for _, tr := range r.triggers {
+			parts = append(parts, tr, tr[:len(tr)/2], tr[len(tr)/2:])
+		}
+	}
+	parts = append(parts, " ", "-", "_", ".", "7", "Q", "a1B2c3D4e5F6g7H8", "abcdefghijklmnopqrstuvwxyz0123456789ABCDEF", "=", ":", "/", "|")
+	var texts []string
+	for n := 0; n < 400; n++ {
+		var b strings.Builder
+		for b.Len() < 300+rng.IntN(800) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, r := range tokenFormats {
+		for _, tr := range r.triggers {
+			texts = append(texts, strings.Repeat(tr, 20), strings.Repeat(tr+"x", 20), tr+"A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0")
+		}
+	}
+	texts = append(texts, corpusTexts(t)...)
+	for _, in := range hostile64K {
+		texts = append(texts, in.s[:4<<10])
+	}
+	return texts
+}
+
+// TestTokenAtLists compares tokenAt and triggerAt, which try only the
+// triggers whose bytes around the anchor match, with the same search
+// comparing every trigger whole, at every byte of the texts.
+func TestTokenAtLists(t *testing.T) {
+	found := 0
+	for _, s := range tokenTexts(t) {
+		var rc, rcEvery runs
+		for i := 0; i < len(s); i++ {
+			if triggersByAnchor[s[i]] == nil {
+				continue
+			}
+			a, b := tokenAt(s, i, &rc)
+			x, y := tokenAtEvery(s, i, &rcEvery)
+			if a != x || b != y {
+				t.Fatalf("tokenAt at %d of %q: %d:%d, trying every trigger %d:%d", i, s, a, b, x, y)
+			}
+			if b > a {
+				found++
+			}
+			if got, want := triggerAt(s, i), triggerAtEvery(s, i); got != want {
+				t.Fatalf("triggerAt at %d of %q: %v, comparing every trigger %v", i, s, got, want)
+			}
+		}
+	}
+	if found < 1000 {
+		t.Fatalf("only %d tokens found: the texts test too little", found)
+	}
+}
