@@ -366,7 +366,9 @@ func dashFlags(s string, i int, want flags) flags {
 	if want&fPEM != 0 && strings.HasPrefix(s[i:], "-----BEGIN") {
 		f |= fPEM
 	}
-	if want&fUserOption != 0 && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0 || passwordFlagAt(s, i)) {
+	// Each option starts a word after a space: a dash inside a word (a
+	// token's, a hyphenated name's) asks none of them.
+	if want&fUserOption != 0 && (i == 0 || isSpace(s[i-1])) && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0 || passwordFlagAt(s, i)) {
 		f |= fUserOption
 	}
 	return f

@@ -178,6 +178,9 @@ type trigger struct {
 	rule         *tokenFormat
 	body, before *[256]bool
 	bodyID       int
+	// head holds the text's first eight bytes (fewer for a shorter text)
+	// as load64 reads them, mask the bits of those bytes.
+	head, mask uint64
 }
 
 // anchored holds the triggers anchored on one byte: those whose anchor is
@@ -220,6 +223,10 @@ func indexTriggers() (index [256]*anchored) {
 				panic("sanitize: trigger " + text + " is beyond the prefilter's reach")
 			}
 			t := trigger{text: text, at: at, rule: r, before: alphabetSet(r.before)}
+			for k := 0; k < min(8, len(text)); k++ {
+				t.head |= uint64(text[k]) << (8 * k)
+				t.mask |= 0xff << (8 * k)
+			}
 			if r.body != "" {
 				t.bodyID = alphabet(r.body)
 				t.body = alphabets[t.bodyID]
@@ -489,9 +496,17 @@ func secondBeforeMatches(s string, i int, t *trigger) bool {
 }
 
 // triggerIs reports whether t's text lies at s with its anchor at s[i].
+// Away from the end of s its first eight bytes are compared as one word:
+// most texts tried differ there, and a comparison of strings is a call.
 func triggerIs(s string, i int, t *trigger) bool {
 	p := i - t.at
-	return p >= 0 && len(s)-p >= len(t.text) && s[p:p+len(t.text)] == t.text
+	if p < 0 || len(s)-p < len(t.text) {
+		return false
+	}
+	if len(s)-p < 8 {
+		return s[p:p+len(t.text)] == t.text
+	}
+	return load64(s, p)&t.mask == t.head && (len(t.text) <= 8 || s[p+8:p+len(t.text)] == t.text[8:])
 }
 
 // redactTokens replaces every token of tokenFormats.
@@ -499,7 +514,7 @@ func redactTokens(s string) string {
 	var rc runs
 	e := edit{s: s}
 	for i := 0; i < len(s); i++ {
-		if triggersByAnchor[s[i]] == nil {
+		if triggersByAnchor[s[i]] == nil || !tokenMayStart(s, i) {
 			continue
 		}
 		start, end := tokenAt(s, i, &rc)

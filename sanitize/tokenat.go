@@ -114,3 +114,35 @@ func (m *tokenMatch) try(s string, i int, t *trigger, rc *runs) {
 		m.start, m.end = ts, e
 	}
 }
+
+// tokenNeighbours are anchorNeighbours as tokenAt reads them: a trigger
+// that follows a run of its own alphabet which may be empty (no shortest
+// run, no lead) takes any byte before it.
+var tokenNeighbours = func() neighbours {
+	n := anchorNeighbours
+	for c, a := range triggersByAnchor {
+		if a == nil {
+			continue
+		}
+		for _, ts := range a.byNext {
+			for _, t := range ts {
+				if t.at == 0 && t.before != nil && t.rule.beforeMin == 0 && t.rule.lead == "" {
+					n.prev[c] = [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+				}
+			}
+		}
+	}
+	return n
+}()
+
+// tokenMayStart reports whether tokenAt may find a token at the anchor
+// byte s[i], by the bytes just before and after it: most anchors of text
+// that is not a token ("_" in an identifier, "-" in a word, a capital) are
+// turned away by two bit tests, not a walk of the anchor's lists.
+func tokenMayStart(s string, i int) bool {
+	if i == 0 || i+1 >= len(s) {
+		return true
+	}
+	c, p, nx := s[i], s[i-1], s[i+1]
+	return tokenNeighbours.prev[c][p>>6]&(1<<(p&63)) != 0 && tokenNeighbours.next[c][nx>>6]&(1<<(nx&63)) != 0
+}

@@ -7,8 +7,9 @@ import (
 )
 
 // tokenAtEvery is tokenAt trying every trigger of the anchor's lists that
-// the index files under the bytes around it, each compared whole: no list
-// cut by the byte after the anchor, no byte compared before the text.
+// the index files under the bytes around it, each compared whole as a
+// string: no list cut by the byte after the anchor, no byte compared
+// before the text, no word compared for its start.
 func tokenAtEvery(s string, i int, rc *runs) (int, int) {
 	a := triggersByAnchor[s[i]]
 	var m tokenMatch
@@ -27,7 +28,9 @@ func tokenAtEvery(s string, i int, rc *runs) (int, int) {
 	}
 	for _, ts := range lists {
 		for k := range ts {
-			m.try(s, i, &ts[k], rc)
+			if t := &ts[k]; i >= t.at && strings.HasPrefix(s[i-t.at:], t.text) {
+				m.try(s, i, t, rc)
+			}
 		}
 	}
 	return m.start, m.end
@@ -92,9 +95,15 @@ func tokenTexts(t *testing.T) []string {
 
 // TestTokenAtLists compares tokenAt and triggerAt, which try only the
 // triggers whose bytes around the anchor match, with the same search
-// comparing every trigger whole, at every byte of the texts.
+// comparing every trigger whole, at every byte of the texts, and holds
+// that tokenMayStart turns away no anchor of a token.
 func TestTokenAtLists(t *testing.T) {
-	found := 0
+	found, turned := 0, 0
+	for _, r := range tokenFormats {
+		if r.end == nil && r.min < 1 {
+			t.Fatalf("%s takes an empty body: tokenNeighbours would turn it away", r.name)
+		}
+	}
 	for _, s := range tokenTexts(t) {
 		var rc, rcEvery runs
 		for i := 0; i < len(s); i++ {
@@ -106,6 +115,12 @@ func TestTokenAtLists(t *testing.T) {
 			if a != x || b != y {
 				t.Fatalf("tokenAt at %d of %q: %d:%d, trying every trigger %d:%d", i, s, a, b, x, y)
 			}
+			if !tokenMayStart(s, i) {
+				turned++
+				if y > x {
+					t.Fatalf("tokenMayStart turns away the token %q at %d of %q", s[x:y], i, s)
+				}
+			}
 			if b > a {
 				found++
 			}
@@ -114,7 +129,20 @@ func TestTokenAtLists(t *testing.T) {
 			}
 		}
 	}
-	if found < 1000 {
-		t.Fatalf("only %d tokens found: the texts test too little", found)
+	if found < 1000 || turned < 1000 {
+		t.Fatalf("only %d tokens found, %d anchors turned away: the texts test too little", found, turned)
+	}
+}
+
+// TestDashFlagsSpace holds dashFlags' shortcut: a dash after a byte that
+// is no space starts none of the options it asks for.
+func TestDashFlagsSpace(t *testing.T) {
+	texts := append(tokenTexts(t), "a -u user:pw", "x--token abc", "-p secret", "\t-pHunter2", "--user=x", "curl -u a:b --proxy-user c:d")
+	for _, s := range texts {
+		for i := 1; i < len(s); i++ {
+			if s[i] == '-' && !isSpace(s[i-1]) && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0 || passwordFlagAt(s, i)) {
+				t.Fatalf("an option starts at the dash at %d of %q, after %q", i, s, s[i-1])
+			}
+		}
 	}
 }
