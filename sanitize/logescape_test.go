@@ -145,4 +145,3 @@ func TestEscapeShortcuts(t *testing.T) {
 		}
 	}
 }
-

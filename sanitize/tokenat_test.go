@@ -146,3 +146,41 @@ func TestDashFlagsSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestValueFlagsDue holds the scan's guard before valueFlags: at a digit
+// or capital that neither due nor cardDue admits, under any skips and any
+// want, valueFlags raises nothing and moves no skip, so the call it spares
+// would have changed nothing.
+func TestValueFlagsDue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 77))
+	wants := []flags{fContext | fCard, fContext, fCard, logScanner.want}
+	spared := 0
+	for _, s := range append(tokenTexts(t), wordTexts()...) {
+		for i := 0; i < len(s); i++ {
+			if !contextTriggerByte[s[i]] {
+				continue
+			}
+			for range 4 {
+				sk := valueSkips{context: i - 4 + rng.IntN(40), card: i - 4 + rng.IntN(40)}
+				if sk.due(s, i) || sk.cardDue(s, i) {
+					continue
+				}
+				spared++
+				after := sk
+				if f := valueFlags(s, i, wants[rng.IntN(len(wants))], &after); f != 0 || after != sk {
+					t.Fatalf("valueFlags at %d of %q under %+v: %#x, skips %+v", i, s, sk, f, after)
+				}
+			}
+		}
+	}
+	if spared < 10000 {
+		t.Fatalf("only %d calls spared: the texts test too little", spared)
+	}
+}
+
+// wordTexts are digits and capitals glued to words, numbers and values.
+func wordTexts() []string {
+	return []string{"card 4111111111111111 ok", "a4111-1111-1111-1111", "token=Ab12Cd34Ef56 x", "id 2345678901234567",
+		"x 5500 0000 0000 0004 y", "ORDER123 Ref45 aBcD", "password: Tr0ub4dor3xyz", "v1.2.3 build 20261201",
+		`{"token":"tk_4f9a2c7e1b8d3f6a0c5e9b2d7a4f1c8e"}`, "api key a1B2c3D4e5F6", "3 4 5 6 2", "A1 B2 C3 _4 .5"}
+}
