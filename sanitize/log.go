@@ -106,25 +106,26 @@ func logPass(s string, f flags) (string, bool) {
 func escapeAt(s string) int {
 	spend(len(s))
 	for i := 0; i < len(s); {
-		// Printable ASCII is skipped one table lookup a byte.
+		// A run of printable ASCII costs one table lookup a byte, and a
+		// run of other runes (CJK prose) is read in a loop of its own.
 		for i < len(s) && escapeByte[s[i]] == 0 {
 			i++
 		}
-		if i == len(s) {
-			break
+		for i < len(s) && s[i] >= utf8.RuneSelf {
+			if strings.HasPrefix(s[i:], replacement) {
+				i += len(replacement)
+				continue
+			}
+			n := validLen(s, i)
+			if n == 0 || escapeLeads[s[i]] && textclass.IsEscaped(runeAt(s, i)) {
+				return i
+			}
+			i += n
 		}
-		if s[i] < utf8.RuneSelf {
+		if i < len(s) && escapeByte[s[i]] != 0 {
+			// An ASCII control: the loops stop at no other byte.
 			return i
 		}
-		if strings.HasPrefix(s[i:], replacement) {
-			i += len(replacement)
-			continue
-		}
-		n := validLen(s, i)
-		if n == 0 || escapeLeads[s[i]] && textclass.IsEscaped(runeAt(s, i)) {
-			return i
-		}
-		i += n
 	}
 	return -1
 }
