@@ -514,7 +514,14 @@ func redactTokens(s string) string {
 	var rc runs
 	e := edit{s: s}
 	for i := 0; i < len(s); i++ {
-		if triggersByAnchor[s[i]] == nil || !tokenMayStart(s, i) {
+		// The bytes that anchor nothing are passed one lookup each.
+		for i < len(s) && !anchorByte[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		if !tokenMayStart(s, i) {
 			continue
 		}
 		start, end := tokenAt(s, i, &rc)
@@ -529,6 +536,14 @@ func redactTokens(s string) string {
 	}
 	return e.result()
 }
+
+// anchorByte marks the bytes triggersByAnchor indexes.
+var anchorByte = func() (t [256]bool) {
+	for c, a := range triggersByAnchor {
+		t[c] = a != nil
+	}
+	return t
+}()
 
 // bodyEnd returns the end of the token's body starting at s[p], or 0.
 func (t *trigger) bodyEnd(s string, p int, rc *runs) int {
