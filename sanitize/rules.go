@@ -447,13 +447,14 @@ func anchorOf(text string) int {
 	return best
 }
 
-// nextMatches reports whether the byte after the anchor at s[i] is the one
-// t's text has there, if it has one: of the triggers indexed by the byte
-// before their anchor ("sk-ant-", "sk-proj-", "sk-"...), most differ
-// there, and a repetition of one would try them all at every anchor.
+// nextMatches reports whether the two bytes after the anchor at s[i] are
+// the ones t's text has there, as far as it has any: of the triggers
+// indexed by the byte before their anchor ("sk-ant-", "sk-proj-",
+// "sk-svcacct-"...), most differ there, and a repetition of one would
+// compare them all whole at every anchor.
 func nextMatches(s string, i int, t *trigger) bool {
 	k := t.at + 1
-	return k >= len(t.text) || i+1 < len(s) && s[i+1] == t.text[k]
+	return k >= len(t.text) || i+1 < len(s) && s[i+1] == t.text[k] && (k+1 == len(t.text) || i+2 < len(s) && s[i+2] == t.text[k+1])
 }
 
 // triggerAt reports whether a trigger anchored at s[i] is present there;
