@@ -371,7 +371,9 @@ func scanPunct(s string, i int, want flags) flags {
 
 func dashFlags(s string, i int, want flags) flags {
 	var f flags
-	if want&fPEM != 0 && strings.HasPrefix(s[i:], "-----BEGIN") {
+	// Most dashes join words and numbers ("eu-west-1", a UUID): the byte
+	// after one turns the armour's test away before a comparison.
+	if want&fPEM != 0 && i+1 < len(s) && s[i+1] == '-' && strings.HasPrefix(s[i:], "-----BEGIN") {
 		f |= fPEM
 	}
 	// Each option starts a word after a space: a dash inside a word (a
