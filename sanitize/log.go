@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -105,25 +106,40 @@ func logPass(s string, f flags) (string, bool) {
 func escapeAt(s string) int {
 	spend(len(s))
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if asciiEscapes[c] != "" {
+		// A run of printable ASCII costs one table lookup a byte, and a
+		// run of other runes (CJK prose) is read in a loop of its own.
+		for i < len(s) && escapeByte[s[i]] == 0 {
+			i++
+		}
+		for i < len(s) && s[i] >= utf8.RuneSelf {
+			if strings.HasPrefix(s[i:], replacement) {
+				i += len(replacement)
+				continue
+			}
+			n := validLen(s, i)
+			if n == 0 || escapeLeads[s[i]] && textclass.IsEscaped(runeAt(s, i)) {
 				return i
 			}
-			i++
-			continue
+			i += n
 		}
-		if strings.HasPrefix(s[i:], replacement) {
-			i += len(replacement)
-			continue
-		}
-		n := validLen(s, i)
-		if n == 0 || escapeLeads[s[i]] && textclass.IsEscaped(runeAt(s, i)) {
+		if i < len(s) && escapeByte[s[i]] != 0 {
+			// An ASCII control: the loops stop at no other byte.
 			return i
 		}
-		i += n
 	}
 	return -1
 }
+
+// escapeByte is 0 for the bytes written as they are and read as one rune
+// (printable ASCII), 1 for every other.
+var escapeByte = func() (t [256]uint8) {
+	for c := range t {
+		if c >= utf8.RuneSelf || asciiEscapes[c] != "" {
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 // runeAt decodes the valid rune at s[i].
 func runeAt(s string, i int) rune {
@@ -257,12 +273,19 @@ func appendEscaped(dst []byte, s string, i, limit int) []byte {
 				i++
 				continue
 			}
-			// A run of printable ASCII is copied whole, up to the limit.
+			// A run of printable ASCII is copied whole, up to the limit: a
+			// short one (random text's) as one store of eight bytes, whose
+			// tail the next write covers, not a call to copy.
 			e, end := i+1, min(len(s), i+limit+1-(len(dst)-base))
-			for e < end && s[e] >= ' ' && s[e] < 0x7f {
+			for e < end && escapeByte[s[e]] == 0 {
 				e++
 			}
-			dst = append(dst, s[i:e]...)
+			if n := len(dst); e-i <= 8 && len(s)-i >= 8 && cap(dst)-n >= 8 {
+				binary.LittleEndian.PutUint64(dst[n:n+8], load64(s, i))
+				dst = dst[:n+e-i]
+			} else {
+				dst = append(dst, s[i:e]...)
+			}
 			i = e
 			continue
 		}

@@ -204,7 +204,9 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 					f |= fToken
 				}
 			}
-			if w&(fContext|fCard) != 0 && contextTriggerByte[c] && skips.due(s, i) {
+			// valueFlags asks no more than these two (each holds only at a
+			// digit or a capital): a trigger neither answers costs no call.
+			if w&(fContext|fCard) != 0 && (skips.due(s, i) || skips.cardDue(s, i)) {
 				f |= valueFlags(s, i, w, &skips)
 			}
 		case clsPunct:
@@ -241,11 +243,17 @@ func proseDot(s string, i int) bool {
 type valueSkips struct{ context, card int }
 
 // due reports whether the digit or capital s[i] is a trigger of the
-// context or the card check that no earlier reading answered: most are
-// not (a capital that starts a word, a digit inside a run already read),
-// and cost no call.
+// context check that no earlier reading answered: most are not (a capital
+// that starts a word, a digit inside a run already read), and cost no
+// call. A digit may still start a card (cardDue).
 func (sk *valueSkips) due(s string, i int) bool {
-	return (i >= sk.context || i >= sk.card) && contextTrigger(s, i)
+	return i >= sk.context && contextTrigger(s, i)
+}
+
+// cardDue reports whether s[i] may start a card no earlier reading
+// answered: a digit glued to the letter or digit before it starts none.
+func (sk *valueSkips) cardDue(s string, i int) bool {
+	return i >= sk.card && cardStart(s, i)
 }
 
 // valueScan is scanRange for want holding only fContext and fCard: it
@@ -366,10 +374,14 @@ func scanPunct(s string, i int, want flags) flags {
 
 func dashFlags(s string, i int, want flags) flags {
 	var f flags
-	if want&fPEM != 0 && strings.HasPrefix(s[i:], "-----BEGIN") {
+	// Most dashes join words and numbers ("eu-west-1", a UUID): the byte
+	// after one turns the armour's test away before a comparison.
+	if want&fPEM != 0 && i+1 < len(s) && s[i+1] == '-' && strings.HasPrefix(s[i:], "-----BEGIN") {
 		f |= fPEM
 	}
-	if want&fUserOption != 0 && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0 || passwordFlagAt(s, i)) {
+	// Each option starts a word after a space: a dash inside a word (a
+	// token's, a hyphenated name's) asks none of them.
+	if want&fUserOption != 0 && (i == 0 || isSpace(s[i-1])) && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0 || passwordFlagAt(s, i)) {
 		f |= fUserOption
 	}
 	return f

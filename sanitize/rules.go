@@ -178,6 +178,9 @@ type trigger struct {
 	rule         *tokenFormat
 	body, before *[256]bool
 	bodyID       int
+	// head holds the text's first eight bytes (fewer for a shorter text)
+	// as load64 reads them, mask the bits of those bytes.
+	head, mask uint64
 }
 
 // anchored holds the triggers anchored on one byte: those whose anchor is
@@ -194,7 +197,14 @@ type anchored struct {
 	byNext [][]trigger
 	prev   [256]uint8 // index+1 into byPrev, or 0
 	byPrev [][]trigger
-	joint  *joint // or nil: see punctTriggerAt
+	// prevNext cuts each list of byPrev by the byte after the anchor: for
+	// list g and a byte n, index+1 into prevLists of the triggers of g, in
+	// their order, whose text has n there or ends at the anchor. A
+	// repetition of one trigger ("sk-sk-...") then tries the few whose
+	// next byte it has, not every trigger that ends in "k-".
+	prevNext  [][256]uint8
+	prevLists [][]trigger
+	joint     *joint // or nil: see punctTriggerAt
 }
 
 // triggersByAnchor is the multi-pattern index over every trigger string of
@@ -213,6 +223,10 @@ func indexTriggers() (index [256]*anchored) {
 				panic("sanitize: trigger " + text + " is beyond the prefilter's reach")
 			}
 			t := trigger{text: text, at: at, rule: r, before: alphabetSet(r.before)}
+			for k := 0; k < min(8, len(text)); k++ {
+				t.head |= uint64(text[k]) << (8 * k)
+				t.mask |= 0xff << (8 * k)
+			}
 			if r.body != "" {
 				t.bodyID = alphabet(r.body)
 				t.body = alphabets[t.bodyID]
@@ -253,6 +267,11 @@ func indexTriggers() (index [256]*anchored) {
 				a.prev[p] = uint8(len(a.byPrev))
 			}
 			a.byPrev[a.prev[p]-1] = append(a.byPrev[a.prev[p]-1], t)
+		}
+	}
+	for _, a := range index {
+		if a != nil {
+			a.cutByNext()
 		}
 	}
 	return index
@@ -428,48 +447,14 @@ func anchorOf(text string) int {
 	return best
 }
 
-// candidates calls f with each trigger anchored at s[i] that could match
-// there, given the byte before the anchor.
-func candidates(s string, i int, f func(t *trigger) bool) bool {
-	a := triggersByAnchor[s[i]]
-	if a == nil {
-		return false
-	}
-	if i+1 < len(s) {
-		if b := a.next[s[i+1]]; b != 0 {
-			for k := range a.byNext[b-1] {
-				if f(&a.byNext[b-1][k]) {
-					return true
-				}
-			}
-		}
-	}
-	if wordStart(s, i) {
-		for k := range a.first {
-			if f(&a.first[k]) {
-				return true
-			}
-		}
-	}
-	if i > 0 {
-		if b := a.prev[s[i-1]]; b != 0 {
-			for k := range a.byPrev[b-1] {
-				if t := &a.byPrev[b-1][k]; nextMatches(s, i, t) && f(t) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// nextMatches reports whether the byte after the anchor at s[i] is the one
-// t's text has there, if it has one: of the triggers indexed by the byte
-// before their anchor ("sk-ant-", "sk-proj-", "sk-"...), most differ
-// there, and a repetition of one would try them all at every anchor.
+// nextMatches reports whether the two bytes after the anchor at s[i] are
+// the ones t's text has there, as far as it has any: of the triggers
+// indexed by the byte before their anchor ("sk-ant-", "sk-proj-",
+// "sk-svcacct-"...), most differ there, and a repetition of one would
+// compare them all whole at every anchor.
 func nextMatches(s string, i int, t *trigger) bool {
 	k := t.at + 1
-	return k >= len(t.text) || i+1 < len(s) && s[i+1] == t.text[k]
+	return k >= len(t.text) || i+1 < len(s) && s[i+1] == t.text[k] && (k+1 == len(t.text) || i+2 < len(s) && s[i+2] == t.text[k+1])
 }
 
 // triggerAt reports whether a trigger anchored at s[i] is present there;
@@ -494,11 +479,10 @@ func triggerAt(s string, i int) bool {
 		}
 	}
 	if i > 0 {
-		if b := a.prev[s[i-1]]; b != 0 {
-			for k := range a.byPrev[b-1] {
-				if t := &a.byPrev[b-1][k]; nextMatches(s, i, t) && secondBeforeMatches(s, i, t) && triggerIs(s, i, t) && wordStart(s, i-t.at) {
-					return true
-				}
+		ts := a.prevList(s, i)
+		for k := range ts {
+			if t := &ts[k]; nextMatches(s, i, t) && secondBeforeMatches(s, i, t) && triggerIs(s, i, t) && wordStart(s, i-t.at) {
+				return true
 			}
 		}
 	}
@@ -513,9 +497,17 @@ func secondBeforeMatches(s string, i int, t *trigger) bool {
 }
 
 // triggerIs reports whether t's text lies at s with its anchor at s[i].
+// Away from the end of s its first eight bytes are compared as one word:
+// most texts tried differ there, and a comparison of strings is a call.
 func triggerIs(s string, i int, t *trigger) bool {
 	p := i - t.at
-	return p >= 0 && len(s)-p >= len(t.text) && s[p:p+len(t.text)] == t.text
+	if p < 0 || len(s)-p < len(t.text) {
+		return false
+	}
+	if len(s)-p < 8 {
+		return s[p:p+len(t.text)] == t.text
+	}
+	return load64(s, p)&t.mask == t.head && (len(t.text) <= 8 || s[p+8:p+len(t.text)] == t.text[8:])
 }
 
 // redactTokens replaces every token of tokenFormats.
@@ -523,7 +515,14 @@ func redactTokens(s string) string {
 	var rc runs
 	e := edit{s: s}
 	for i := 0; i < len(s); i++ {
-		if triggersByAnchor[s[i]] == nil {
+		// The bytes that anchor nothing are passed one lookup each.
+		for i < len(s) && !anchorByte[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		if !tokenMayStart(s, i) {
 			continue
 		}
 		start, end := tokenAt(s, i, &rc)
@@ -539,33 +538,13 @@ func redactTokens(s string) string {
 	return e.result()
 }
 
-// tokenAt returns the longest token whose trigger is anchored at s[i].
-func tokenAt(s string, i int, rc *runs) (int, int) {
-	start, end := 0, 0
-	candidates(s, i, func(t *trigger) bool {
-		p := i - t.at
-		if p < 0 || !strings.HasPrefix(s[p:], t.text) {
-			return false
-		}
-		ts := p
-		if t.before != nil {
-			for ts > 0 && t.before[s[ts-1]] {
-				ts--
-			}
-			if t.rule.lead != "" && (!strings.HasPrefix(s[ts:p], t.rule.lead) || !wordStart(s, ts)) ||
-				p-ts < t.rule.beforeMin {
-				return false
-			}
-		} else if !wordStart(s, p) {
-			return false
-		}
-		if e := t.bodyEnd(s, p+len(t.text), rc); e > end {
-			start, end = ts, e
-		}
-		return false
-	})
-	return start, end
-}
+// anchorByte marks the bytes triggersByAnchor indexes.
+var anchorByte = func() (t [256]bool) {
+	for c, a := range triggersByAnchor {
+		t[c] = a != nil
+	}
+	return t
+}()
 
 // bodyEnd returns the end of the token's body starting at s[p], or 0.
 func (t *trigger) bodyEnd(s string, p int, rc *runs) int {
