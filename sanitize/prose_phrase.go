@@ -331,8 +331,10 @@ func qualifiedName(s string, q int, sep byte, cmp bool) *contextRule {
 		}
 		return nil
 	}
-	valid := true
-	for range maxQualifiers {
+	// The words read so far, kept so that they are classified only once
+	// a name stands before them: most look-backs find none.
+	var words [maxQualifiers][2]int
+	for n := range maxQualifiers {
 		b := p
 		for b > 0 && p-b < maxQualifier && qualifierByte[s[b-1]] {
 			b--
@@ -341,17 +343,9 @@ func qualifiedName(s string, q int, sep byte, cmp bool) *contextRule {
 		if b == p || np == b {
 			return nil
 		}
-		// Read backwards, the words so far may follow a name when a
-		// preposition or a parenthesis opens them or each is a
-		// qualifier.
-		switch cls := classOf(s, b, p); {
-		case cls&pcPrep != 0 || s[b] == '(':
-			valid = true
-		case cls&(pcQual|pcVerb|pcAux|pcTo) == 0:
-			valid = false
-		}
+		words[n] = [2]int{b, p}
 		if r := phraseNameAt(s, np, sep); r != nil {
-			if valid {
+			if qualifiersFollowName(s, words[:n+1]) {
 				return r
 			}
 			return nil
@@ -359,6 +353,23 @@ func qualifiedName(s string, q int, sep byte, cmp bool) *contextRule {
 		p = np
 	}
 	return nil
+}
+
+// qualifiersFollowName reports whether the words between a name and its
+// separator, in the order they were read back from the separator, may
+// follow the name: read backwards, the words so far may when a
+// preposition or a parenthesis opens them or each is a qualifier.
+func qualifiersFollowName(s string, words [][2]int) bool {
+	valid := true
+	for _, w := range words {
+		switch cls := classOf(s, w[0], w[1]); {
+		case cls&pcPrep != 0 || s[w[0]] == '(':
+			valid = true
+		case cls&(pcQual|pcVerb|pcAux|pcTo) == 0:
+			valid = false
+		}
+	}
+	return valid
 }
 
 // auxName reports the rule of a name before the verb or adverb at s[b],
@@ -513,7 +524,8 @@ func phraseNameAt(s string, p int, sep byte) *contextRule {
 // codeNameAt reports the credential row for a name s[kb:p] of pcCode
 // after a word of pcCodeKind ("recovery code").
 func codeNameAt(s string, kb, p int) *contextRule {
-	if classOf(s, kb, p)&pcCode == 0 {
+	// Only "code" and "codes" are of pcCode: other lengths need no lookup.
+	if n := p - kb; n != len("code") && n != len("codes") || classOf(s, kb, p)&pcCode == 0 {
 		return nil
 	}
 	q := spacesBefore(s, kb, 0, false)
