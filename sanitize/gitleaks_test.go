@@ -150,6 +150,13 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"xml-attr", `<key name="stripe">%s</key>`},
 	{"bracket-key", "auth failed [key=%s]"},
 	{"abbrev-pw", "ssh: pw=%s host=db1"},
+	{"appositive", "auth: the new password, %s, was saved"},
+	{"change-pair", "vault: Token rotated: old=abc new=%s"},
+	{"change-words", "credential rotated, new value %s"},
+	{"one-time-code", "Your one-time code: %s"},
+	{"algorithm-name", "webhook: HMAC-SHA256 mismatch: received %s"},
+	{"scheme-list", "X-Signature: t=1712345678,v1=%s"},
+	{"json-sibling", `{"error":"signature mismatch","expected":"%s","got":"x"}`},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window

@@ -1,0 +1,63 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+)
+
+// A credential's value that its name announces from one step further away
+// than a separator or a phrase is redacted: set off by commas, the new side
+// of a change, a code a qualifier names, a name with an algorithm's suffix,
+// an item of a scheme list, a comparison member of a JSON object whose
+// sibling names the credential.
+func TestPairsRedact(t *testing.T) {
+	values := []string{"Zq8Kw2Lm9Rt4Vx7Pb3Nc", "a3f9c2e1b7d54a60c2e1b7d5", "hunter2hunter2"}
+	for _, f := range []string{
+		// appositives
+		"The new password, %s, was saved", "the token, %s, expired", "THE API KEY, %s, WAS ROTATED",
+		"Your client_secret, %s, is stored", "the secret,\n%s, leaked",
+		// the sides of a change
+		"Token rotated: old=abc new=%s", "credential rotated, new value %s", "secret; new value %s",
+		"api key rotated; previous=abc current=%s", "credential rotated, new value: %s", "secret; New Value %s",
+		"password changed, old value %s", "Token rotated: old=abc\nnew=%s", "token updated: new=%s old=abc",
+		// codes a qualifier names
+		"Your one-time code: %s", "Your One-Time Code: %s", "your 2FA code %s", "2FA code: %s", "TOTP code: %s",
+		"Your one-time code is %s", "OTP code: %s", "backup code %s", "recovery codes: %s",
+		// a name with an algorithm's or a version's suffix, a value with a scheme
+		"HMAC-SHA256 mismatch: received %s", "HMAC_SHA256 mismatch: expected %s", "x-hub-signature-256 mismatch: sha256=%s",
+		"X-Hub-Signature-256: sha256=%s", "signature: sha1=%s", "signature-v2 mismatch: got %s",
+		"X-Signature: t=1712345678,v1=%s", "Stripe-Signature: t=1712345678,v1=%s", "signature: t=1712345678, v1=%s",
+		"Stripe-Signature: t=1712345678,v1=%s,v0=abc",
+		// JSON siblings
+		`{"error":"signature mismatch","expected":"%s","got":"x"}`, `{"error":"invalid token","received":"%s"}`,
+		`{"error": "signature mismatch", "expected": "%s", "got": "x"}`, `{"message":"invalid api key","provided":"%s"}`,
+		`{"error":"token expired","actual":"%s"}`, `{"code":401,"error":"Invalid Password","given":"%s"}`,
+	} {
+		for _, v := range values {
+			in := strings.ReplaceAll(f, "%s", v)
+			for _, tier := range []func(string) string{Public, Log} {
+				if out := tier(in); strings.Contains(out, v) {
+					t.Errorf("%q -> %q keeps the value", in, out)
+				}
+			}
+		}
+	}
+}
+
+// The words around those forms stay when no credential stands in them:
+// lists, changes of other things, codes of other kinds, digests of files.
+func TestPairsKeepProse(t *testing.T) {
+	checkBenign(t, []string{
+		"the token expired", "password reset failed", "key not found", "new token issued", "old password was wrong",
+		"exit code 137", "status code 503", "zip code 94107", "error code: 0x8004a3f9c2e1b7d5",
+		"checksum sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928",
+		"hash: sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928",
+		"sorted by key, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203, then by name",
+		"version 2, build a3f9c2e1b7d54a60, released", "user updated: old=alice new=bob2024xyz99",
+		"config changed: old=v1.2.3 new=v1.2.4a9b8c7d6", "region changed, new value eu-west-1a9b8c7",
+		`{"error":"user not found","expected":"a3f9c2e1b7d54a60c2e1b7d5"}`,
+		`{"error":"conflict","expected":"0193b1c2-7d1e-7a3b-9c4d-5e6f70819203","got":"x"}`,
+		"idempotency key, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203, was already used",
+		"the token expired, retrying", "key-256 entries, a3f9c2e1b7d54a60c2e1b7d5",
+	})
+}

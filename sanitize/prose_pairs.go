@@ -1,0 +1,248 @@
+package sanitize
+
+import "strings"
+
+// Pairs and siblings: a credential's value that its name announces from
+// one step further away than a separator or a phrase — an appositive
+// ("the new password, <value>, was saved"), the new side of a change
+// ("token rotated: old=abc new=<value>", "secret; new value <value>"), an
+// item of a scheme list ("X-Signature: t=1712345678,v1=<value>",
+// "signature mismatch: sha256=<value>"), or a comparison member of a JSON
+// object whose other member names the credential ({"error":"invalid
+// token","expected":"<value>"}). Each reads back no further than
+// contextReach from the value.
+
+// maxListItems bounds the items of a list, and the words of a change,
+// read back between a value and its name.
+const maxListItems = 4
+
+// maxItemKey bounds the key of a list item ("v1", "sha256", "previous").
+const maxItemKey = 10
+
+// algorithmSuffix returns the length of the part that ends the name k
+// when it names the algorithm of a credential or its version rather than
+// the credential ("HMAC-SHA256", "x-hub-signature-256", "token_v2"), or
+// 0.
+func algorithmSuffix(k string) int {
+	i := len(k)
+	for i > 0 && (isDigit(k[i-1]) || isLetter(k[i-1])) {
+		i--
+	}
+	if i == 0 || i == len(k) || k[i-1] != '-' && k[i-1] != '_' {
+		return 0
+	}
+	part := k[i:]
+	digits := 0
+	for digits < len(part) && isDigit(part[len(part)-1-digits]) {
+		digits++
+	}
+	switch name := part[:len(part)-digits]; {
+	case digits == len(part) && digits <= 3:
+	case digits > 0 && (len(name) == 1 && name[0]|0x20 == 'v' || len(name) == 3 && hasPrefixFold(name, "sha") || len(name) == 2 && hasPrefixFold(name, "md")):
+	default:
+		return 0
+	}
+	return len(k) - i + 1
+}
+
+// changeMarkers are the words that mark a side of a change.
+var changeMarkers = [...]string{"old", "new", "current", "previous", "prev"}
+
+func isChangeMarker(s string, b, e int) bool {
+	for _, m := range changeMarkers {
+		if e-b == len(m) && hasPrefixFold(s[b:e], m) {
+			return true
+		}
+	}
+	return false
+}
+
+// listedBefore reports the rule of the name that announces the value at
+// s[v] as an item "k=<value>" of a list after it: a scheme's or a
+// version's key ("sha256=", "v1=") after a separator, or a side of a
+// change ("new=", "old=") after the name and its verb.
+func listedBefore(s string, v int) *contextRule {
+	if v < 2 || s[v-1] != '=' {
+		return nil
+	}
+	lo := max(0, v-contextReach)
+	s, v = s[lo:], v-lo
+	w := v - 1
+	for w > 0 && v-1-w < maxItemKey && (isLetter(s[w-1]) || isDigit(s[w-1])) {
+		w--
+	}
+	if w == v-1 || w > 0 && credentialValueByte[s[w-1]] {
+		return nil
+	}
+	return itemsBefore(s, w, isChangeMarker(s, w, v-1))
+}
+
+// itemsBefore reads back from the list item that starts at s[p] over the
+// items before it ("t=1712345678,"), the marks that separate them and,
+// for a side of a change (change), the verbs and qualifiers after the
+// name ("credential rotated, new value"), to the name that announces the
+// list. A list's own item names no credential: the words of prose before
+// one ("checksum sha256=...") end it.
+func itemsBefore(s string, p int, change bool) *contextRule {
+	for range maxListItems {
+		p = spacesBefore(s, p, 0, true)
+		if p == 0 {
+			return nil
+		}
+		switch c := s[p-1]; {
+		case c == ',' || c == ';':
+			p--
+			continue
+		case c == ':':
+			return qualifiedName(s, p-1, ':', true)
+		case c == ']':
+			return redactedKeyBefore(s, p)
+		}
+		a := p
+		for a > 0 && p-a < maxValueLead && credentialValueByte[s[a-1]] {
+			a--
+		}
+		spend(p - a)
+		if a == p {
+			return nil
+		}
+		if strings.IndexByte(s[a:p], '=') > 0 {
+			p = a
+			continue
+		}
+		if !change {
+			return nil
+		}
+		if r := phraseNameAt(s, p, 0); r != nil {
+			return r
+		}
+		b := letterWordBefore(s, p)
+		if b != a || classOf(s, b, p)&(pcVerb|pcAux|pcQual) == 0 {
+			return nil
+		}
+		p = b
+	}
+	return nil
+}
+
+// redactedKeyBefore reports the credential row when the marker that
+// ends at s[p] is the value the key-value rule redacted after a key it
+// knows ("X-Signature: [redacted],v1=..."): the list is that key's.
+func redactedKeyBefore(s string, p int) *contextRule {
+	m := p - len(Redacted)
+	if m < 2 || s[m:p] != Redacted {
+		return nil
+	}
+	q := spacesBefore(s, m, 0, false)
+	if q == 0 || s[q-1] != ':' && s[q-1] != '=' {
+		return nil
+	}
+	if _, _, ok := keyBefore(s, q-1); ok {
+		return credentialRule
+	}
+	return nil
+}
+
+// pairedBefore reports the rule of a name that announces the run of
+// value bytes s[v:runEnd] as an appositive, the new side of a change in
+// words ("new value <value>") or a comparison member of a JSON object,
+// and where its value starts; or, for a run that opens with a list item's
+// key ("sha256=<value>", "v1=<value>"), the rule of that item.
+func pairedBefore(s string, v, runEnd int) (int, *contextRule) {
+	if v < 2 {
+		return v, nil
+	}
+	if e := itemKeyEnd(s, v, runEnd); e > 0 {
+		return e + 1, listedBefore(s, e+1)
+	}
+	lo := max(0, v-contextReach)
+	t, tv := s[lo:], v-lo
+	switch s[v-1] {
+	case ' ', '\n', ':':
+		if c := spacesBefore(t, tv, 0, true); runEnd < len(s) && s[runEnd] == ',' && c > 0 && t[c-1] == ',' {
+			return v, appositiveName(t, c-1)
+		}
+		return v, changedValueBefore(t, tv)
+	case '"':
+		return v, siblingBefore(t, tv-1)
+	}
+	return v, nil
+}
+
+// itemKeyEnd returns the index of the '=' that ends a list item's key at
+// the start of the run s[v:runEnd], or 0.
+func itemKeyEnd(s string, v, runEnd int) int {
+	e := v
+	for e < runEnd && e-v < maxItemKey && (isLetter(s[e]) || isDigit(s[e])) {
+		e++
+	}
+	if e == v || e+minContextValue >= runEnd || s[e] != '=' {
+		return 0
+	}
+	return e
+}
+
+// appositiveName reports the rule of a name that ends at the comma
+// s[c] before a value set off by commas ("the new password, <value>,
+// was saved"). A name after a preposition ("sorted by key, <id>, then")
+// heads a list of its own.
+func appositiveName(s string, c int) *contextRule {
+	r := phraseNameAt(s, c, 0)
+	if r == nil {
+		return nil
+	}
+	kb := keyWordStart(s, c, 0)
+	q := spacesBefore(s, kb, 0, false)
+	if q < kb && classOf(s, letterWordBefore(s, q), q)&pcPrep != 0 {
+		return nil
+	}
+	return r
+}
+
+// changedValueBefore reports the rule of a change whose new side the
+// words "new value" (or "old value"), with or without a colon, announce
+// before the value at s[v].
+func changedValueBefore(s string, v int) *contextRule {
+	p := spacesBefore(s, v, 0, false)
+	if p > 0 && s[p-1] == ':' {
+		p = spacesBefore(s, p-1, 0, false)
+	}
+	b := letterWordBefore(s, p)
+	if p-b != len("value") || !hasPrefixFold(s[b:p], "value") {
+		return nil
+	}
+	e := spacesBefore(s, b, 0, false)
+	m := letterWordBefore(s, e)
+	if e == b || m == e || !isChangeMarker(s, m, e) {
+		return nil
+	}
+	return itemsBefore(s, m, true)
+}
+
+// siblingBefore reports the credential row for a JSON string whose
+// opening quote is s[q], the value of a member whose key is a comparison
+// word ("expected", "received"), when a member before it in the same
+// object names a credential in its text ("error":"signature mismatch").
+func siblingBefore(s string, q int) *contextRule {
+	p := spacesBefore(s, q, 0, false)
+	if p < 2 || s[p-1] != ':' {
+		return nil
+	}
+	p = spacesBefore(s, p-1, 0, false)
+	if p == 0 || s[p-1] != '"' {
+		return nil
+	}
+	k := letterWordBefore(s, p-1)
+	if k == p-1 || k == 0 || s[k-1] != '"' || classOf(s, k, p-1)&pcCompare == 0 {
+		return nil
+	}
+	spend(k)
+	for i := k - 1; i > 0 && s[i] != '{'; i-- {
+		if isLetter(s[i-1]) && !isLetter(s[i]) {
+			if r := phraseNameAt(s, i, 0); r != nil {
+				return r
+			}
+		}
+	}
+	return nil
+}
