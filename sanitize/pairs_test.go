@@ -61,3 +61,37 @@ func TestPairsKeepProse(t *testing.T) {
 		"the token expired, retrying", "key-256 entries, a3f9c2e1b7d54a60c2e1b7d5",
 	})
 }
+
+// A bracket that closes a pair stays in the output.
+func TestPairsKeepBrackets(t *testing.T) {
+	for in, want := range map[string]string{
+		"[token=Zq8Kw2Lm9Rt4Vx7Pb3Nc]":         "[token=" + Redacted + "]",
+		"(password=Zq8Kw2Lm9Rt4Vx7Pb3Nc)":      "(password=" + Redacted + ")",
+		"auth failed [key=hunter2hunter2]":     "auth failed [key=" + Redacted + "]",
+		"{token=a3f9c2e1b7d54a60c2e1b7d5}":     "{token=" + Redacted + "}",
+		"[password=Zq8Kw2Lm9Rt4Vx7Pb3Nc] done": "[password=" + Redacted + "] done",
+	} {
+		for _, tier := range []func(string) string{Public, Log} {
+			if out := tier(in); out != want {
+				t.Errorf("%q -> %q, want %q", in, out, want)
+			}
+		}
+	}
+}
+
+// A value that holds brackets of its own is redacted whole.
+func TestPairsBracketedValues(t *testing.T) {
+	for _, in := range []string{
+		"[password=Zq8Kw2]Lm9Rt4Vx7Pb3Nc]", "password=Zq8Kw2]Lm9Rt4Vx7Pb3Nc", "[token=Zq8K[w2]Lm9Rt4Vx7Pb3Nc]",
+		"token=a3f9c2e1[b7d54a60]c2e1b7d5 next", "[secret=hunter2]hunter2]",
+	} {
+		for _, tier := range []func(string) string{Public, Log} {
+			out := tier(in)
+			for _, part := range []string{"Lm9Rt4Vx7Pb3Nc", "b7d54a60", "c2e1b7d5", "]hunter2"} {
+				if strings.Contains(out, part) {
+					t.Errorf("%q -> %q keeps %q", in, out, part)
+				}
+			}
+		}
+	}
+}

@@ -153,9 +153,6 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 			if r = credentialBefore(s, p); r != nil {
 				return p, runEnd, r
 			}
-			if r = listedBefore(s, p); r != nil {
-				return p, runEnd, r
-			}
 		}
 	}
 	spend(runEnd - p)
@@ -168,7 +165,7 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	if r = phraseBefore(s, p, true); r != nil {
 		return p, runEnd, r
 	}
-	if vs, r := pairedBefore(s, p, runEnd); r != nil {
+	if vs, r := pairedBefore(s, p, i, runEnd); r != nil {
 		return vs, runEnd, r
 	}
 	// The password of a user:password pair whose parts are quoted

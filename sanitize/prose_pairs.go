@@ -24,6 +24,11 @@ const maxItemKey = 10
 // the credential ("HMAC-SHA256", "x-hub-signature-256", "token_v2"), or
 // 0.
 func algorithmSuffix(k string) int {
+	// Every such part ends in a digit ("256", "v2", "md5"), and most
+	// names in a letter.
+	if !isDigit(k[len(k)-1]) {
+		return 0
+	}
 	i := len(k)
 	for i > 0 && (isDigit(k[i-1]) || isLetter(k[i-1])) {
 		i--
@@ -45,8 +50,9 @@ func algorithmSuffix(k string) int {
 	return len(k) - i + 1
 }
 
-// changeMarkers are the words that mark a side of a change.
-var changeMarkers = [...]string{"old", "new", "current", "previous", "prev"}
+// changeMarkers are the words that mark a side of a change (itemKeyEnd
+// holds them too, by their first letter).
+var changeMarkers = []string{"old", "new", "current", "previous", "prev"}
 
 func isChangeMarker(s string, b, e int) bool {
 	for _, m := range changeMarkers {
@@ -144,42 +150,72 @@ func redactedKeyBefore(s string, p int) *contextRule {
 }
 
 // pairedBefore reports the rule of a name that announces the run of
-// value bytes s[v:runEnd] as an appositive, the new side of a change in
-// words ("new value <value>") or a comparison member of a JSON object,
-// and where its value starts; or, for a run that opens with a list item's
-// key ("sha256=<value>", "v1=<value>"), the rule of that item.
-func pairedBefore(s string, v, runEnd int) (int, *contextRule) {
+// value bytes s[v:runEnd], which holds the trigger s[i], as an
+// appositive, the new side of a change in words ("new value <value>") or
+// a comparison member of a JSON object, and where its value starts; or,
+// for a run that opens with a list item's key ("sha256=<value>",
+// "v1=<value>", "new=<value>"), the rule of that item.
+func pairedBefore(s string, v, i, runEnd int) (int, *contextRule) {
 	if v < 2 {
 		return v, nil
 	}
-	if e := itemKeyEnd(s, v, runEnd); e > 0 {
+	if e := itemKeyEnd(s, v, i, runEnd); e > 0 {
 		return e + 1, listedBefore(s, e+1)
 	}
 	lo := max(0, v-contextReach)
-	t, tv := s[lo:], v-lo
 	switch s[v-1] {
 	case ' ', '\n', ':':
-		if c := spacesBefore(t, tv, 0, true); runEnd < len(s) && s[runEnd] == ',' && c > 0 && t[c-1] == ',' {
-			return v, appositiveName(t, c-1)
+		if runEnd < len(s) && s[runEnd] == ',' {
+			if c := spacesBefore(s, v, lo, true); c > lo && s[c-1] == ',' {
+				return v, appositiveName(s[lo:], c-1-lo)
+			}
 		}
-		return v, changedValueBefore(t, tv)
+		return v, changedValueBefore(s, v, lo)
 	case '"':
-		return v, siblingBefore(t, tv-1)
+		return v, siblingBefore(s[lo:], v-1-lo)
 	}
 	return v, nil
 }
 
 // itemKeyEnd returns the index of the '=' that ends a list item's key at
-// the start of the run s[v:runEnd], or 0.
-func itemKeyEnd(s string, v, runEnd int) int {
-	e := v
-	for e < runEnd && e-v < maxItemKey && (isLetter(s[e]) || isDigit(s[e])) {
-		e++
+// the start of the run s[v:runEnd], or 0. The key of a value is a side of
+// a change, or a scheme's or a version's, which holds a digit ("v1",
+// "sha256"): the trigger s[i] then stands in the key. A word in letters
+// alone ("password=") is a key the key-value rule reads.
+func itemKeyEnd(s string, v, i, runEnd int) int {
+	// The marker that the first letter allows, compared once.
+	m := ""
+	switch s[v] | 0x20 {
+	case 'o':
+		m = "old"
+	case 'n':
+		m = "new"
+	case 'c':
+		m = "current"
+	case 'p':
+		m = "prev"
+		if v+8 < runEnd && s[v+8] == '=' {
+			m = "previous"
+		}
 	}
-	if e == v || e+minContextValue >= runEnd || s[e] != '=' {
+	if e := v + len(m); m != "" && e+minContextValue < runEnd && s[e] == '=' && hasPrefixFold(s[v:e], m) {
+		return e
+	}
+	if !isDigit(s[i]) || i-v >= maxItemKey {
 		return 0
 	}
-	return e
+	for e := v; e < runEnd && e-v <= maxItemKey; e++ {
+		switch c := s[e]; {
+		case c == '=':
+			if e == v || e+minContextValue >= runEnd || e < i {
+				return 0
+			}
+			return e
+		case !isLetter(c) && !isDigit(c):
+			return 0
+		}
+	}
+	return 0
 }
 
 // appositiveName reports the rule of a name that ends at the comma
@@ -202,15 +238,16 @@ func appositiveName(s string, c int) *contextRule {
 // changedValueBefore reports the rule of a change whose new side the
 // words "new value" (or "old value"), with or without a colon, announce
 // before the value at s[v].
-func changedValueBefore(s string, v int) *contextRule {
-	p := spacesBefore(s, v, 0, false)
-	if p > 0 && s[p-1] == ':' {
-		p = spacesBefore(s, p-1, 0, false)
+func changedValueBefore(s string, v, lo int) *contextRule {
+	p := v - 1
+	if s[p] == ' ' && p > 0 && s[p-1] == ':' {
+		p--
 	}
-	b := letterWordBefore(s, p)
-	if p-b != len("value") || !hasPrefixFold(s[b:p], "value") {
+	if p-lo < len("value") || s[p-1]|0x20 != 'e' || !hasSuffixFold(s[:p], "value") {
 		return nil
 	}
+	s, p = s[lo:], p-lo
+	b := p - len("value")
 	e := spacesBefore(s, b, 0, false)
 	m := letterWordBefore(s, e)
 	if e == b || m == e || !isChangeMarker(s, m, e) {
