@@ -157,6 +157,8 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"algorithm-name", "webhook: HMAC-SHA256 mismatch: received %s"},
 	{"scheme-list", "X-Signature: t=1712345678,v1=%s"},
 	{"json-sibling", `{"error":"signature mismatch","expected":"%s","got":"x"}`},
+	{"change-quoted", `audit: api key rotated (old="abc", new="%s")`},
+	{"glued-algorithm", "webhook rejected: hmac_sha256=%s"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window

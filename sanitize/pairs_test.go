@@ -15,11 +15,15 @@ func TestPairsRedact(t *testing.T) {
 	for _, f := range []string{
 		// appositives
 		"The new password, %s, was saved", "the token, %s, expired", "THE API KEY, %s, WAS ROTATED",
-		"Your client_secret, %s, is stored", "the secret,\n%s, leaked",
+		"Your client_secret, %s, is stored", "the secret,\n%s, leaked", `The new password, "%s", was saved`,
+		"The password, '%s', was saved", "the API token, `%s`, expired", "The new password,\n%s,\nwas saved",
+		"the api_key, %s; was set",
 		// the sides of a change
 		"Token rotated: old=abc new=%s", "credential rotated, new value %s", "secret; new value %s",
 		"api key rotated; previous=abc current=%s", "credential rotated, new value: %s", "secret; New Value %s",
 		"password changed, old value %s", "Token rotated: old=abc\nnew=%s", "token updated: new=%s old=abc",
+		`Token rotated: old="abc" new="%s"`, "Token rotated: old='abc' new='%s'", "key rotated (old=abc, new=%s)",
+		"Token rotated. New value: %s", `{"event":"token rotated","old":"abc","new":"%s"}`,
 		// codes a qualifier names
 		"Your one-time code: %s", "Your One-Time Code: %s", "your 2FA code %s", "2FA code: %s", "TOTP code: %s",
 		"Your one-time code is %s", "OTP code: %s", "backup code %s", "recovery codes: %s",
@@ -27,7 +31,8 @@ func TestPairsRedact(t *testing.T) {
 		"HMAC-SHA256 mismatch: received %s", "HMAC_SHA256 mismatch: expected %s", "x-hub-signature-256 mismatch: sha256=%s",
 		"X-Hub-Signature-256: sha256=%s", "signature: sha1=%s", "signature-v2 mismatch: got %s",
 		"X-Signature: t=1712345678,v1=%s", "Stripe-Signature: t=1712345678,v1=%s", "signature: t=1712345678, v1=%s",
-		"Stripe-Signature: t=1712345678,v1=%s,v0=abc",
+		"Stripe-Signature: t=1712345678,v1=%s,v0=abc", "Stripe-Signature: t=1712345678, v1=%s, v0=abc",
+		"hmac_sha256=%s", "webhook: hmac_sha256=%s", "X-Slack-Signature: v0=%s",
 		// JSON siblings
 		`{"error":"signature mismatch","expected":"%s","got":"x"}`, `{"error":"invalid token","received":"%s"}`,
 		`{"error": "signature mismatch", "expected": "%s", "got": "x"}`, `{"message":"invalid api key","provided":"%s"}`,
@@ -59,6 +64,11 @@ func TestPairsKeepProse(t *testing.T) {
 		`{"error":"conflict","expected":"0193b1c2-7d1e-7a3b-9c4d-5e6f70819203","got":"x"}`,
 		"idempotency key, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203, was already used",
 		"the token expired, retrying", "key-256 entries, a3f9c2e1b7d54a60c2e1b7d5",
+		`{"event":"user renamed","old":"abc","new":"a3f9c2e1b7d54a60c2e1b7d5"}`,
+		"idempotency key rotated: old=abc new=0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"the request, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203, failed",
+		"the idempotency key, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203, was used",
+		"the file digest, sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928, matched",
 	})
 }
 

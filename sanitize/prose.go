@@ -148,8 +148,15 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	}
 	lo := max(0, i-maxValueLead)
 	p := i
+	// sep marks a separator between the run's start and s[i]: no key
+	// that starts the run then holds the trigger (see pairedBefore).
+	sep := false
 	for ; p > lo && credentialValueByte[s[p-1]]; p-- {
-		if c := s[p-1]; (c == ':' || c == '=') && runEnd-p >= minContextValue {
+		if c := s[p-1]; c == ':' || c == '=' {
+			sep = true
+			if runEnd-p < minContextValue {
+				continue
+			}
 			if r = credentialBefore(s, p); r != nil {
 				return p, runEnd, r
 			}
@@ -165,7 +172,7 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	if r = phraseBefore(s, p, true); r != nil {
 		return p, runEnd, r
 	}
-	if vs, r := pairedBefore(s, p, i, runEnd); r != nil {
+	if vs, r := pairedBefore(s, p, i, runEnd, sep); r != nil {
 		return vs, runEnd, r
 	}
 	// The password of a user:password pair whose parts are quoted

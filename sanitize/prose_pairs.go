@@ -14,7 +14,7 @@ import "strings"
 
 // maxListItems bounds the items of a list, and the words of a change,
 // read back between a value and its name.
-const maxListItems = 4
+const maxListItems = 6
 
 // maxItemKey bounds the key of a list item ("v1", "sha256", "previous").
 const maxItemKey = 10
@@ -96,8 +96,17 @@ func itemsBefore(s string, p int, change bool) *contextRule {
 			return nil
 		}
 		switch c := s[p-1]; {
-		case c == ',' || c == ';':
+		case c == ',' || c == ';' || c == '(' || change && c == '.':
 			p--
+			continue
+		case c == '"' || c == '\'':
+			// a quoted item: old="abc"
+			o := strings.LastIndexByte(s[:p-1], c)
+			if o < 1 || s[o-1] != '=' {
+				return nil
+			}
+			spend(p - o)
+			p = o
 			continue
 		case c == ':':
 			return qualifiedName(s, p-1, ':', true)
@@ -154,35 +163,65 @@ func redactedKeyBefore(s string, p int) *contextRule {
 // appositive, the new side of a change in words ("new value <value>") or
 // a comparison member of a JSON object, and where its value starts; or,
 // for a run that opens with a list item's key ("sha256=<value>",
-// "v1=<value>", "new=<value>"), the rule of that item.
-func pairedBefore(s string, v, i, runEnd int) (int, *contextRule) {
-	if v < 2 {
+// "v1=<value>", "new=<value>"), the rule of that item. sep marks a
+// separator between v and i.
+func pairedBefore(s string, v, i, runEnd int, sep bool) (int, *contextRule) {
+	if e := itemKeyEnd(s, v, i, runEnd, sep); e > 0 {
+		// a name whose own digits are the trigger ("hmac_sha256=")
+		if r := credentialBefore(s, e+1); r != nil {
+			return e + 1, r
+		}
+		if r := listedBefore(s, e+1); r != nil {
+			return e + 1, r
+		}
+	}
+	if v == 0 {
 		return v, nil
 	}
-	if e := itemKeyEnd(s, v, i, runEnd); e > 0 {
-		return e + 1, listedBefore(s, e+1)
-	}
 	lo := max(0, v-contextReach)
+	if r := appositiveAt(s, v, runEnd, lo); r != nil {
+		return v, r
+	}
 	switch s[v-1] {
 	case ' ', '\n', ':':
-		if runEnd < len(s) && s[runEnd] == ',' {
-			if c := spacesBefore(s, v, lo, true); c > lo && s[c-1] == ',' {
-				return v, appositiveName(s[lo:], c-1-lo)
-			}
-		}
 		return v, changedValueBefore(s, v, lo)
-	case '"':
-		return v, siblingBefore(s[lo:], v-1-lo)
+	case '"', '\'', '`':
+		if v > 2 && s[v-2] == '=' {
+			return v, listedBefore(s, v-1)
+		}
+		if s[v-1] == '"' {
+			return v, siblingBefore(s[lo:], v-1-lo)
+		}
 	}
 	return v, nil
 }
 
+// appositiveAt reports the rule of a name that announces the run of
+// value bytes s[v:runEnd] set off by commas, quoted or not, with one
+// line break at most before it.
+func appositiveAt(s string, v, runEnd, lo int) *contextRule {
+	e := runEnd
+	if e < len(s) && (s[e] == '"' || s[e] == '\'' || s[e] == '`') {
+		e++
+	}
+	if e >= len(s) || s[e] != ',' && s[e] != ';' {
+		return nil
+	}
+	q, _ := openersBefore(s, v, lo)
+	c := spacesBefore(s, q, lo, true)
+	if c <= lo || s[c-1] != ',' {
+		return nil
+	}
+	return appositiveName(s[lo:], c-1-lo)
+}
+
 // itemKeyEnd returns the index of the '=' that ends a list item's key at
-// the start of the run s[v:runEnd], or 0. The key of a value is a side of
-// a change, or a scheme's or a version's, which holds a digit ("v1",
-// "sha256"): the trigger s[i] then stands in the key. A word in letters
-// alone ("password=") is a key the key-value rule reads.
-func itemKeyEnd(s string, v, i, runEnd int) int {
+// the start of the run s[v:runEnd], or 0. The key of a value is a side
+// of a change, or a scheme's, a version's or a name's with digits
+// ("v1", "sha256", "hmac_sha256"): the trigger s[i] then stands in the
+// key, with no separator before it (sep). A word in letters alone
+// ("password=") is a key the key-value rule reads.
+func itemKeyEnd(s string, v, i, runEnd int, sep bool) int {
 	// The marker that the first letter allows, compared once.
 	m := ""
 	switch s[v] | 0x20 {
@@ -201,21 +240,30 @@ func itemKeyEnd(s string, v, i, runEnd int) int {
 	if e := v + len(m); m != "" && e+minContextValue < runEnd && s[e] == '=' && hasPrefixFold(s[v:e], m) {
 		return e
 	}
-	if !isDigit(s[i]) || i-v >= maxItemKey {
+	if sep || !isDigit(s[i]) || i-v >= maxKeyWord {
 		return 0
 	}
-	for e := v; e < runEnd && e-v <= maxItemKey; e++ {
+	for e := i + 1; e < runEnd && e-i <= maxItemKey; e++ {
 		switch c := s[e]; {
 		case c == '=':
-			if e == v || e+minContextValue >= runEnd || e < i {
+			if e+minContextValue >= runEnd || !allKeyName(s[v:i]) {
 				return 0
 			}
 			return e
-		case !isLetter(c) && !isDigit(c):
+		case !isKeyNameByte(c):
 			return 0
 		}
 	}
 	return 0
+}
+
+func allKeyName(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if !isKeyNameByte(k[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // appositiveName reports the rule of a name that ends at the comma
@@ -270,7 +318,7 @@ func siblingBefore(s string, q int) *contextRule {
 		return nil
 	}
 	k := letterWordBefore(s, p-1)
-	if k == p-1 || k == 0 || s[k-1] != '"' || classOf(s, k, p-1)&pcCompare == 0 {
+	if k == p-1 || k == 0 || s[k-1] != '"' || classOf(s, k, p-1)&pcCompare == 0 && !isChangeMarker(s, k, p-1) {
 		return nil
 	}
 	spend(k)
