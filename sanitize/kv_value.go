@@ -242,24 +242,28 @@ func valueEnd(s string, p int, line bool) int {
 	return e
 }
 
-// closesPair reports whether the ']' at s[e] closes the bracket that
-// opens the pair whose bare value starts at s[p] ("[token=abc]"): a '['
-// stands right before the key, and the ']' ends the value's word. A ']'
-// inside a value ("pass]word", "[x=a]b]", "[x=a[0]]") is the value's.
+// closesPair reports whether the ']' at s[e] closes a bracket opened
+// before the key of the pair whose bare value starts at s[p]
+// ("[token=abc]", "[a=b token=abc]"): a '[' stands at most maxTagLead
+// bytes before the key with no ']' or line break between, and the ']'
+// ends the value's word. A ']' inside a value ("pass]word", "[x=a]b]",
+// "[x=a[0]]") is the value's.
 func closesPair(s string, p, e int) bool {
-	if e+1 < len(s) && !endsBareValue[s[e+1]] && s[e+1] != ']' || strings.IndexByte(s[p:e], '[') >= 0 {
+	if e+1 < len(s) && !endsBareValue[s[e+1]] && s[e+1] != ']' && s[e+1] != '[' || strings.IndexByte(s[p:e], '[') >= 0 {
 		return false
 	}
-	k := p
-	for n := 0; k > 0 && n < 3 && (s[k-1] == ':' || s[k-1] == '=' || s[k-1] == ' '); n++ {
-		k--
+	for k := p - 1; k >= 0 && p-k <= maxTagLead; k-- {
+		switch s[k] {
+		case '[':
+			spend(p - k)
+			return true
+		case ']', '\n':
+			spend(p - k)
+			return false
+		}
 	}
-	kb := k
-	for kb > 0 && k-kb < maxKeyWord && isKeyNameByte(s[kb-1]) {
-		kb--
-	}
-	spend(p - kb)
-	return kb < k && kb > 0 && s[kb-1] == '['
+	spend(min(p, maxTagLead))
+	return false
 }
 
 // quotedValueEnd finds the end of the string that the quote at s[p]

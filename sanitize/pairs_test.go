@@ -33,6 +33,7 @@ func TestPairsRedact(t *testing.T) {
 		"X-Signature: t=1712345678,v1=%s", "Stripe-Signature: t=1712345678,v1=%s", "signature: t=1712345678, v1=%s",
 		"Stripe-Signature: t=1712345678,v1=%s,v0=abc", "Stripe-Signature: t=1712345678, v1=%s, v0=abc",
 		"hmac_sha256=%s", "webhook: hmac_sha256=%s", "X-Slack-Signature: v0=%s",
+		"X-Hub-Signature-256 mismatch (got sha256=%s)", "2-step code %s", "Your Backup Code: %s",
 		// JSON siblings
 		`{"error":"signature mismatch","expected":"%s","got":"x"}`, `{"error":"invalid token","received":"%s"}`,
 		`{"error": "signature mismatch", "expected": "%s", "got": "x"}`, `{"message":"invalid api key","provided":"%s"}`,
@@ -68,6 +69,9 @@ func TestPairsKeepProse(t *testing.T) {
 		"idempotency key rotated: old=abc new=0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
 		"the request, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203, failed",
 		"the idempotency key, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203, was used",
+		"[id=0193b1c2-7d1e-7a3b-9c4d-5e6f70819203]", "[trace_id=4bf92f3577b34da6a3ce929d0e0e4736]",
+		"image pushed: sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928",
+		"digest mismatch (got sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928)",
 		"the file digest, sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928, matched",
 	})
 }
@@ -80,6 +84,8 @@ func TestPairsKeepBrackets(t *testing.T) {
 		"auth failed [key=hunter2hunter2]":     "auth failed [key=" + Redacted + "]",
 		"{token=a3f9c2e1b7d54a60c2e1b7d5}":     "{token=" + Redacted + "}",
 		"[password=Zq8Kw2Lm9Rt4Vx7Pb3Nc] done": "[password=" + Redacted + "] done",
+		"[token=hunter2hunter2][user=bob]":     "[token=" + Redacted + "][user=bob]",
+		"[a=b token=Zq8Kw2Lm9Rt4Vx7Pb3Nc]":     "[a=b token=" + Redacted + "]",
 	} {
 		for _, tier := range []func(string) string{Public, Log} {
 			if out := tier(in); out != want {

@@ -87,8 +87,8 @@ func listedBefore(s string, v int) *contextRule {
 // items before it ("t=1712345678,"), the marks that separate them and,
 // for a side of a change (change), the verbs and qualifiers after the
 // name ("credential rotated, new value"), to the name that announces the
-// list. A list's own item names no credential: the words of prose before
-// one ("checksum sha256=...") end it.
+// list. A list's own item names no credential, and a word of prose that
+// neither names one nor qualifies a name ("checksum sha256=...") ends it.
 func itemsBefore(s string, p int, change bool) *contextRule {
 	for range maxListItems {
 		p = spacesBefore(s, p, 0, true)
@@ -125,14 +125,12 @@ func itemsBefore(s string, p int, change bool) *contextRule {
 			p = a
 			continue
 		}
-		if !change {
-			return nil
-		}
 		if r := phraseNameAt(s, p, 0); r != nil {
 			return r
 		}
+		// the words after the name: "rotated", "mismatch (got"
 		b := letterWordBefore(s, p)
-		if b != a || classOf(s, b, p)&(pcVerb|pcAux|pcQual) == 0 {
+		if b != a || classOf(s, b, p)&(pcVerb|pcAux|pcQual|pcCompare) == 0 {
 			return nil
 		}
 		p = b
