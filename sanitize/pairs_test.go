@@ -24,6 +24,8 @@ func TestPairsRedact(t *testing.T) {
 		"password changed, old value %s", "Token rotated: old=abc\nnew=%s", "token updated: new=%s old=abc",
 		`Token rotated: old="abc" new="%s"`, "Token rotated: old='abc' new='%s'", "key rotated (old=abc, new=%s)",
 		"Token rotated. New value: %s", `{"event":"token rotated","old":"abc","new":"%s"}`,
+		"token rotated: old: abc new: %s", "secret rotated -> new value %s",
+		"password updated: previous value abc, new value %s",
 		// codes a qualifier names
 		"Your one-time code: %s", "Your One-Time Code: %s", "your 2FA code %s", "2FA code: %s", "TOTP code: %s",
 		"Your one-time code is %s", "OTP code: %s", "backup code %s", "recovery codes: %s",
@@ -37,7 +39,7 @@ func TestPairsRedact(t *testing.T) {
 		// JSON siblings
 		`{"error":"signature mismatch","expected":"%s","got":"x"}`, `{"error":"invalid token","received":"%s"}`,
 		`{"error": "signature mismatch", "expected": "%s", "got": "x"}`, `{"message":"invalid api key","provided":"%s"}`,
-		`{"error":"token expired","actual":"%s"}`, `{"code":401,"error":"Invalid Password","given":"%s"}`,
+		`{"error":"token expired","actual":"%s"}`, `{\"error\":\"signature mismatch\",\"expected\":\"%s\"}`, `{"code":401,"error":"Invalid Password","given":"%s"}`,
 	} {
 		for _, v := range values {
 			in := strings.ReplaceAll(f, "%s", v)
@@ -70,6 +72,8 @@ func TestPairsKeepProse(t *testing.T) {
 		"the request, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203, failed",
 		"the idempotency key, 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203, was used",
 		"[id=0193b1c2-7d1e-7a3b-9c4d-5e6f70819203]", "[trace_id=4bf92f3577b34da6a3ce929d0e0e4736]",
+		"region changed: old: eu-west-1 new: a3f9c2e1b7d54a60c2e1b7d5", "plan updated -> new value a3f9c2e1b7d54a60c2e1b7d5",
+		`{\"error\":\"user not found\",\"expected\":\"a3f9c2e1b7d54a60c2e1b7d5\"}`,
 		"image pushed: sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928",
 		"digest mismatch (got sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928)",
 		"the file digest, sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928, matched",

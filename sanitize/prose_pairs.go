@@ -99,6 +99,9 @@ func itemsBefore(s string, p int, change bool) *contextRule {
 		case c == ',' || c == ';' || c == '(' || change && c == '.':
 			p--
 			continue
+		case change && c == '>' && p > 1 && s[p-2] == '-':
+			p -= 2
+			continue
 		case c == '"' || c == '\'':
 			// a quoted item: old="abc"
 			o := strings.LastIndexByte(s[:p-1], c)
@@ -123,6 +126,10 @@ func itemsBefore(s string, p int, change bool) *contextRule {
 		}
 		if strings.IndexByte(s[a:p], '=') > 0 {
 			p = a
+			continue
+		}
+		if m := markerItemStart(s, a); change && m >= 0 {
+			p = m
 			continue
 		}
 		if r := phraseNameAt(s, p, 0); r != nil {
@@ -289,6 +296,12 @@ func changedValueBefore(s string, v, lo int) *contextRule {
 	if s[p] == ' ' && p > 0 && s[p-1] == ':' {
 		p--
 	}
+	if s[p] == ':' && p-lo >= 3 && s[p-1]|0x20 >= 'a' {
+		// "old: abc new: <value>"
+		if m := letterWordBefore(s, p); m >= lo && isChangeMarker(s, m, p) {
+			return itemsBefore(s[lo:], m-lo, true)
+		}
+	}
 	if p-lo < len("value") || s[p-1]|0x20 != 'e' || !hasSuffixFold(s[:p], "value") {
 		return nil
 	}
@@ -302,11 +315,41 @@ func changedValueBefore(s string, v, lo int) *contextRule {
 	return itemsBefore(s, m, true)
 }
 
+// markerItemStart returns the start of the side of a change whose value
+// starts at s[a] when a marker announces it in words ("old: abc",
+// "previous value abc"), or -1.
+func markerItemStart(s string, a int) int {
+	q := spacesBefore(s, a, 0, false)
+	if q > 0 && s[q-1] == ':' {
+		q = spacesBefore(s, q-1, 0, false)
+	}
+	if q == a {
+		return -1
+	}
+	w := letterWordBefore(s, q)
+	if q-w == len("value") && hasPrefixFold(s[w:q], "value") {
+		q = spacesBefore(s, w, 0, false)
+		if q == w {
+			return -1
+		}
+		w = letterWordBefore(s, q)
+	}
+	if w == q || !isChangeMarker(s, w, q) {
+		return -1
+	}
+	return w
+}
+
 // siblingBefore reports the credential row for a JSON string whose
 // opening quote is s[q], the value of a member whose key is a comparison
 // word ("expected", "received"), when a member before it in the same
 // object names a credential in its text ("error":"signature mismatch").
 func siblingBefore(s string, q int) *contextRule {
+	// A JSON string inside a JSON string escapes its quotes.
+	esc := q > 0 && s[q-1] == '\\'
+	if esc {
+		q--
+	}
 	p := spacesBefore(s, q, 0, false)
 	if p < 2 || s[p-1] != ':' {
 		return nil
@@ -315,8 +358,12 @@ func siblingBefore(s string, q int) *contextRule {
 	if p == 0 || s[p-1] != '"' {
 		return nil
 	}
-	k := letterWordBefore(s, p-1)
-	if k == p-1 || k == 0 || s[k-1] != '"' || classOf(s, k, p-1)&pcCompare == 0 && !isChangeMarker(s, k, p-1) {
+	ke := p - 1
+	if esc && ke > 0 && s[ke-1] == '\\' {
+		ke--
+	}
+	k := letterWordBefore(s, ke)
+	if k == ke || k == 0 || s[k-1] != '"' || classOf(s, k, ke)&pcCompare == 0 && !isChangeMarker(s, k, ke) {
 		return nil
 	}
 	spend(k)
