@@ -159,6 +159,7 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"json-sibling", `{"error":"signature mismatch","expected":"%s","got":"x"}`},
 	{"change-quoted", `audit: api key rotated (old="abc", new="%s")`},
 	{"glued-algorithm", "webhook rejected: hmac_sha256=%s"},
+	{"xml-sibling", "<Error><Code>SignatureDoesNotMatch</Code><Expected>%s</Expected></Error>"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window

@@ -39,7 +39,9 @@ func TestPairsRedact(t *testing.T) {
 		// JSON siblings
 		`{"error":"signature mismatch","expected":"%s","got":"x"}`, `{"error":"invalid token","received":"%s"}`,
 		`{"error": "signature mismatch", "expected": "%s", "got": "x"}`, `{"message":"invalid api key","provided":"%s"}`,
-		`{"error":"token expired","actual":"%s"}`, `{\"error\":\"signature mismatch\",\"expected\":\"%s\"}`, `{"code":401,"error":"Invalid Password","given":"%s"}`,
+		`{"error":"token expired","actual":"%s"}`, `{\"error\":\"signature mismatch\",\"expected\":\"%s\"}`,
+		"<Error><Code>SignatureDoesNotMatch</Code><Expected>%s</Expected></Error>",
+		"<Error><Code>InvalidToken</Code><Received>%s</Received></Error>", `{"code":401,"error":"Invalid Password","given":"%s"}`,
 	} {
 		for _, v := range values {
 			in := strings.ReplaceAll(f, "%s", v)
@@ -74,6 +76,8 @@ func TestPairsKeepProse(t *testing.T) {
 		"[id=0193b1c2-7d1e-7a3b-9c4d-5e6f70819203]", "[trace_id=4bf92f3577b34da6a3ce929d0e0e4736]",
 		"region changed: old: eu-west-1 new: a3f9c2e1b7d54a60c2e1b7d5", "plan updated -> new value a3f9c2e1b7d54a60c2e1b7d5",
 		`{\"error\":\"user not found\",\"expected\":\"a3f9c2e1b7d54a60c2e1b7d5\"}`,
+		"<Error><Code>NoSuchBucket</Code><Expected>a3f9c2e1b7d54a60c2e1b7d5</Expected></Error>",
+		"<result><status>conflict</status><expected>0193b1c2-7d1e-7a3b-9c4d-5e6f70819203</expected></result>",
 		"image pushed: sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928",
 		"digest mismatch (got sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928)",
 		"the file digest, sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928, matched",

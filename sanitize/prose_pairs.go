@@ -190,6 +190,8 @@ func pairedBefore(s string, v, i, runEnd int, sep bool) (int, *contextRule) {
 	switch s[v-1] {
 	case ' ', '\n', ':':
 		return v, changedValueBefore(s, v, lo)
+	case '>':
+		return v, elementSiblingBefore(s[lo:], v-1-lo)
 	case '"', '\'', '`':
 		if v > 2 && s[v-2] == '=' {
 			return v, listedBefore(s, v-1)
@@ -366,9 +368,31 @@ func siblingBefore(s string, q int) *contextRule {
 	if k == ke || k == 0 || s[k-1] != '"' || classOf(s, k, ke)&pcCompare == 0 && !isChangeMarker(s, k, ke) {
 		return nil
 	}
-	spend(k)
-	for i := k - 1; i > 0 && s[i] != '{'; i-- {
-		if isLetter(s[i-1]) && !isLetter(s[i]) {
+	return namedBefore(s, k-1, '{')
+}
+
+// elementSiblingBefore reports the credential row for the text of an
+// element whose start tag, a comparison word or a side of a change
+// (<Expected>), ends at s[gt], when a word before it names a credential
+// (<Code>SignatureDoesNotMatch</Code>).
+func elementSiblingBefore(s string, gt int) *contextRule {
+	lt := gt
+	for lt > 0 && gt-lt <= maxPhraseWord && isLetter(s[lt-1]) {
+		lt--
+	}
+	if lt == gt || lt == 0 || s[lt-1] != '<' || classOf(s, lt, gt)&pcCompare == 0 && !isChangeMarker(s, lt, gt) {
+		return nil
+	}
+	return namedBefore(s, lt-1, 0)
+}
+
+// namedBefore reports the rule of the first credential name that ends
+// before s[e], read back to the byte stop or the start of s: a word's
+// end or a part of a name in camel case ("SignatureDoesNotMatch").
+func namedBefore(s string, e int, stop byte) *contextRule {
+	spend(e)
+	for i := e; i > 0 && s[i] != stop; i-- {
+		if isLetter(s[i-1]) && (!isLetter(s[i]) || 'a' <= s[i-1] && 'A' <= s[i] && s[i] <= 'Z') {
 			if r := phraseNameAt(s, i, 0); r != nil {
 				return r
 			}
