@@ -150,6 +150,16 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"xml-attr", `<key name="stripe">%s</key>`},
 	{"bracket-key", "auth failed [key=%s]"},
 	{"abbrev-pw", "ssh: pw=%s host=db1"},
+	{"appositive", "auth: the new password, %s, was saved"},
+	{"change-pair", "vault: Token rotated: old=abc new=%s"},
+	{"change-words", "credential rotated, new value %s"},
+	{"one-time-code", "Your one-time code: %s"},
+	{"algorithm-name", "webhook: HMAC-SHA256 mismatch: received %s"},
+	{"scheme-list", "X-Signature: t=1712345678,v1=%s"},
+	{"json-sibling", `{"error":"signature mismatch","expected":"%s","got":"x"}`},
+	{"change-quoted", `audit: api key rotated (old="abc", new="%s")`},
+	{"glued-algorithm", "webhook rejected: hmac_sha256=%s"},
+	{"xml-sibling", "<Error><Code>SignatureDoesNotMatch</Code><Expected>%s</Expected></Error>"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window

@@ -222,7 +222,8 @@ func valueEnd(s string, p int, line bool) int {
 	for e < len(s) {
 		c := s[e]
 		// One lookup a byte: the backslash, which may escape the next
-		// byte into the value, is looked at only once a byte stops.
+		// byte into the value, and a closing bracket are looked at only
+		// once a byte stops.
 		if !endsBareOrEscape[c] {
 			e++
 			continue
@@ -231,10 +232,38 @@ func valueEnd(s string, p int, line bool) int {
 			e += 2
 			continue
 		}
+		if c == ']' && !closesPair(s, p, e) {
+			e++
+			continue
+		}
 		break
 	}
 	spend(e - p)
 	return e
+}
+
+// closesPair reports whether the ']' at s[e] closes a bracket opened
+// before the key of the pair whose bare value starts at s[p]
+// ("[token=abc]", "[a=b token=abc]"): a '[' stands at most maxTagLead
+// bytes before the key with no ']' or line break between, and the ']'
+// ends the value's word. A ']' inside a value ("pass]word", "[x=a]b]",
+// "[x=a[0]]") is the value's.
+func closesPair(s string, p, e int) bool {
+	if e+1 < len(s) && !endsBareValue[s[e+1]] && s[e+1] != ']' && s[e+1] != '[' || strings.IndexByte(s[p:e], '[') >= 0 {
+		return false
+	}
+	for k := p - 1; k >= 0 && p-k <= maxTagLead; k-- {
+		switch s[k] {
+		case '[':
+			spend(p - k)
+			return true
+		case ']', '\n':
+			spend(p - k)
+			return false
+		}
+	}
+	spend(min(p, maxTagLead))
+	return false
 }
 
 // quotedValueEnd finds the end of the string that the quote at s[p]
@@ -304,8 +333,8 @@ func valueCore(s string, vs, ve int) (int, int) {
 
 var (
 	endsBareValue = byteSet(" \t\n\r\f\v&,;\"'<>)}")
-	// endsBareOrEscape is endsBareValue and the backslash.
-	endsBareOrEscape = byteSet(" \t\n\r\f\v&,;\"'<>)}\\")
+	// endsBareOrEscape is endsBareValue, the backslash and ']'.
+	endsBareOrEscape = byteSet(" \t\n\r\f\v&,;\"'<>)}\\]")
 	mayLeadKey       = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-\"'\\")
 )
 

@@ -37,6 +37,9 @@ var hostileUnits = []string{
 	"does not match expected a1b2c3d4e5f6 ", "<key name=\"x\">", "<key a=\"1\">a1b2c3d4e5f6</key>", "[key=",
 	"| token | ", "token -> ", "token - ", "was set to ", "token: [redacted] ", "(a): ",
 	"a1b2c3d4e5f6, ", "a1b2c3d4e5f6 and ", "got: a1b2c3d4e5f6, ", `<a name="token" b="c">`, `<a b="1" `,
+	"the token, a1b2c3d4e5f6, ", "new=a1b2c3d4e5f6 ", "old=a ", ",v1=a1b2c3d4e5f6", "t=1,", "token: t=1,v1=", "new value ",
+	"rotated, new value ", `"expected":"a1b2c3d4e5f6",`, `{"error":"token","got":"`, "HMAC-SHA256 ", "key-256: ", "one-time code ",
+	"<Expected>a1b2c3d4e5f6", "Signature<Got>", "old: a new: ", "previous value a, ", "-> new value ", "[a=b ", "(got sha256=",
 }
 
 // maxWorkPerByte bounds the work a tier may spend per byte of input. The

@@ -92,13 +92,14 @@ var contextWordsByLast = func() (t [256][]contextWord) {
 }()
 
 // mayEndContextWord holds the bytes a name that ends in a credential
-// word may end with: the words' last letters, a plural 's' and the
-// separators contextWordAt trims.
+// word may end with: the words' last letters, a plural 's', the
+// separators contextWordAt trims and the digits of an algorithm's or a
+// version's suffix (see algorithmSuffix).
 var mayEndContextWord = func() (t [256]bool) {
 	for c := range 256 {
 		t[c] = len(contextWordsByLast[c]) > 0
 	}
-	for _, c := range []byte("sS._-") {
+	for _, c := range []byte("sS._-0123456789") {
 		t[c] = true
 	}
 	return t
@@ -147,8 +148,15 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	}
 	lo := max(0, i-maxValueLead)
 	p := i
+	// sep marks a separator between the run's start and s[i]: no key
+	// that starts the run then holds the trigger (see pairedBefore).
+	sep := false
 	for ; p > lo && credentialValueByte[s[p-1]]; p-- {
-		if c := s[p-1]; (c == ':' || c == '=') && runEnd-p >= minContextValue {
+		if c := s[p-1]; c == ':' || c == '=' {
+			sep = true
+			if runEnd-p < minContextValue {
+				continue
+			}
 			if r = credentialBefore(s, p); r != nil {
 				return p, runEnd, r
 			}
@@ -163,6 +171,9 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	}
 	if r = phraseBefore(s, p, true); r != nil {
 		return p, runEnd, r
+	}
+	if vs, r := pairedBefore(s, p, i, runEnd, sep); r != nil {
+		return vs, runEnd, r
 	}
 	// The password of a user:password pair whose parts are quoted
 	// (kevin:'...', "{user}":"{...}") is announced by the word before the
@@ -375,7 +386,12 @@ func contextWordAt(s string, kb, ke int, sep byte, opened bool) *contextRule {
 		return r
 	}
 	if k[len(k)-1]|0x20 == 's' {
-		return contextWordEnding(s, kb, k[:len(k)-1], sep, opened)
+		if r := contextWordEnding(s, kb, k[:len(k)-1], sep, opened); r != nil {
+			return r
+		}
+	}
+	if n := algorithmSuffix(k); n > 0 {
+		return contextWordAt(s, kb, ke-n, sep, opened)
 	}
 	return nil
 }

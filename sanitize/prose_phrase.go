@@ -74,7 +74,7 @@ var phraseWords = func() (t [phraseTableSize]struct {
 	add(pcWho, "you we they user client caller server")
 	add(pcCode, "code codes")
 	add(pcCodeKind, "verification recovery backup access auth authorization security mfa otp confirmation pairing activation "+
-		"invite invitation login signin sms")
+		"invite invitation login signin sms one-time onetime 2fa two-factor totp hotp single-use 2-step two-step 2sv")
 	add(pcVerb, "set sets change changed changes update updated updates reset resets rotate rotated rotates renew renewed "+
 		"regenerated generated configured switched replaced refreshed overridden overwritten defaulted initialized assigned "+
 		"saved stored issued created moved setting updating changing rotating resetting configuring")
@@ -529,7 +529,7 @@ func codeNameAt(s string, kb, p int) *contextRule {
 		return nil
 	}
 	q := spacesBefore(s, kb, 0, false)
-	if q < kb && classOf(s, letterWordBefore(s, q), q)&pcCodeKind != 0 {
+	if q < kb && (classOf(s, letterWordBefore(s, q), q)|classOf(s, keyWordStart(s, q, 0), q))&pcCodeKind != 0 {
 		return credentialRule
 	}
 	return nil
