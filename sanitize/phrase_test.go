@@ -97,3 +97,19 @@ func TestPhraseKeepsProse(t *testing.T) {
 		`<entry key="Region_EU2" type="x">`, "Idempotency-Key set to 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "request id you provided: 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
 	})
 }
+
+// A marker set off by a tab is read as the log tier writes the tab back
+// ("\t"), so that a second run of either tier changes nothing.
+func TestMarkerAfterTabSettles(t *testing.T) {
+	for _, in := range []string{
+		"0 client_secret: GOCSPX1234abcd \t000001A0", "client_secret:\tGOCSPX1234abcd 000001A0",
+		"token: got\tZq8Kw2Lm9Rt4Vx7Pb3Nc", "api_key = abc123XYZ789 \t\tQ9v2pL8x7Rt4",
+	} {
+		for _, tier := range []func(string) string{Public, Log} {
+			once := tier(in)
+			if twice := tier(once); twice != once {
+				t.Errorf("%q: %q, then %q", in, once, twice)
+			}
+		}
+	}
+}

@@ -635,14 +635,19 @@ const maxTagLead = 64
 // Only such a key's marker counts: the context rule never redacts after
 // that key, so its own output is no marker of this kind, and running it
 // again changes nothing.
+//
+// Only spaces count around the marker, not tabs: the log tier writes a tab
+// as "\t", so a marker a tab set off would count in the pass that wrote it
+// and not in the escaped text the next pass reads, and the log tier's
+// result would not be a fixed point.
 func keyValueMarkerBefore(s string, v int) (bool, int) {
 	p, _ := openersBefore(s, v, 0)
-	p = spacesBefore(s, p, 0, false)
+	p = plainSpacesBefore(s, p)
 	m := p - len(Redacted)
 	if p == v || m < 1 || s[m:p] != Redacted {
 		return false, p
 	}
-	q := spacesBefore(s, m, 0, false)
+	q := plainSpacesBefore(s, m)
 	if q == m || q == 0 || s[q-1] != ':' && s[q-1] != '=' {
 		return false, p
 	}
@@ -650,4 +655,12 @@ func keyValueMarkerBefore(s string, v int) (bool, int) {
 		return false, p
 	}
 	return true, m
+}
+
+// plainSpacesBefore steps back over the spaces before s[p].
+func plainSpacesBefore(s string, p int) int {
+	for p > 0 && s[p-1] == ' ' {
+		p--
+	}
+	return p
 }
