@@ -219,20 +219,27 @@ func valueEnd(s string, p int, line bool) int {
 		return foldedLineEnd(s, p)
 	}
 	e := p
+	var pair bracketPair
 	for e < len(s) {
 		c := s[e]
 		// One lookup a byte: the backslash, which may escape the next
-		// byte into the value, and a closing bracket are looked at only
-		// once a byte stops.
+		// byte into the value, and the brackets are looked at only once a
+		// byte stops.
 		if !endsBareOrEscape[c] {
 			e++
 			continue
 		}
 		if c == '\\' && e+1 < len(s) && !isSpace(s[e+1]) && strings.IndexByte("nrtu", s[e+1]) < 0 {
+			pair.inner = pair.inner || s[e+1] == '['
 			e += 2
 			continue
 		}
-		if c == ']' && !closesPair(s, p, e) {
+		if c == '[' {
+			pair.inner = true
+			e++
+			continue
+		}
+		if c == ']' && !pair.closes(s, p, e) {
 			e++
 			continue
 		}
@@ -242,16 +249,37 @@ func valueEnd(s string, p int, line bool) int {
 	return e
 }
 
-// closesPair reports whether the ']' at s[e] closes a bracket opened
-// before the key of the pair whose bare value starts at s[p]
-// ("[token=abc]", "[a=b token=abc]"): a '[' stands at most maxTagLead
-// bytes before the key with no ']' or line break between, and the ']'
-// ends the value's word. A ']' inside a value ("pass]word", "[x=a]b]",
-// "[x=a[0]]") is the value's.
-func closesPair(s string, p, e int) bool {
-	if e+1 < len(s) && !endsBareValue[s[e+1]] && s[e+1] != ']' && s[e+1] != '[' || strings.IndexByte(s[p:e], '[') >= 0 {
+// A bracketPair follows the brackets of a bare value that starts at s[p],
+// so that each ']' is decided in a few operations: inner records a '['
+// inside the value, before whether a '[' opened before its key (0 until
+// asked, then 1 or -1), which is the same for every ']' of the value.
+type bracketPair struct {
+	inner  bool
+	before int8
+}
+
+// closes reports whether the ']' at s[e] closes a bracket opened before
+// the key of the pair whose bare value starts at s[p] ("[token=abc]",
+// "[a=b token=abc]"): a '[' stands at most maxTagLead bytes before the
+// key with no ']' or line break between, and the ']' ends the value's
+// word. A ']' inside a value ("pass]word", "[x=a]b]", "[x=a[0]]") is the
+// value's.
+func (b *bracketPair) closes(s string, p, e int) bool {
+	if b.inner || e+1 < len(s) && !endsBareValue[s[e+1]] && s[e+1] != ']' && s[e+1] != '[' {
 		return false
 	}
+	if b.before == 0 {
+		b.before = -1
+		if bracketBefore(s, p) {
+			b.before = 1
+		}
+	}
+	return b.before == 1
+}
+
+// bracketBefore reports whether a '[' opens at most maxTagLead bytes
+// before s[p], with no ']' or line break between.
+func bracketBefore(s string, p int) bool {
 	for k := p - 1; k >= 0 && p-k <= maxTagLead; k-- {
 		switch s[k] {
 		case '[':
@@ -333,8 +361,8 @@ func valueCore(s string, vs, ve int) (int, int) {
 
 var (
 	endsBareValue = byteSet(" \t\n\r\f\v&,;\"'<>)}")
-	// endsBareOrEscape is endsBareValue, the backslash and ']'.
-	endsBareOrEscape = byteSet(" \t\n\r\f\v&,;\"'<>)}\\]")
+	// endsBareOrEscape is endsBareValue, the backslash and the brackets.
+	endsBareOrEscape = byteSet(" \t\n\r\f\v&,;\"'<>)}\\[]")
 	mayLeadKey       = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-\"'\\")
 )
 

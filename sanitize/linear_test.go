@@ -10,6 +10,7 @@ import (
 // names, unterminated quotes and brackets, token prefixes inside one long
 // run of token bytes, SQL markers on one line, address fragments.
 var hostileUnits = []string{
+	"token=a]", "x password=a]]]]]]]]", "[token=a]]",
 	"token=", "password=", "password= ", "pwd=", "passwd:", "api_key=", "client_secret=",
 	"Cookie: ", "Set-Cookie:", "Authorization: ", "token:", "token = token = ", "token=a ",
 	`"password":"`, "password='", `password="\`, `\"password\":\"`, "password=\\", `token\"`,
