@@ -270,28 +270,11 @@ func (b *bracketPair) closes(s string, p, e int) bool {
 	}
 	if b.before == 0 {
 		b.before = -1
-		if bracketBefore(s, p) {
+		if openedBefore(s, p, '[', ']') >= 0 {
 			b.before = 1
 		}
 	}
 	return b.before == 1
-}
-
-// bracketBefore reports whether a '[' opens at most maxTagLead bytes
-// before s[p], with no ']' or line break between.
-func bracketBefore(s string, p int) bool {
-	for k := p - 1; k >= 0 && p-k <= maxTagLead; k-- {
-		switch s[k] {
-		case '[':
-			spend(p - k)
-			return true
-		case ']', '\n':
-			spend(p - k)
-			return false
-		}
-	}
-	spend(min(p, maxTagLead))
-	return false
 }
 
 // quotedValueEnd finds the end of the string that the quote at s[p]

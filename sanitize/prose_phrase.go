@@ -611,21 +611,31 @@ var qualifierByte = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxy
 // a markup tag: the '<' that opens the tag stands at most maxTagLead bytes
 // before it, with no '>' or line break between.
 func keyNamesEntry(s string, kb int) bool {
-	for p := kb - 1; p >= 0 && kb-p <= maxTagLead; p-- {
-		switch s[p] {
-		case '<':
-			spend(kb - p)
-			return p+1 < kb && isLetter(s[p+1])
-		case '>', '\n':
-			spend(kb - p)
-			return false
-		}
-	}
-	spend(min(kb, maxTagLead))
-	return false
+	o := openedBefore(s, kb, '<', '>')
+	return o >= 0 && o+1 < kb && isLetter(s[o+1])
 }
 
-// maxTagLead bounds how far before an attribute its tag may open.
+// openedBefore returns where the last open byte before s[p] stands, when
+// it stands at most maxTagLead bytes before it with no close byte or line
+// break between, and -1 otherwise: the '<' of a tag around an attribute,
+// the '[' of a list of pairs around a key.
+func openedBefore(s string, p int, open, close byte) int {
+	for k := p - 1; k >= 0 && p-k <= maxTagLead; k-- {
+		switch s[k] {
+		case open:
+			spend(p - k)
+			return k
+		case close, '\n':
+			spend(p - k)
+			return -1
+		}
+	}
+	spend(min(p, maxTagLead))
+	return -1
+}
+
+// maxTagLead bounds how far before an attribute its tag may open, and
+// before a key the bracket of its list.
 const maxTagLead = 64
 
 // keyValueMarkerBefore reports whether a marker the key-value rule wrote
