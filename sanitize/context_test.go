@@ -248,13 +248,7 @@ func TestQualifiedAway(t *testing.T) {
 		}
 	}
 	parts = append(parts, "_", "-", ".", " ", "  ", "x", "Key", "token", "9", "é")
-	x := uint64(0x853c49e6748fea9b)
-	next := func(n int) int {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		return int(x % uint64(n))
-	}
+	next := xorshiftPicker(0x853c49e6748fea9b)
 	matched := 0
 	for range 3000 {
 		var b strings.Builder
@@ -325,13 +319,7 @@ func TestStepsBefore(t *testing.T) {
 		return p
 	}
 	parts := []string{"\"", "'", "`", "(", "[", "{", "<", "\\", "\u201c", "\u2018", "\u00ab", "\u201d", " ", "\t", "\n", "\r\n", `\n`, `\r\n`, "n", "r", "x", "é"}
-	x := uint64(0xa54ff53a5f1d36f1)
-	next := func(n int) int {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		return int(x % uint64(n))
-	}
+	next := xorshiftPicker(0xa54ff53a5f1d36f1)
 	for range 5000 {
 		var b strings.Builder
 		for range 1 + next(6) {

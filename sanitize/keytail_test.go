@@ -101,13 +101,7 @@ func TestSecretKeyEnding(t *testing.T) {
 			// A name whose last eight bytes match and whose start does not.
 			"q"+w[1:])
 	}
-	x := uint64(0x6a09e667f3bcc909)
-	next := func(n int) int {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		return int(x % uint64(n))
-	}
+	next := xorshiftPicker(0x6a09e667f3bcc909)
 	found := 0
 	for _, n := range names {
 		for range 20 {
@@ -174,13 +168,7 @@ func TestQuotedAfterKeyword(t *testing.T) {
 		parts = append(parts, w, strings.ToUpper(w), "x"+w)
 	}
 	parts = append(parts, " ", " '", ` "`, ` \"`, "'", "_", "D", "e\x7f", "@")
-	x := uint64(0x510e527fade682d1)
-	next := func(n int) int {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		return int(x % uint64(n))
-	}
+	next := xorshiftPicker(0x510e527fade682d1)
 	found := 0
 	for range 20000 {
 		var b strings.Builder

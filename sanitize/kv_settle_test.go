@@ -146,13 +146,7 @@ func TestNextKVSep(t *testing.T) {
 		}
 		return i
 	}
-	x := uint64(0x2545f4914f6cdd1d)
-	next := func(n int) int {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		return int(x % uint64(n))
-	}
+	next := xorshiftPicker(0x2545f4914f6cdd1d)
 	seps := []string{" ", ": ", "=", "\"", "'", ",", ">", "", "\n", "..."}
 	for range 5000 {
 		var b strings.Builder

@@ -66,13 +66,7 @@ func TestPlainPrefixSound(t *testing.T) {
 		}
 	}
 	seps := []string{" ", " ", " ", ", ", ". ", ": ", "\n", "=", ":", "-", "", "  ", "...", "....."}
-	x := uint64(0x9e3779b97f4a7c15)
-	next := func(n int) int {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		return int(x % uint64(n))
-	}
+	next := xorshiftPicker(0x9e3779b97f4a7c15)
 	for range 20000 {
 		var b strings.Builder
 		for range 1 + next(12) {

@@ -286,13 +286,7 @@ func TestHasDatabaseMarker(t *testing.T) {
 			texts = append(texts, in.s[i:], in.s[:i])
 		}
 	}
-	x := uint64(0xbb67ae8584caa73b)
-	next := func(n int) int {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		return int(x % uint64(n))
-	}
+	next := xorshiftPicker(0xbb67ae8584caa73b)
 	for range 20000 {
 		var b strings.Builder
 		for range 1 + next(6) {

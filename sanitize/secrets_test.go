@@ -28,13 +28,7 @@ func redactEveryByte(r *spanRule, s string) string {
 func TestSchemeRuleSearch(t *testing.T) {
 	parts := []string{"Bearer ", "bearer\t", "BASIC ", "Basic ", "Digest ", "digest", "xbearer ", "abBearer ", "dbasic ",
 		"7dF3kq9PzL2mW8xR5tY1vB6n", "dXNlcjpwYXNz", "username=\"a\", realm=\"b\"", "bd", "Db", " ", "\r\n", "_", "-", "and", "bob"}
-	x := uint64(0x3c6ef372fe94f82b)
-	next := func(n int) int {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		return int(x % uint64(n))
-	}
+	next := xorshiftPicker(0x3c6ef372fe94f82b)
 	changed := 0
 	for range 20000 {
 		var b strings.Builder
