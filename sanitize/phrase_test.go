@@ -104,6 +104,7 @@ func TestMarkerAfterTabSettles(t *testing.T) {
 	for _, in := range []string{
 		"0 client_secret: GOCSPX1234abcd \t000001A0", "client_secret:\tGOCSPX1234abcd 000001A0",
 		"token: got\tZq8Kw2Lm9Rt4Vx7Pb3Nc", "api_key = abc123XYZ789 \t\tQ9v2pL8x7Rt4",
+		"\nApiKeY: AKIAIOSFODNN7EXAMPLE 00A00000", "\tpassword: hunter2hunter2 Q9v2pL8x7Rt4", "\r\napi_key=abc123XYZ789 00A00000",
 	} {
 		for _, tier := range []func(string) string{Public, Log} {
 			once := tier(in)

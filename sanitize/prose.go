@@ -352,6 +352,12 @@ func keyWordStart(s string, ke, lo int) int {
 	for kb > lo && ke-kb < maxKeyWord && isKeyNameByte(s[kb-1]) {
 		kb--
 	}
+	// The log tier writes a line break or a tab before a name as "\\n" or
+	// "\\t": the name starts after the escape, as it does once the escape
+	// re-check decodes it.
+	if kb > lo && kb+1 < ke && s[kb-1] == '\\' && (s[kb] == 'n' || s[kb] == 't' || s[kb] == 'r') {
+		kb++
+	}
 	return kb
 }
 

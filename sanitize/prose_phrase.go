@@ -661,10 +661,27 @@ func keyValueMarkerBefore(s string, v int) (bool, int) {
 	if q == m || q == 0 || s[q-1] != ':' && s[q-1] != '=' {
 		return false, p
 	}
-	if _, _, ok := keyBefore(s, q-1); !ok {
+	if !markerKeyBefore(s, q-1) {
 		return false, p
 	}
 	return true, m
+}
+
+// markerKeyBefore reports whether a key the key-value rule knows stands
+// before the separator at s[q], also when the key is glued to the escape
+// of a line break or a tab ("\\nApiKey:"): the log tier writes those
+// escapes, so the next pass and the escape re-check, which decodes them,
+// must both see the key.
+func markerKeyBefore(s string, q int) bool {
+	if _, _, ok := keyBefore(s, q); ok {
+		return true
+	}
+	kb := keyWordStart(s, q, 0)
+	if kb < 2 || s[kb-2] != '\\' || s[kb-1] != 'n' && s[kb-1] != 't' && s[kb-1] != 'r' {
+		return false
+	}
+	_, _, ok := keyBefore(s[kb:], q-kb)
+	return ok
 }
 
 // plainSpacesBefore steps back over the spaces before s[p].
