@@ -44,6 +44,12 @@ func logCut(s string) (string, bool) {
 		// short always fits, as a window of the escape re-check does.
 		return s, false
 	}
+	if escapedFits(s, logReach) {
+		// A bound counted by a table, which stops early on text that
+		// grows (random bytes): a 64 KiB log of lines whose escaped line
+		// breaks fit is not copied byte by byte to find it whole.
+		return s, false
+	}
 	// The valid text is built while it is measured, in a buffer of the
 	// pool: the texts that are not cut (a window of the escape re-check)
 	// cost no allocation, and the others one copy.
@@ -60,6 +66,24 @@ func logCut(s string) (string, bool) {
 	}
 	c := append(append(make([]byte, 0, len(b)+len(Truncated)), b...), Truncated...)
 	return unsafe.String(unsafe.SliceData(c), len(c)), true
+}
+
+// escapedFits reports that s, as the log tier writes it, is at most reach
+// bytes by escapeGrowth's bound, which no byte's escape or U+FFFD exceeds:
+// true only when appendValidPrefix would keep s whole. Eight bytes are
+// summed between tests of the room left.
+func escapedFits(s string, reach int) bool {
+	room, i := reach-len(s), 0
+	for ; room >= 0 && i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		room -= int(escapeGrowth[b[0]]) + int(escapeGrowth[b[1]]) + int(escapeGrowth[b[2]]) + int(escapeGrowth[b[3]]) +
+			int(escapeGrowth[b[4]]) + int(escapeGrowth[b[5]]) + int(escapeGrowth[b[6]]) + int(escapeGrowth[b[7]])
+	}
+	for ; room >= 0 && i < len(s); i++ {
+		room -= int(escapeGrowth[s[i]])
+	}
+	spend(i)
+	return room >= 0
 }
 
 // cutBufs hold logCut's valid text: it is at most logReach bytes, as no
