@@ -53,23 +53,23 @@ func cut64K(line func(i int) string) string {
 // goroutineDump returns runtime.Stack of this process with 200 more
 // goroutines parked in a few call chains, cut to 64 KiB at a line break.
 func goroutineDump() string {
-	var wg sync.WaitGroup
+	var wg, ready sync.WaitGroup
 	stop := make(chan struct{})
 	for i := range 200 {
 		wg.Add(1)
+		ready.Add(1)
 		go func() {
 			defer wg.Done()
-			parkDeep(i%4, stop)
+			parkDeep(i%4, stop, &ready)
 		}()
 	}
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.NumGoroutine()
-		if n >= 200 {
-			break
-		}
+	// Each goroutine is let run to its select, so the dump shows every
+	// one parked under its frames.
+	ready.Wait()
+	for range 10 {
 		runtime.Gosched()
 	}
+	buf := make([]byte, 1<<20)
 	n := runtime.Stack(buf, true)
 	close(stop)
 	wg.Wait()
@@ -81,14 +81,13 @@ func goroutineDump() string {
 }
 
 // parkDeep waits on stop under depth more frames.
-func parkDeep(depth int, stop chan struct{}) {
+func parkDeep(depth int, stop chan struct{}, ready *sync.WaitGroup) {
 	if depth > 0 {
-		parkDeep(depth-1, stop)
+		parkDeep(depth-1, stop, ready)
 		return
 	}
-	select {
-	case <-stop:
-	}
+	ready.Done()
+	<-stop
 }
 
 func javaTrace() string {
