@@ -160,6 +160,9 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"change-quoted", `audit: api key rotated (old="abc", new="%s")`},
 	{"glued-algorithm", "webhook rejected: hmac_sha256=%s"},
 	{"xml-sibling", "<Error><Code>SignatureDoesNotMatch</Code><Expected>%s</Expected></Error>"},
+	{"markdown-bold", "- **API key**: `%s`"},
+	{"markdown-bold-colon", "**Client Secret:** %s"},
+	{"xml-cdata", "<Credentials><Password><![CDATA[%s]]></Password></Credentials>"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window

@@ -22,6 +22,8 @@ func valueAt(s string, q int, line bool) (int, int) {
 	switch {
 	case s[q] == '>' && p < len(s) && s[p] != '"' && s[p] != '\'' && s[p] != '<':
 		return p, elementTextEnd(s, p)
+	case s[q] == '>' && strings.HasPrefix(s[p:], cdataOpen):
+		return p + len(cdataOpen), cdataEnd(s, p+len(cdataOpen))
 	case s[q] == ',':
 		if p >= len(s) || s[p] != '"' && s[p] != '\'' {
 			return p, p
@@ -190,11 +192,29 @@ func valueStart(s string, q int) int {
 		spend(p - q)
 		return p
 	}
+	// Markdown's bold or italic name closes its emphasis after the
+	// separator ("**Client Secret:** `...`"): the value follows it.
+	if n := emphasisEnd(s, p); n > p {
+		p = n
+	}
 	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
 		p++
 	}
 	spend(p - q)
 	return p
+}
+
+// emphasisEnd returns the end of the "*", "**", "_" or "__" that closes
+// an emphasis at s[p] before a space, or p.
+func emphasisEnd(s string, p int) int {
+	e := p
+	for e < len(s) && e-p < 2 && (s[e] == '*' || s[e] == '_') && s[e] == s[p] {
+		e++
+	}
+	if e == p || e >= len(s) || s[e] != ' ' && s[e] != '\t' {
+		return p
+	}
+	return e
 }
 
 // valueEnd parses one value starting at s[p]: an escaped JSON string, a

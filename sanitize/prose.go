@@ -232,6 +232,9 @@ func credentialBefore(s string, v int) *contextRule {
 	q := p
 	p = spacesBefore(s, p, lo, true)
 	spaced := p < q
+	if spaced {
+		p = emphasisBefore(s, p, lo)
+	}
 	// sep is ':' for a separator that holds a colon and no '=', '=' for
 	// one that holds '=', 'i' for a linking word.
 	sep := byte(0)
@@ -662,7 +665,7 @@ var (
 	pairOpeners  = byteSet("\"'{")
 	pairClosers  = byteSet("\"'}")
 	separatorOps = byteSet(":=>?+!")
-	nameClosers  = byteSet("\"'`\\])")
+	nameClosers  = byteSet("\"'`\\])*")
 	valueOpeners = byteSet("\"'`([{<")
 	clauseEnds   = byteSet(".:!?-")
 )
