@@ -15,6 +15,8 @@ func TestMarkupRedacts(t *testing.T) {
 		"- **access_key**: %s", "*Token:* '%s'", "| **signature** | `%s` |", "__password__ = %s", "`token`: %s",
 		"**apiKey** = `%s`", "_client-secret_: %s",
 		"<Password><![CDATA[%s]]></Password>", "<api_key><![CDATA[%s]]></api_key>", "<secretKey><![CDATA[%s]]></secretKey>",
+		`"{\\"password\\":\\"%s\\"}"`, `{"log":"{\\\"msg\\\":\\\"x\\\",\\\"apiKey\\\":\\\"%s\\\"}"}`,
+		`{"a":"{\\\"b\\\":\\\"{\\\\\\\"accessToken\\\\\\\":\\\\\\\"%s\\\\\\\"}\\\"}"}`,
 		"<AccessToken>\n  <![CDATA[%s]]>\n</AccessToken>", "<DB_PASSWORD><![CDATA[%s]]></DB_PASSWORD>",
 	} {
 		for _, v := range values {
@@ -32,6 +34,7 @@ func TestMarkupKeepsProse(t *testing.T) {
 	checkBenign(t, []string{
 		"**Note**: `make build` first", "**Status:** `ok`", "*key*: see the docs", "**Token:** required",
 		"<![CDATA[Hello world]]>", "<Message><![CDATA[user not found]]></Message>",
+		`{"log":"{\\\"level\\\":\\\"info\\\",\\\"msg\\\":\\\"token refreshed\\\"}"}`, `"{\\"msg\\":\\"ok\\"}"`,
 		"<Description><![CDATA[Rotate the key every 90 days]]></Description>",
 	})
 }

@@ -163,6 +163,8 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"markdown-bold", "- **API key**: `%s`"},
 	{"markdown-bold-colon", "**Client Secret:** %s"},
 	{"xml-cdata", "<Credentials><Password><![CDATA[%s]]></Password></Credentials>"},
+	{"json-escaped-twice", `{"log":"{\\\"msg\\\":\\\"login\\\",\\\"client_secret\\\":\\\"%s\\\"}"}`},
+	{"json-escaped-lossy", `"{\\"password\\":\\"%s\\"}"`},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window
