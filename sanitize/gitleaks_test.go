@@ -165,6 +165,8 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"xml-cdata", "<Credentials><Password><![CDATA[%s]]></Password></Credentials>"},
 	{"json-escaped-twice", `{"log":"{\\\"msg\\\":\\\"login\\\",\\\"client_secret\\\":\\\"%s\\\"}"}`},
 	{"json-escaped-lossy", `"{\\"password\\":\\"%s\\"}"`},
+	{"keytool-storepass", "keytool -importkeystore -srckeystore a.p12 -srcstorepass %s -destkeystore b.jks"},
+	{"jarsigner-keypass", "jarsigner -keystore k.jks -keypass %s app.jar signer"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window

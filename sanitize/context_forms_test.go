@@ -1,0 +1,37 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+)
+
+// checkRedacts checks that each format, with each value in place of %s,
+// loses the value in both tiers.
+func checkRedacts(t *testing.T, values, formats []string) {
+	t.Helper()
+	for _, f := range formats {
+		for _, v := range values {
+			in := strings.ReplaceAll(f, "%s", v)
+			for _, tier := range []func(string) string{Public, Log} {
+				if out := tier(in); strings.Contains(out, v) {
+					t.Errorf("%q -> %q keeps the value", in, out)
+				}
+			}
+		}
+	}
+}
+
+// The JDK's tools take a keystore's and a key's password after an option
+// of one dash whose name ends in "pass"; the value is a password whatever
+// it looks like.
+func TestKeystorePassOptions(t *testing.T) {
+	checkRedacts(t, []string{"Zq8Kw2Lm9Rt4Vx7Pb3Nc", "changeit", "hunter22"}, []string{
+		"keytool -list -storepass %s", "keytool -keypass %s -alias x", "keytool -importkeystore -srcstorepass %s -deststorepass x1y2z3",
+		"keytool -importkeystore -srcstorepass x1y2z3 -deststorepass %s", "jarsigner -storepass '%s' app.jar a",
+		`keytool -genkey -keyPass "%s"`, "keytool -genkey --keypass %s", "keytool -list -srckeypass %s", "-destkeypass %s",
+	})
+	checkBenign(t, []string{
+		"keytool -list -storepass $STORE_PASS -v", "keytool -list -storepass -v",
+		"use -storepass to set it", "bypass the cache with -bypass flag", "the -keypass option is optional", "pass the -storepass argument",
+	})
+}
