@@ -35,3 +35,18 @@ func TestKeystorePassOptions(t *testing.T) {
 		"use -storepass to set it", "bypass the cache with -bypass flag", "the -keypass option is optional", "pass the -storepass argument",
 	})
 }
+
+// A qualifier between a name and its colon may hold a quoted path or URL,
+// and a credential word of its own after a preposition ("passphrase for
+// key '...'").
+func TestQualifierWithPath(t *testing.T) {
+	checkRedacts(t, []string{"Zq8Kw2Lm9Rt4Vx7Pb3Nc", "a3f9c2e1b7d54a60c2e1b7d5"}, []string{
+		"Enter passphrase for key '/home/u/.ssh/id_rsa': %s", `Enter passphrase for key "C:\Users\u\.ssh\id_ed25519": %s`,
+		"Password for 'https://bob@github.com': %s",
+		"secret for key 'payments/stripe': %s", "API key for project 'shop-prod': %s", "token for key abc: %s",
+	})
+	checkBenign(t, []string{
+		"Enter passphrase for key 'deploy': ", "Enter passphrase for key 'deploy': incorrect passphrase",
+		"cache for key 'user:42': miss", "lock for key 'orders': acquired after 3 tries", "token for tenant 'acme': expired",
+	})
+}

@@ -167,6 +167,8 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"json-escaped-lossy", `"{\\"password\\":\\"%s\\"}"`},
 	{"keytool-storepass", "keytool -importkeystore -srckeystore a.p12 -srcstorepass %s -destkeystore b.jks"},
 	{"jarsigner-keypass", "jarsigner -keystore k.jks -keypass %s app.jar signer"},
+	{"ssh-passphrase", "Enter passphrase for key '/home/deploy/.ssh/id_ed25519': %s"},
+	{"git-password-prompt", "Password for 'https://bob@git.example.com': %s"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window
