@@ -50,3 +50,39 @@ func TestQualifierWithPath(t *testing.T) {
 		"cache for key 'user:42': miss", "lock for key 'orders': acquired after 3 tries", "token for tenant 'acme': expired",
 	})
 }
+
+// A name after its value: the value-first phrasing of Python's and
+// JavaScript's libraries, and a comparison member whose sibling after it
+// names what was compared.
+func TestNameAfterValue(t *testing.T) {
+	checkRedacts(t, []string{"Zq8Kw2Lm9Rt4Vx7Pb3Nc", "a3f9c2e1b7d54a60c2e1b7d5"}, []string{
+		"'%s' is not a valid API key", `"%s" is not a valid token`, "%s is an invalid key", "`%s` isn't a valid access key",
+		"ValueError: '%s' is not a valid client_secret.", "error: %s is not a recognized apiKey", "'%s' was rejected: not a valid signature",
+		"%s does not look like a valid Access-Token", "the value %s is not a valid password", "'%s' is an expired refresh token",
+		`{"expected":"%s","error":"signature mismatch"}`, `{"received": "%s", "message": "invalid HMAC"}`,
+		`{\"expected\":\"%s\",\"error\":\"bad token\"}`, "<Expected>%s</Expected><Code>SignatureDoesNotMatch</Code>",
+		"<Received>%s</Received><Message>The API key is invalid</Message>",
+	})
+	checkBenign(t, []string{
+		"'abc' is not a valid option", "'a3f9c2e1b7d54a60c2e1b7d5' is not a valid idempotency key",
+		"0193b1c2-7d1e-7a3b-9c4d-5e6f70819203 is not a valid request id", "v2 is not a valid token version",
+		"'eu-west-1a' is not a valid region", "a3f9c2e1b7d54a60c2e1b7d5 is the commit that broke the build",
+		`{"expected":"a3f9c2e1b7d54a60c2e1b7d5","error":"user not found"}`,
+		"<Expected>a3f9c2e1b7d54a60c2e1b7d5</Expected><Code>NoSuchBucket</Code>",
+	})
+}
+
+// "key = <value>" with spaces around '=' is a key when the value is
+// shaped like a credential; the key of a map entry or a loop in code is
+// not.
+func TestSpacedKeyAssignment(t *testing.T) {
+	checkRedacts(t, []string{"Zq8Kw2Lm9Rt4Vx7Pb3Nc", "a3f9c2e1b7d54a60c2e1b7d5"}, []string{
+		"key = %s", "KEY = %s", "Key = '%s'", "signing key = %s", "key  =  %s", "key := %s",
+		"login rejected for the client secret, %s", "the new password, %s", "token, %s\nnext line",
+	})
+	checkBenign(t, []string{
+		"cache key = user:42:profile", "key = value", "key = 42", `key = "orders"`, "the key = 42", "for key = range m2 {",
+		"key = cacheKeyFor(u2)", `key = fmt.Sprintf("user:%d", id)`, "key = strings.ToLower(k2)", "idempotency key = 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"sorted by key, a3f9c2e1b7d54a60", "the token expired, v2", "administrator_login_password = var.db_password",
+	})
+}

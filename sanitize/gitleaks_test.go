@@ -169,6 +169,12 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"jarsigner-keypass", "jarsigner -keystore k.jks -keypass %s app.jar signer"},
 	{"ssh-passphrase", "Enter passphrase for key '/home/deploy/.ssh/id_ed25519': %s"},
 	{"git-password-prompt", "Password for 'https://bob@git.example.com': %s"},
+	{"value-first-quoted", "ValueError: '%s' is not a valid API key"},
+	{"value-first-bare", "stripe: %s is an invalid secret key"},
+	{"json-sibling-after", `{"expected":"%s","error":"signature mismatch"}`},
+	{"xml-sibling-after", "<Error><Expected>%s</Expected><Code>SignatureDoesNotMatch</Code></Error>"},
+	{"code-key-spaced", "key = %s"},
+	{"appositive-end", "login rejected for the client secret, %s"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window

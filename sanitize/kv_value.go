@@ -396,6 +396,10 @@ func placeholderAt(s string, vs, ve int) bool {
 		return strings.ToUpper(v) == v && allReferenceBytes(v[1:])
 	case strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}"):
 		return true
+	case strings.HasPrefix(v, "var.") || strings.HasPrefix(v, "local."):
+		// Terraform's reference to a variable or a local value
+		// ("administrator_login_password = var.db_password").
+		return allReferenceBytes(v[strings.IndexByte(v, '.')+1:])
 	}
 	// A mask repeats its first byte: most values differ at the second.
 	return len(v) >= 4 && v[1] == v[0] && strings.Count(v, v[:1]) == len(v)
