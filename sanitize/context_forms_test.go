@@ -86,3 +86,17 @@ func TestSpacedKeyAssignment(t *testing.T) {
 		"sorted by key, a3f9c2e1b7d54a60", "the token expired, v2", "administrator_login_password = var.db_password",
 	})
 }
+
+// A user and a password written "user / password" after a credential
+// word: the password goes (the user too when a key of the key-value rule
+// names the pair).
+func TestUserSlashPassword(t *testing.T) {
+	checkRedacts(t, []string{"Zq8Kw2Lm9Rt4Vx7Pb3Nc", "a3f9c2e1b7d54a60c2e1b7d5", "hunter2hunter2"}, []string{
+		"credentials: svc / %s", "Credentials = svc / '%s'", "creds: deploy / %s (expired)", "login: admin / %s",
+		"user/password: admin / %s", "auth: bob@example.com / %s", "DB_CREDENTIALS: app / %s",
+	})
+	checkBenign(t, []string{
+		"password: required / optional", "tokens: 42 / 100", "login: admin / guest accounts only", "auth: ok / 3 retries",
+		"pages: 1 / 12", "size: 10 / 100 MiB",
+	})
+}

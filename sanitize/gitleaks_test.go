@@ -175,6 +175,8 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"xml-sibling-after", "<Error><Expected>%s</Expected><Code>SignatureDoesNotMatch</Code></Error>"},
 	{"code-key-spaced", "key = %s"},
 	{"appositive-end", "login rejected for the client secret, %s"},
+	{"user-slash-password", "db: credentials: svc_orders / %s rejected"},
+	{"login-slash-password", "ftp: login: deploy / %s (530 Login incorrect)"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window

@@ -417,3 +417,20 @@ func allReferenceBytes(name string) bool {
 	}
 	return true
 }
+
+// slashPairEnd extends the bare value s[p:e] over the word after " / ":
+// a user and a password written so after a key ("credentials: svc /
+// <password>", "login: admin / <password>") are one value. A value that
+// is a validation word or a placeholder announces no pair.
+func slashPairEnd(s string, p, e int) int {
+	if e <= p || e+3 >= len(s) || s[e] != ' ' || s[e+1] != '/' || s[e+2] != ' ' || s[p] == '"' || s[p] == '\'' {
+		return e
+	}
+	if isValidationWord(s[p:e]) || placeholderAt(s, p, e) {
+		return e
+	}
+	if n := valueEnd(s, e+3, false); n > e+3 {
+		return n
+	}
+	return e
+}

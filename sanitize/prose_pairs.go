@@ -409,3 +409,23 @@ func namedBefore(s string, e int, stop byte) *contextRule {
 	}
 	return nil
 }
+
+// slashUserStart returns the start of the user that a password at s[p]
+// follows after " / " ("creds: deploy / <password>", "login: admin /
+// <password>"), or -1: the word before the user names the pair, and the
+// password alone is redacted.
+func slashUserStart(s string, p int) int {
+	if p < 4 || s[p-1] != ' ' || s[p-2] != '/' || s[p-3] != ' ' {
+		return -1
+	}
+	q := p - 3
+	u := q
+	for u > 0 && q-u < maxPairUser && pairUserByte[s[u-1]] {
+		u--
+	}
+	spend(q - u)
+	if u == q || u > 0 && pairUserByte[s[u-1]] {
+		return -1
+	}
+	return u
+}
