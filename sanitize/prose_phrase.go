@@ -669,7 +669,8 @@ func keyValueMarkerBefore(s string, v int) (bool, int) {
 
 // markerKeyBefore reports whether a key the key-value rule knows stands
 // before the separator at s[q], also when the key is glued to the escape
-// of a line break or a tab ("\\nApiKey:"): the log tier writes those
+// of a line break, a tab or another control byte ("\\nApiKey:",
+// "\\u00070SeCret:"): the log tier writes those
 // escapes, so the next pass and the escape re-check, which decodes them,
 // must both see the key.
 func markerKeyBefore(s string, q int) bool {
@@ -677,7 +678,7 @@ func markerKeyBefore(s string, q int) bool {
 		return true
 	}
 	kb := keyWordStart(s, q, 0)
-	if kb < 2 || s[kb-2] != '\\' || s[kb-1] != 'n' && s[kb-1] != 't' && s[kb-1] != 'r' {
+	if !afterLogEscape(s, kb) {
 		return false
 	}
 	_, _, ok := keyBefore(s[kb:], q-kb)
