@@ -194,8 +194,8 @@ func valueStart(s string, q int) int {
 	}
 	// Markdown's bold or italic name closes its emphasis after the
 	// separator ("**Client Secret:** `...`"): the value follows it.
-	if n := emphasisEnd(s, p); n > p {
-		p = n
+	if p < len(s) && (s[p] == '*' || s[p] == '_') {
+		p = emphasisEnd(s, p)
 	}
 	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
 		p++
@@ -423,7 +423,14 @@ func allReferenceBytes(name string) bool {
 // <password>", "login: admin / <password>") are one value. A value that
 // is a validation word or a placeholder announces no pair.
 func slashPairEnd(s string, p, e int) int {
-	if e <= p || e+3 >= len(s) || s[e] != ' ' || s[e+1] != '/' || s[e+2] != ' ' || s[p] == '"' || s[p] == '\'' {
+	if e+3 >= len(s) || s[e+1] != '/' {
+		return e
+	}
+	return slashPasswordEnd(s, p, e)
+}
+
+func slashPasswordEnd(s string, p, e int) int {
+	if e <= p || s[e] != ' ' || s[e+2] != ' ' || s[p] == '"' || s[p] == '\'' {
 		return e
 	}
 	if isValidationWord(s[p:e]) || placeholderAt(s, p, e) {

@@ -364,12 +364,10 @@ func keyWordStart(s string, ke, lo int) int {
 		kb--
 	}
 	// The log tier writes a line break or a tab before a name as "\\n" or
-	// "\\t", another control byte as "\\u0007": the name starts after the
-	// escape, as it does once the escape re-check decodes it.
-	if kb > lo && s[kb-1] == '\\' {
-		if n := logEscapeLen(s, kb); kb+n < ke {
-			kb += n
-		}
+	// "\\t": the name starts after the escape, as it does once the escape
+	// re-check decodes it.
+	if kb > lo && kb+1 < ke && s[kb-1] == '\\' && (s[kb] == 'n' || s[kb] == 't' || s[kb] == 'r') {
+		kb++
 	}
 	return kb
 }

@@ -21,6 +21,28 @@ const maxNameAfter = 6
 // key ("login") names none here.
 func nameAfter(s string, v, runEnd int) *contextRule {
 	e := runEnd
+	if e < len(s) && isQuote[s[e]] {
+		e++
+	}
+	// Most runs are followed by a word that links nothing: its first
+	// letter turns them away before a call.
+	if e+3 >= len(s) || s[e] != ' ' || !linkingFirst[s[e+1]] || !linkingSecond[s[e+2]] {
+		return nil
+	}
+	return nameAfterLinking(s, v, runEnd)
+}
+
+// linkingFirst and linkingSecond hold the first and the second letters
+// of the words linkingAfter takes, isQuote the quotes that may close a
+// value before them.
+var (
+	linkingFirst  = byteSet("iwadls")
+	linkingSecond = byteSet("saroep")
+	isQuote       = byteSet("\"'`")
+)
+
+func nameAfterLinking(s string, v, runEnd int) *contextRule {
+	e := runEnd
 	if v > 0 && e < len(s) && (s[v-1] == '"' || s[v-1] == '\'' || s[v-1] == '`') && s[e] == s[v-1] {
 		e++
 	}

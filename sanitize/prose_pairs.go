@@ -415,7 +415,14 @@ func namedBefore(s string, e int, stop byte) *contextRule {
 // <password>"), or -1: the word before the user names the pair, and the
 // password alone is redacted.
 func slashUserStart(s string, p int) int {
-	if p < 4 || s[p-1] != ' ' || s[p-2] != '/' || s[p-3] != ' ' {
+	if p < 4 || s[p-2] != '/' {
+		return -1
+	}
+	return slashUserAt(s, p)
+}
+
+func slashUserAt(s string, p int) int {
+	if s[p-1] != ' ' || s[p-3] != ' ' {
 		return -1
 	}
 	q := p - 3

@@ -678,6 +678,11 @@ func markerKeyBefore(s string, q int) bool {
 		return true
 	}
 	kb := keyWordStart(s, q, 0)
+	// keyWordStart steps over the escapes of one letter; the name after
+	// "\\u0007" starts past its digits.
+	if kb > 0 && s[kb-1] == '\\' && logEscapeLen(s, kb) == 5 && kb+5 < q {
+		kb += 5
+	}
 	if !afterLogEscape(s, kb) {
 		return false
 	}
