@@ -100,3 +100,11 @@ func TestUserSlashPassword(t *testing.T) {
 		"pages: 1 / 12", "size: 10 / 100 MiB",
 	})
 }
+
+// SQL names a user's password with "IDENTIFIED BY".
+func TestIdentifiedBy(t *testing.T) {
+	checkRedacts(t, []string{"Zq8Kw2Lm9Rt4Vx7Pb3Nc", "a3f9c2e1b7d54a60c2e1b7d5", "hunter2hunter2"}, []string{
+		"CREATE USER 'app'@'localhost' IDENTIFIED BY '%s'", "alter user app identified by \"%s\";", "ALTER USER app IDENTIFIED BY %s",
+	})
+	checkBenign(t, []string{"the caller is identified by its API key", "rows identified by id 42"})
+}

@@ -177,6 +177,7 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"appositive-end", "login rejected for the client secret, %s"},
 	{"user-slash-password", "db: credentials: svc_orders / %s rejected"},
 	{"login-slash-password", "ftp: login: deploy / %s (530 Login incorrect)"},
+	{"sql-identified-by", "Error 1396 (HY000): Operation CREATE USER failed: CREATE USER 'app'@'10.0.0.0/255.0.0.0' IDENTIFIED BY '%s'"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window

@@ -436,3 +436,17 @@ func slashUserAt(s string, p int) int {
 	}
 	return u
 }
+
+// identifiedBefore reports the credential row for the value at s[p]
+// after SQL's "IDENTIFIED BY" (CREATE USER and ALTER USER in MySQL,
+// MariaDB and Oracle: "IDENTIFIED BY '<password>'"), quoted or not.
+func identifiedBefore(s string, p int) *contextRule {
+	q := p
+	if q > 0 && isQuote[s[q-1]] {
+		q--
+	}
+	if q < len(" identified by ") || s[q-1] != ' ' || s[q-2]|0x20 != 'y' || !hasSuffixFold(s[:q-1], " identified by") {
+		return nil
+	}
+	return credentialRule
+}
