@@ -94,6 +94,7 @@ func TestUserSlashPassword(t *testing.T) {
 	checkRedacts(t, []string{"Zq8Kw2Lm9Rt4Vx7Pb3Nc", "a3f9c2e1b7d54a60c2e1b7d5", "hunter2hunter2"}, []string{
 		"credentials: svc / %s", "Credentials = svc / '%s'", "creds: deploy / %s (expired)", "login: admin / %s",
 		"user/password: admin / %s", "auth: bob@example.com / %s", "DB_CREDENTIALS: app / %s",
+		"credentials: 'svc' / '%s'", `creds: "deploy" / "%s"`, "login: admin / '%s'",
 	})
 	checkBenign(t, []string{
 		"password: required / optional", "tokens: 42 / 100", "login: admin / guest accounts only", "auth: ok / 3 retries",

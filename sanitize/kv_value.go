@@ -418,9 +418,10 @@ func allReferenceBytes(name string) bool {
 	return true
 }
 
-// slashPairEnd extends the bare value s[p:e] over the word after " / ":
-// a user and a password written so after a key ("credentials: svc /
-// <password>", "login: admin / <password>") are one value. A value that
+// slashPairEnd extends the value s[p:e] over the word after " / ", each
+// bare or quoted: a user and a password written so after a key
+// ("credentials: svc / <password>", "creds = 'svc' / '<password>'") are
+// one value. A value that
 // is a validation word or a placeholder announces no pair.
 func slashPairEnd(s string, p, e int) int {
 	if e+3 >= len(s) || s[e+1] != '/' {
@@ -430,10 +431,10 @@ func slashPairEnd(s string, p, e int) int {
 }
 
 func slashPasswordEnd(s string, p, e int) int {
-	if e <= p || s[e] != ' ' || s[e+2] != ' ' || s[p] == '"' || s[p] == '\'' {
+	if e <= p || s[e] != ' ' || s[e+2] != ' ' {
 		return e
 	}
-	if isValidationWord(s[p:e]) || placeholderAt(s, p, e) {
+	if cs, ce := valueCore(s, p, e); ce <= cs || isValidationWord(s[cs:ce]) || placeholderAt(s, cs, ce) {
 		return e
 	}
 	if n := valueEnd(s, e+3, false); n > e+3 {

@@ -415,17 +415,25 @@ func namedBefore(s string, e int, stop byte) *contextRule {
 // <password>"), or -1: the word before the user names the pair, and the
 // password alone is redacted.
 func slashUserStart(s string, p int) int {
-	if p < 4 || s[p-2] != '/' {
+	if p < 4 || s[p-2] != '/' && s[p-3] != '/' {
 		return -1
 	}
 	return slashUserAt(s, p)
 }
 
+// slashUserAt is slashUserStart past its first check; the user and the
+// password may each be quoted ("login: 'admin' / '<password>'").
 func slashUserAt(s string, p int) int {
-	if s[p-1] != ' ' || s[p-3] != ' ' {
+	if isQuote[s[p-1]] {
+		p--
+	}
+	if p < 4 || s[p-1] != ' ' || s[p-2] != '/' || s[p-3] != ' ' {
 		return -1
 	}
 	q := p - 3
+	if q > 1 && isQuote[s[q-1]] {
+		q--
+	}
 	u := q
 	for u > 0 && q-u < maxPairUser && pairUserByte[s[u-1]] {
 		u--
