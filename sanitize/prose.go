@@ -183,15 +183,7 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 			return u, runEnd, r
 		}
 	}
-	if r = identifiedBefore(s, p); r != nil {
-		return p, runEnd, r
-	}
-	if u := slashUserStart(s, p); u >= 0 {
-		if r = credentialBefore(s, u); r != nil {
-			return p, runEnd, r
-		}
-	}
-	if r = nameAfter(s, p, runEnd); r != nil {
+	if r = namedElsewhere(s, p, runEnd); r != nil {
 		return p, runEnd, r
 	}
 	return 0, runEnd, nil

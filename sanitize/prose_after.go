@@ -13,23 +13,37 @@ package sanitize
 // and the name that follows it ("is not a valid API key").
 const maxNameAfter = 6
 
-// nameAfter reports the rule of a credential word that names the run of
-// value bytes s[v:runEnd] after it: the value, its closing quote, a
-// linking word ("is", "isn't", "was", "does", "looks") and up to
-// maxNameAfter words, the last of which is the name, on the same line. The rule must allow
-// a bare space before a value: a word that names a credential only as a
-// key ("login") names none here.
-func nameAfter(s string, v, runEnd int) *contextRule {
+// namedElsewhere reports the rule of a name that stands elsewhere than
+// right before the value at s[p] whose run of value bytes ends at
+// s[runEnd]: after it (nameAfter), before the user of a "user /
+// password" pair (slashUserAt), or SQL's "IDENTIFIED BY" (identifiedByAt).
+// A byte or two around the value turns most values away from each before
+// a call: the "/" or the "y" of "by" just before it, the first two
+// letters of the word after it.
+func namedElsewhere(s string, p, runEnd int) *contextRule {
+	if p > 3 {
+		c2, c3 := s[p-2]|0x20, s[p-3]|0x20
+		if c2 == 'y' || c3 == 'y' {
+			if r := identifiedByAt(s, p); r != nil {
+				return r
+			}
+		}
+		if c2 == '/' || c3 == '/' {
+			if u := slashUserAt(s, p); u >= 0 {
+				if r := credentialBefore(s, u); r != nil {
+					return r
+				}
+			}
+		}
+	}
 	e := runEnd
 	if e < len(s) && isQuote[s[e]] {
 		e++
 	}
-	// Most runs are followed by a word that links nothing: its first
-	// letter turns them away before a call.
 	if e+3 >= len(s) || s[e] != ' ' || !linkingFirst[s[e+1]] || !linkingSecond[s[e+2]] {
 		return nil
 	}
-	return nameAfterLinking(s, v, runEnd)
+	return nameAfter(s, p, runEnd)
 }
 
 // linkingFirst and linkingSecond hold the first and the second letters
@@ -41,7 +55,13 @@ var (
 	isQuote       = byteSet("\"'`")
 )
 
-func nameAfterLinking(s string, v, runEnd int) *contextRule {
+// nameAfter reports the rule of a credential word that names the run of
+// value bytes s[v:runEnd] after it: the value, its closing quote, a
+// linking word ("is", "isn't", "was", "does", "looks") and up to
+// maxNameAfter words on the same line, the last of which is the name.
+// The rule must allow a bare space before a value: a word that names a
+// credential only as a key ("login") names none here.
+func nameAfter(s string, v, runEnd int) *contextRule {
 	e := runEnd
 	if v > 0 && e < len(s) && (s[v-1] == '"' || s[v-1] == '\'' || s[v-1] == '`') && s[e] == s[v-1] {
 		e++

@@ -410,19 +410,11 @@ func namedBefore(s string, e int, stop byte) *contextRule {
 	return nil
 }
 
-// slashUserStart returns the start of the user that a password at s[p]
+// slashUserAt returns the start of the user that a password at s[p]
 // follows after " / " ("creds: deploy / <password>", "login: admin /
 // <password>"), or -1: the word before the user names the pair, and the
-// password alone is redacted.
-func slashUserStart(s string, p int) int {
-	if p < 4 || s[p-2] != '/' && s[p-3] != '/' {
-		return -1
-	}
-	return slashUserAt(s, p)
-}
-
-// slashUserAt is slashUserStart past its first check; the user and the
-// password may each be quoted ("login: 'admin' / '<password>'").
+// password alone is redacted. Either may be quoted ("login: 'admin' /
+// '<password>'").
 func slashUserAt(s string, p int) int {
 	if isQuote[s[p-1]] {
 		p--
@@ -445,18 +437,9 @@ func slashUserAt(s string, p int) int {
 	return u
 }
 
-// identifiedBefore reports the credential row for the value at s[p]
-// after SQL's "IDENTIFIED BY" (CREATE USER and ALTER USER in MySQL,
-// MariaDB and Oracle: "IDENTIFIED BY '<password>'"), quoted or not.
-func identifiedBefore(s string, p int) *contextRule {
-	// The "y" of "by" stands one or two bytes before the value's first
-	// byte: most values turn away at it.
-	if p < 4 || s[p-2]|0x20 != 'y' && s[p-3]|0x20 != 'y' {
-		return nil
-	}
-	return identifiedByAt(s, p)
-}
-
+// identifiedByAt reports the credential row for the value at s[p] after
+// SQL's "IDENTIFIED BY" (CREATE USER and ALTER USER in MySQL, MariaDB and
+// Oracle: "IDENTIFIED BY '<password>'"), quoted or not.
 func identifiedByAt(s string, p int) *contextRule {
 	q := p
 	if q > 0 && isQuote[s[q-1]] {
