@@ -58,7 +58,7 @@ func TestNameAfterValue(t *testing.T) {
 	checkRedacts(t, []string{"Zq8Kw2Lm9Rt4Vx7Pb3Nc", "a3f9c2e1b7d54a60c2e1b7d5"}, []string{
 		"'%s' is not a valid API key", `"%s" is not a valid token`, "%s is an invalid key", "`%s` isn't a valid access key",
 		"ValueError: '%s' is not a valid client_secret.", "error: %s is not a recognized apiKey", "'%s' was rejected: not a valid signature",
-		"%s does not look like a valid Access-Token", "the value %s is not a valid password", "'%s' is an expired refresh token",
+		"%s does not look like a valid Access-Token", "error: '%s' does not appear to be a valid API key", "the value %s is not a valid password", "'%s' is an expired refresh token",
 		`{"expected":"%s","error":"signature mismatch"}`, `{"received": "%s", "message": "invalid HMAC"}`,
 		`{\"expected\":\"%s\",\"error\":\"bad token\"}`, "<Expected>%s</Expected><Code>SignatureDoesNotMatch</Code>",
 		"<Received>%s</Received><Message>The API key is invalid</Message>",

@@ -10,8 +10,9 @@ package sanitize
 // Each reads forward no further than contextReach past the value.
 
 // maxNameAfter bounds the words between the linking word after a value
-// and the name that follows it ("is not a valid API key").
-const maxNameAfter = 6
+// and the name that follows it ("is not a valid API key", "does not
+// appear to be a valid API key").
+const maxNameAfter = 8
 
 // namedElsewhere reports the rule of a name that stands elsewhere than
 // right before the value at s[p] whose run of value bytes ends at
