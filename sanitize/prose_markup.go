@@ -44,3 +44,14 @@ func afterLogEscape(s string, kb int) bool {
 	}
 	return false
 }
+
+// escapedNameStart returns where the name that ends at s[q] starts when
+// it follows an escape the log tier writes, and whether it does: from
+// kb, where keyWordStart put it (past the escapes of one letter), and
+// past the digits of "\\u0007".
+func escapedNameStart(s string, kb, q int) (int, bool) {
+	if kb > 0 && s[kb-1] == '\\' && logEscapeLen(s, kb) == 5 && kb+5 < q {
+		kb += 5
+	}
+	return kb, afterLogEscape(s, kb)
+}

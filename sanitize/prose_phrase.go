@@ -677,16 +677,11 @@ func markerKeyBefore(s string, q int) bool {
 	if _, _, ok := keyBefore(s, q); ok {
 		return true
 	}
-	kb := keyWordStart(s, q, 0)
-	// keyWordStart steps over the escapes of one letter; the name after
-	// "\\u0007" starts past its digits.
-	if kb > 0 && s[kb-1] == '\\' && logEscapeLen(s, kb) == 5 && kb+5 < q {
-		kb += 5
-	}
-	if !afterLogEscape(s, kb) {
+	kb, ok := escapedNameStart(s, keyWordStart(s, q, 0), q)
+	if !ok {
 		return false
 	}
-	_, _, ok := keyBefore(s[kb:], q-kb)
+	_, _, ok = keyBefore(s[kb:], q-kb)
 	return ok
 }
 
