@@ -200,3 +200,72 @@ func quotedLen(s string, q int) int {
 	spend(max(n, 0))
 	return max(n, 0)
 }
+
+// keystorePassParts end the options that carry a keystore's or a key's
+// password in keytool, jarsigner and the JDK's other tools ("-storepass",
+// "-keypass", "-srcstorepass", "-destkeypass"): the part before "pass".
+// Their value is a password whatever it looks like ("-storepass
+// changeit", the JDK's default, is one).
+var keystorePassParts = []string{"store", "key"}
+
+// keystorePassOptionAt returns the length of a keystore password option
+// that starts a word at s[i], with the spaces after it, or 0. "-storepass:env
+// NAME" and "-storepass:file path" name where the password is kept, and
+// are no match.
+func keystorePassOptionAt(s string, i int) int {
+	if i > 0 && !isSpace(s[i-1]) || i+1 >= len(s) || s[i] != '-' {
+		return 0
+	}
+	b := i + 1
+	if s[b] == '-' {
+		b++
+	}
+	e := b
+	for e < len(s) && e-b < maxOptionName && 'a' <= s[e]|0x20 && s[e]|0x20 <= 'z' {
+		e++
+	}
+	if e >= len(s) || s[e] != ' ' || !hasSuffixFold(s[b:e], "pass") {
+		return 0
+	}
+	part := s[b : e-len("pass")]
+	for _, p := range keystorePassParts {
+		if hasSuffixFold(part, p) {
+			v := e
+			for v < len(s) && s[v] == ' ' {
+				v++
+			}
+			return v - i
+		}
+	}
+	return 0
+}
+
+// keystorePasswordAt finds the password after a keystore password option
+// at s[i]: the next word or the text inside its quotes, unless it is the
+// next option, a reference to a password kept elsewhere, or a word
+// shorter than the six characters keytool requires ("use -storepass to
+// set it" is prose about the option).
+func keystorePasswordAt(s string, i int) (int, int) {
+	n := keystorePassOptionAt(s, i)
+	if n == 0 || i+n >= len(s) || s[i+n] == '-' {
+		return 0, 0
+	}
+	vs, ve := optionValue(s, i+n)
+	if ve <= vs || vs == i+n && (ve-vs < minKeystorePassword || optionWord(s[vs:ve])) || placeholderAt(s, vs, ve) {
+		return 0, 0
+	}
+	return vs, ve
+}
+
+// optionWord reports the words that prose about an option puts after it
+// ("the -keypass option is optional").
+func optionWord(w string) bool {
+	for _, o := range [...]string{"option", "options", "argument", "parameter", "values"} {
+		if strings.EqualFold(w, o) {
+			return true
+		}
+	}
+	return false
+}
+
+const minKeystorePassword = 6

@@ -411,6 +411,15 @@ func decodeAt(s string, i int) (rune, int) {
 		return 0, 0
 	}
 	switch s[i+1] {
+	case '\\':
+		// A JSON string inside a JSON string inside JSON, as logs of logs
+		// write it, escapes its quotes twice ("{\\\"password\\\":...}", or
+		// "{\\"password\\":...}" when the middle layer lost one): each
+		// layer sheds one backslash of a run that ends at a quote, down
+		// to the once-escaped quote the rules read.
+		if escapedQuoteRun(s, i+2) {
+			return '\\', 2
+		}
 	case 'n':
 		return '\n', 2
 	case 'r':
@@ -448,6 +457,20 @@ func decodeAt(s string, i int) (rune, int) {
 	}
 	return 0, 0
 }
+
+// escapedQuoteRun reports whether the backslashes from s[i] on, at most
+// maxEscapeRun, end at a quote.
+func escapedQuoteRun(s string, i int) bool {
+	j := i
+	for j < len(s) && j-i < maxEscapeRun && s[j] == '\\' {
+		j++
+	}
+	return j < len(s) && s[j] == '"'
+}
+
+// maxEscapeRun bounds the backslashes read before a quote: four layers of
+// escaping write seven.
+const maxEscapeRun = 8
 
 // htmlEntities are the named character references that spell the bytes
 // the rules hinge on: quotes, separators and brackets.

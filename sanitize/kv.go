@@ -472,7 +472,7 @@ func redactKeyValues(s string) (string, bool) {
 			} else {
 				vs, ve = valueAt(s, q, line)
 				if !line {
-					ve = dsnValueEnd(s, ks, vs, ve)
+					ve = slashPairEnd(s, vs, dsnValueEnd(s, ks, vs, ve))
 				}
 			}
 		}

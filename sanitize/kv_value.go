@@ -22,6 +22,8 @@ func valueAt(s string, q int, line bool) (int, int) {
 	switch {
 	case s[q] == '>' && p < len(s) && s[p] != '"' && s[p] != '\'' && s[p] != '<':
 		return p, elementTextEnd(s, p)
+	case s[q] == '>' && strings.HasPrefix(s[p:], cdataOpen):
+		return p + len(cdataOpen), cdataEnd(s, p+len(cdataOpen))
 	case s[q] == ',':
 		if p >= len(s) || s[p] != '"' && s[p] != '\'' {
 			return p, p
@@ -190,11 +192,29 @@ func valueStart(s string, q int) int {
 		spend(p - q)
 		return p
 	}
+	// Markdown's bold or italic name closes its emphasis after the
+	// separator ("**Client Secret:** `...`"): the value follows it.
+	if p < len(s) && (s[p] == '*' || s[p] == '_') {
+		p = emphasisEnd(s, p)
+	}
 	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
 		p++
 	}
 	spend(p - q)
 	return p
+}
+
+// emphasisEnd returns the end of the "*", "**", "_" or "__" that closes
+// an emphasis at s[p] before a space, or p.
+func emphasisEnd(s string, p int) int {
+	e := p
+	for e < len(s) && e-p < 2 && (s[e] == '*' || s[e] == '_') && s[e] == s[p] {
+		e++
+	}
+	if e == p || e >= len(s) || s[e] != ' ' && s[e] != '\t' {
+		return p
+	}
+	return e
 }
 
 // valueEnd parses one value starting at s[p]: an escaped JSON string, a
@@ -376,6 +396,10 @@ func placeholderAt(s string, vs, ve int) bool {
 		return strings.ToUpper(v) == v && allReferenceBytes(v[1:])
 	case strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}"):
 		return true
+	case strings.HasPrefix(v, "var.") || strings.HasPrefix(v, "local."):
+		// Terraform's reference to a variable or a local value
+		// ("administrator_login_password = var.db_password").
+		return allReferenceBytes(v[strings.IndexByte(v, '.')+1:])
 	}
 	// A mask repeats its first byte: most values differ at the second.
 	return len(v) >= 4 && v[1] == v[0] && strings.Count(v, v[:1]) == len(v)
@@ -392,4 +416,29 @@ func allReferenceBytes(name string) bool {
 		}
 	}
 	return true
+}
+
+// slashPairEnd extends the value s[p:e] over the word after " / ", each
+// bare or quoted: a user and a password written so after a key
+// ("credentials: svc / <password>", "creds = 'svc' / '<password>'") are
+// one value. A value that
+// is a validation word or a placeholder announces no pair.
+func slashPairEnd(s string, p, e int) int {
+	if e+3 >= len(s) || s[e+1] != '/' {
+		return e
+	}
+	return slashPasswordEnd(s, p, e)
+}
+
+func slashPasswordEnd(s string, p, e int) int {
+	if e <= p || s[e] != ' ' || s[e+2] != ' ' {
+		return e
+	}
+	if cs, ce := valueCore(s, p, e); ce <= cs || isValidationWord(s[cs:ce]) || placeholderAt(s, cs, ce) {
+		return e
+	}
+	if n := valueEnd(s, e+3, false); n > e+3 {
+		return n
+	}
+	return e
 }

@@ -92,3 +92,27 @@ func xmlTagBefore(s string, start, q int) bool {
 	}
 	return w > 0 && s[w-1] == '<'
 }
+
+// cdataOpen starts a CDATA section, which XML writers use for a value
+// that may hold markup (<Password><![CDATA[...]]></Password>): the
+// section's text is the element's value.
+const cdataOpen = "<![CDATA["
+
+// cdataEnd returns the end of the text of a CDATA section that starts at
+// s[p]: its "]]>" (the text may span lines), or, for a section cut
+// short, the next "<!" (a section or a comment of its own, so that a text of opened
+// sections is read once), at most maxCDATA bytes on.
+func cdataEnd(s string, p int) int {
+	e := p
+	for ; e < len(s) && e-p < maxCDATA; e++ {
+		if s[e] == ']' && strings.HasPrefix(s[e:], "]]>") || s[e] == '<' && e+1 < len(s) && s[e+1] == '!' {
+			break
+		}
+	}
+	spend(e - p)
+	return e
+}
+
+// maxCDATA bounds the text of a CDATA section read as a value, as the
+// context rule bounds a credential's.
+const maxCDATA = 1024

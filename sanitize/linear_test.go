@@ -41,6 +41,14 @@ var hostileUnits = []string{
 	"the token, a1b2c3d4e5f6, ", "new=a1b2c3d4e5f6 ", "old=a ", ",v1=a1b2c3d4e5f6", "t=1,", "token: t=1,v1=", "new value ",
 	"rotated, new value ", `"expected":"a1b2c3d4e5f6",`, `{"error":"token","got":"`, "HMAC-SHA256 ", "key-256: ", "one-time code ",
 	"<Expected>a1b2c3d4e5f6", "Signature<Got>", "old: a new: ", "previous value a, ", "-> new value ", "[a=b ", "(got sha256=",
+	"**a**: `", "**Token:** ", "**", "__API key:__ ", "*secret*: `a1b2c3d4e5f6` ", "token:** ",
+	"<Password><![CDATA[", "<![CDATA[", "<token><![CDATA[a]]>", "]]>", "<token><![CDATA[a1b2]]",
+	`\\"`, `\\`, `{\\\"password\\\":\\\"`, `\\\\\\\"`, `"{\\"token\\":\\"a1b2c3d4e5f6`,
+	"-storepass ", " -storepass a1b2c3d4 ", " -keypass '", " -srcstorepass", "keytool -storepass -keypass ",
+	"'a1b2c3d4e5f6' is not a valid ", "a1b2c3d4e5f6 is not a valid API key ", " is a ", "a1b2c3d4e5f6 is a a a a a a a ",
+	"key = a1b2c3d4e5f6 ", "key = ", `{"expected":"a1b2c3d4e5f6","error":"x"}`, `"expected":"a1b2c3d4e5f6",`,
+	"</Expected><Code>", "<Expected>a1b2c3d4e5f6</Expected>", "credentials: a / ", "a / ", " / a1b2c3d4e5f6",
+	"creds: a / a1b2c3d4e5f6 ", "passphrase for key '/a/b': ", "for key '", "password, a1b2c3d4e5f6", "var.a",
 }
 
 // maxWorkPerByte bounds the work a tier may spend per byte of input. The

@@ -58,6 +58,8 @@ func TestPairsRedact(t *testing.T) {
 // lists, changes of other things, codes of other kinds, digests of files.
 func TestPairsKeepProse(t *testing.T) {
 	checkBenign(t, []string{
+		"<![CDATA[Hello world]]>", `{"expected":"a3f9c2e1b7d54a60c2e1b7d5","error":"user not found"}`,
+		"password: required / optional", "a3f9c2e1b7d54a60 is the commit that broke the build",
 		"the token expired", "password reset failed", "key not found", "new token issued", "old password was wrong",
 		"exit code 137", "status code 503", "zip code 94107", "error code: 0x8004a3f9c2e1b7d5",
 		"checksum sha256=9f8e7d6c5b4a39281706f5e4a3f9c2e1b7d54a60c2e1b7d59f8e7d6c5b4a3928",

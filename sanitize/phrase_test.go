@@ -68,6 +68,8 @@ func TestPhraseRedacts(t *testing.T) {
 // commit hashes that no credential word names.
 func TestPhraseKeepsProse(t *testing.T) {
 	checkBenign(t, []string{
+		"**Note**: `make build` first", "'abc' is not a valid option", "key = value", "the key = 42",
+		"passphrase for key 'deploy': incorrect passphrase",
 		"password changed to meet the policy", "token set to expire in 5m", "key for user 42 not found",
 		"key set to default", "token updated to v2 format", "token mismatch: expected 3 got 4",
 		"key for user 42 is missing", "password for user alice is required", "token for tenant 42: expired",

@@ -183,6 +183,9 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 			return u, runEnd, r
 		}
 	}
+	if r = namedElsewhere(s, p, runEnd); r != nil {
+		return p, runEnd, r
+	}
 	return 0, runEnd, nil
 }
 
@@ -232,6 +235,9 @@ func credentialBefore(s string, v int) *contextRule {
 	q := p
 	p = spacesBefore(s, p, lo, true)
 	spaced := p < q
+	if spaced {
+		p = emphasisBefore(s, p, lo)
+	}
 	// sep is ':' for a separator that holds a colon and no '=', '=' for
 	// one that holds '=', 'i' for a linking word.
 	sep := byte(0)
@@ -411,10 +417,12 @@ func contextWordEnding(s string, kb int, k string, sep byte, opened bool) *conte
 		if n > 0 && !partBoundary(k, n) {
 			continue
 		}
-		// "key = ..." assigns the key of a map entry or a loop in code,
-		// and an attribute "key=" names an entry (<entry key="...">);
-		// "key=..." in logfmt, env files and prose holds a key.
-		if n == 0 && sep == '=' && cw.word == "key" && (kb+3 < len(s) && s[kb+3] == ' ' || keyNamesEntry(s, kb)) {
+		// An attribute "key=" names an entry (<entry key="...">);
+		// "key=..." in logfmt, env files and prose holds a key, and so
+		// does "key = ..." when the value is shaped like one: the key of
+		// a map entry or a loop in code ("key = value", "key = 42",
+		// "key = \"orders\"") is not.
+		if n == 0 && sep == '=' && cw.word == "key" && keyNamesEntry(s, kb) {
 			continue
 		}
 		if qualifiedAway(s, kb, k[:n], cw.rule) {
@@ -662,7 +670,7 @@ var (
 	pairOpeners  = byteSet("\"'{")
 	pairClosers  = byteSet("\"'}")
 	separatorOps = byteSet(":=>?+!")
-	nameClosers  = byteSet("\"'`\\])")
+	nameClosers  = byteSet("\"'`\\])*")
 	valueOpeners = byteSet("\"'`([{<")
 	clauseEnds   = byteSet(".:!?-")
 )

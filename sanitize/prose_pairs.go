@@ -191,13 +191,13 @@ func pairedBefore(s string, v, i, runEnd int, sep bool) (int, *contextRule) {
 	case ' ', '\n', ':':
 		return v, changedValueBefore(s, v, lo)
 	case '>':
-		return v, elementSiblingBefore(s[lo:], v-1-lo)
+		return v, elementSiblingBefore(s[lo:], v-1-lo, runEnd-lo)
 	case '"', '\'', '`':
 		if v > 2 && s[v-2] == '=' {
 			return v, listedBefore(s, v-1)
 		}
 		if s[v-1] == '"' {
-			return v, siblingBefore(s[lo:], v-1-lo)
+			return v, siblingBefore(s[lo:], v-1-lo, runEnd-lo)
 		}
 	}
 	return v, nil
@@ -205,13 +205,14 @@ func pairedBefore(s string, v, i, runEnd int, sep bool) (int, *contextRule) {
 
 // appositiveAt reports the rule of a name that announces the run of
 // value bytes s[v:runEnd] set off by commas, quoted or not, with one
-// line break at most before it.
+// line break at most before it; the second comma may be the end of the
+// text or of its line ("... the password, <value>").
 func appositiveAt(s string, v, runEnd, lo int) *contextRule {
 	e := runEnd
 	if e < len(s) && (s[e] == '"' || s[e] == '\'' || s[e] == '`') {
 		e++
 	}
-	if e >= len(s) || s[e] != ',' && s[e] != ';' {
+	if e < len(s) && s[e] != ',' && s[e] != ';' && s[e] != '\n' && s[e] != '\r' {
 		return nil
 	}
 	q, _ := openersBefore(s, v, lo)
@@ -345,8 +346,9 @@ func markerItemStart(s string, a int) int {
 // siblingBefore reports the credential row for a JSON string whose
 // opening quote is s[q], the value of a member whose key is a comparison
 // word ("expected", "received"), when a member before it in the same
-// object names a credential in its text ("error":"signature mismatch").
-func siblingBefore(s string, q int) *contextRule {
+// object names a credential in its text ("error":"signature mismatch"),
+// or one after it, which the value's run of bytes ends before s[end].
+func siblingBefore(s string, q, end int) *contextRule {
 	// A JSON string inside a JSON string escapes its quotes.
 	esc := q > 0 && s[q-1] == '\\'
 	if esc {
@@ -368,14 +370,18 @@ func siblingBefore(s string, q int) *contextRule {
 	if k == ke || k == 0 || s[k-1] != '"' || classOf(s, k, ke)&pcCompare == 0 && !isChangeMarker(s, k, ke) {
 		return nil
 	}
-	return namedBefore(s, k-1, '{')
+	if r := namedBefore(s, k-1, '{'); r != nil {
+		return r
+	}
+	return namedAfter(s, end, '}')
 }
 
 // elementSiblingBefore reports the credential row for the text of an
 // element whose start tag, a comparison word or a side of a change
 // (<Expected>), ends at s[gt], when a word before it names a credential
-// (<Code>SignatureDoesNotMatch</Code>).
-func elementSiblingBefore(s string, gt int) *contextRule {
+// (<Code>SignatureDoesNotMatch</Code>), or one after the text, which
+// ends before s[end].
+func elementSiblingBefore(s string, gt, end int) *contextRule {
 	lt := gt
 	for lt > 0 && gt-lt <= maxPhraseWord && isLetter(s[lt-1]) {
 		lt--
@@ -383,7 +389,10 @@ func elementSiblingBefore(s string, gt int) *contextRule {
 	if lt == gt || lt == 0 || s[lt-1] != '<' || classOf(s, lt, gt)&pcCompare == 0 && !isChangeMarker(s, lt, gt) {
 		return nil
 	}
-	return namedBefore(s, lt-1, 0)
+	if r := namedBefore(s, lt-1, 0); r != nil {
+		return r
+	}
+	return namedAfter(s, end, 0)
 }
 
 // namedBefore reports the rule of the first credential name that ends
@@ -399,4 +408,45 @@ func namedBefore(s string, e int, stop byte) *contextRule {
 		}
 	}
 	return nil
+}
+
+// slashUserAt returns the start of the user that a password at s[p]
+// follows after " / " ("creds: deploy / <password>", "login: admin /
+// <password>"), or -1: the word before the user names the pair, and the
+// password alone is redacted. Either may be quoted ("login: 'admin' /
+// '<password>'").
+func slashUserAt(s string, p int) int {
+	if isQuote[s[p-1]] {
+		p--
+	}
+	if p < 4 || s[p-1] != ' ' || s[p-2] != '/' || s[p-3] != ' ' {
+		return -1
+	}
+	q := p - 3
+	if q > 1 && isQuote[s[q-1]] {
+		q--
+	}
+	u := q
+	for u > 0 && q-u < maxPairUser && pairUserByte[s[u-1]] {
+		u--
+	}
+	spend(q - u)
+	if u == q || u > 0 && pairUserByte[s[u-1]] {
+		return -1
+	}
+	return u
+}
+
+// identifiedByAt reports the credential row for the value at s[p] after
+// SQL's "IDENTIFIED BY" (CREATE USER and ALTER USER in MySQL, MariaDB and
+// Oracle: "IDENTIFIED BY '<password>'"), quoted or not.
+func identifiedByAt(s string, p int) *contextRule {
+	q := p
+	if q > 0 && isQuote[s[q-1]] {
+		q--
+	}
+	if q < len(" identified by ") || s[q-1] != ' ' || s[q-2]|0x20 != 'y' || !hasSuffixFold(s[:q-1], " identified by") {
+		return nil
+	}
+	return credentialRule
 }

@@ -124,7 +124,7 @@ const phraseTableSize = 1 << 9
 const (
 	maxPhraseWord = 13
 	maxQualifiers = 4
-	maxQualifier  = 32
+	maxQualifier  = 48
 )
 
 // phraseSlot returns the first slot of phraseWords a word's lower case
@@ -344,11 +344,10 @@ func qualifiedName(s string, q int, sep byte, cmp bool) *contextRule {
 			return nil
 		}
 		words[n] = [2]int{b, p}
-		if r := phraseNameAt(s, np, sep); r != nil {
-			if qualifiersFollowName(s, words[:n+1]) {
-				return r
-			}
-			return nil
+		// A name the qualifiers may not follow may be one of them, after
+		// a preposition ("passphrase for key '~/.ssh/id_rsa':").
+		if r := phraseNameAt(s, np, sep); r != nil && qualifiersFollowName(s, words[:n+1]) {
+			return r
 		}
 		p = np
 	}
@@ -604,8 +603,9 @@ func namedByAttribute(s string, i, gt int) *contextRule {
 }
 
 // qualifierByte holds the bytes of a word that qualifies a name: a
-// user, a tenant, an address or a URL, quoted or in parentheses.
-var qualifierByte = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.@'\"`():/")
+// user, a tenant, an address, a URL or a file's path (a Windows one too,
+// or one the public tier redacted), quoted or in parentheses.
+var qualifierByte = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.@'\"`():/\\[]")
 
 // keyNamesEntry reports whether the name at s[kb] is an attribute inside
 // a markup tag: the '<' that opens the tag stands at most maxTagLead bytes
@@ -669,18 +669,19 @@ func keyValueMarkerBefore(s string, v int) (bool, int) {
 
 // markerKeyBefore reports whether a key the key-value rule knows stands
 // before the separator at s[q], also when the key is glued to the escape
-// of a line break or a tab ("\\nApiKey:"): the log tier writes those
+// of a line break, a tab or another control byte ("\\nApiKey:",
+// "\\u00070SeCret:"): the log tier writes those
 // escapes, so the next pass and the escape re-check, which decodes them,
 // must both see the key.
 func markerKeyBefore(s string, q int) bool {
 	if _, _, ok := keyBefore(s, q); ok {
 		return true
 	}
-	kb := keyWordStart(s, q, 0)
-	if kb < 2 || s[kb-2] != '\\' || s[kb-1] != 'n' && s[kb-1] != 't' && s[kb-1] != 'r' {
+	kb, ok := escapedNameStart(s, keyWordStart(s, q, 0), q)
+	if !ok {
 		return false
 	}
-	_, _, ok := keyBefore(s[kb:], q-kb)
+	_, _, ok = keyBefore(s[kb:], q-kb)
 	return ok
 }
 

@@ -324,6 +324,9 @@ func userOptionPasswordAt(s string, i int) (int, int) {
 	if n := secretOptionAt(s, i); n > 0 {
 		return secretOptionValueAt(s, i+n)
 	}
+	if vs, ve := keystorePasswordAt(s, i); ve > vs {
+		return vs, ve
+	}
 	n := userOptionAt(s, i)
 	if n == 0 {
 		return 0, 0
