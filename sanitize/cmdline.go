@@ -14,16 +14,18 @@ import "strings"
 
 // passwordFlagCommands are the commands whose option is a password: the
 // command's name (or the start of it: "mysql" is mysqldump's too), the
-// option's letter, and whether the password is glued to it.
+// option's letter, whether the password is glued to it, and whether it may
+// be either (sshpass reads its options with getopt: "-p pw" and "-ppw").
 var passwordFlagCommands = [...]struct {
-	name  string
-	flag  byte
-	glued bool
+	name   string
+	flag   byte
+	glued  bool
+	either bool
 }{
-	{"mysql", 'p', true}, {"mariadb", 'p', true}, {"7z", 'p', true},
-	{"sshpass", 'p', false}, {"login", 'p', false}, {"mongo", 'p', false},
-	{"redis-cli", 'a', false}, {"sqlcmd", 'P', false}, {"bcp", 'P', false},
-	{"ldap", 'w', false}, {"zip", 'P', false}, {"unzip", 'P', false},
+	{"mysql", 'p', true, false}, {"mariadb", 'p', true, false}, {"7z", 'p', true, false},
+	{"sshpass", 'p', false, true}, {"login", 'p', false, false}, {"mongo", 'p', false, false},
+	{"redis-cli", 'a', false, false}, {"sqlcmd", 'P', false, false}, {"bcp", 'P', false, false},
+	{"ldap", 'w', false, false}, {"zip", 'P', false, false}, {"unzip", 'P', false, false},
 }
 
 // passwordFlagLetters marks the letters of passwordFlagCommands' options.
@@ -69,14 +71,12 @@ func redactPasswordFlags(s string) string {
 			continue
 		}
 		v := i + 2
-		if !passwordFlagCommands[kind].glued {
-			if s[v] != ' ' {
-				continue
-			}
+		switch c := passwordFlagCommands[kind]; {
+		case s[v] == ' ' && (!c.glued || c.either):
 			for v < len(s) && s[v] == ' ' {
 				v++
 			}
-		} else if s[v] == ' ' {
+		case s[v] == ' ' || !c.glued && !c.either:
 			continue
 		}
 		vs, ve := optionValue(s, v)

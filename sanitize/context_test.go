@@ -55,6 +55,9 @@ func TestCommandLinePasswords(t *testing.T) {
 		{"pgpassword", "PGPASSWORD=Zx9q2Lm4 psql -h db", []string{"Zx9q2Lm4"}},
 		{"sshpass", "sshpass -p Zx9q2Lm4Kp ssh root@host", []string{"Zx9q2Lm4Kp"}},
 		{"sshpass quoted", "sshpass -p 'hunter two' ssh host", []string{"hunter two"}},
+		{"sshpass glued", "deploy: sshpass -pQm7vT2xK9w ssh -o StrictHostKeyChecking=no root@host", []string{"Qm7vT2xK9w"}},
+		{"sshpass glued quoted", `sshpass -p"two words" scp a host:`, []string{"two words"}},
+		{"curl user glued", "exec: curl -sS -uci-bot:Hq3nW8zL5r https://x", []string{"Hq3nW8zL5r"}},
 		{"docker login", "ci: docker login -u ci -p Xk29fLq8zPw4 registry.example.com: exit status 1", []string{"Xk29fLq8zPw4"}},
 		{"podman login quoted", `podman login --username bot -p "r3g1stry pass" quay.io`, []string{"r3g1stry pass"}},
 		{"helm registry login", "helm registry login ghcr.io -u bot -p ghs_notaprefix9z8y7x", []string{"ghs_notaprefix9z8y7x"}},
@@ -69,6 +72,7 @@ func TestCommandLinePasswords(t *testing.T) {
 		"mkdir -p data failed", "mysql -p shop prompts for it", "gcc -pedantic main.c",
 		"mysql -u root shop\ndocker run -p8080:80 app", "docker run -p 8080:80 nginx", "ssh -p 2222 deploy@host",
 		"ls -a /data", "redis-cli -p 6380 ping", "docker login\nmkdir -p build",
+		"sshpass -f ~/.pw ssh host", "sshpass -e ssh host", "mysql -uroot shop", "tar -uvf backup.tar logs", "sort -u names.txt",
 	})
 }
 

@@ -245,6 +245,11 @@ func userOptionAt(s string, i int) int {
 			return len(opt)
 		}
 	}
+	// curl takes a short option's value glued to it too ("-uadmin:pw");
+	// userPartEnd then wants the colon, so mysql's "-uroot" keeps its user.
+	if strings.HasPrefix(s[i:], "-u") && i+2 < len(s) && !endsWord[s[i+2]] && s[i+2] != '-' {
+		return 2
+	}
 	return 0
 }
 
