@@ -24,7 +24,9 @@
 // ("${DB_PASSWORD}", "%FEED_PASSWORD%", a template, a mask), run
 // in time linear in their input, and return clean text itself without
 // allocating. NewLogHandler applies the log tier to every record of a
-// slog.Handler.
+// slog.Handler, reading each attribute's key with its value, so that an
+// attribute named "password" or "api_key" keeps no credential however
+// plain its value looks.
 //
 // The rules are tables: tokenFormats (rules.go) for credentials that carry
 // a vendor prefix, contextRules (prose.go) for the words that name a

@@ -12,7 +12,11 @@ import (
 // NewLogHandler wraps next so that every record it receives has passed the
 // log tier: the message, every string attribute (in groups too, and those
 // added with WithAttrs), and every error or fmt.Stringer value, which is
-// turned into its sanitized string.
+// turned into its sanitized string. An attribute's key is read with its
+// value, as "key=value" in a message would be: slog.String("password", pw)
+// goes out as "[redacted]" whatever pw looks like. Maps, structs and slices
+// are read as slog's text and JSON handlers would write them, and go out
+// as written, or as their redacted rendering when they hold a secret.
 func NewLogHandler(next slog.Handler) slog.Handler {
 	return &logHandler{next: next}
 }
@@ -136,11 +140,43 @@ func cleanAttr(a slog.Attr) (slog.Attr, bool) {
 		return a, false
 	}
 	key := Log(a.Key)
-	v, changed := cleanValue(a.Value)
-	if !changed && key == a.Key {
+	v, textual := textValue(a.Value)
+	if credentialValue(a.Key, v) {
+		return slog.Attr{Key: key, Value: slog.StringValue(Redacted)}, true
+	}
+	v, changed := cleanValue(v)
+	if !changed && !textual && key == a.Key {
 		return a, false
 	}
 	return slog.Attr{Key: key, Value: v}, true
+}
+
+// textValue resolves a LogValuer and turns an error or a fmt.Stringer into
+// its text, once: the key's test and the tier then read the same text (a
+// Stringer may not answer the same way twice). It reports whether v was
+// turned: passed on, a LogValuer would be resolved again downstream, and
+// need not give what was checked here.
+func textValue(v slog.Value) (slog.Value, bool) {
+	turned := false
+	if v.Kind() == slog.KindLogValuer {
+		if _, ok := v.Any().(*logged); ok {
+			return v, false
+		}
+		v, turned = v.Resolve(), true
+	}
+	if v.Kind() != slog.KindAny {
+		return v, turned
+	}
+	switch x := v.Any().(type) {
+	case slog.Level:
+		// A Stringer, but ReplaceAttr chains rely on the level keeping
+		// its type, and its text holds nothing secret.
+	case error:
+		return slog.StringValue(safeString(x, x.Error)), true
+	case fmt.Stringer:
+		return slog.StringValue(safeString(x, x.String)), true
+	}
+	return v, turned
 }
 
 func cleanValue(v slog.Value) (slog.Value, bool) {
@@ -166,24 +202,11 @@ func cleanValue(v slog.Value) (slog.Value, bool) {
 			return slog.GroupValue(clean...), true
 		}
 	case slog.KindLogValuer:
-		if _, ok := v.Any().(*logged); ok {
-			// Sanitized where it was made; the next handler resolves it to
-			// the same text.
-			return v, false
-		}
-		// Always a change: passed on, the value would be resolved again
-		// downstream, and need not give what was checked here.
-		c, _ := cleanValue(v.Resolve())
-		return c, true
+		// Sanitized where it was made (textValue resolves every other
+		// LogValuer first); the next handler resolves it to the same text.
 	case slog.KindAny:
-		switch x := v.Any().(type) {
-		case slog.Level:
-			// A Stringer, but ReplaceAttr chains rely on the level keeping
-			// its type, and its text holds nothing secret.
-		case error:
-			return slog.StringValue(Log(safeString(x, x.Error))), true
-		case fmt.Stringer:
-			return slog.StringValue(Log(safeString(x, x.String))), true
+		if _, ok := v.Any().(slog.Level); !ok {
+			return cleanComposite(v)
 		}
 	}
 	return v, false
