@@ -72,7 +72,7 @@ func TestCommandLinePasswords(t *testing.T) {
 		"mkdir -p data failed", "mysql -p shop prompts for it", "gcc -pedantic main.c",
 		"mysql -u root shop\ndocker run -p8080:80 app", "docker run -p 8080:80 nginx", "ssh -p 2222 deploy@host",
 		"ls -a /data", "redis-cli -p 6380 ping", "docker login\nmkdir -p build",
-		"sshpass -f ~/.pw ssh host", "sshpass -e ssh host", "mysql -uroot shop", "tar -uvf backup.tar logs", "sort -u names.txt",
+		"sshpass -f pw.txt ssh host", "sshpass -e ssh host", "mysql -uroot shop", "tar -uvf backup.tar logs", "sort -u names.txt",
 	})
 }
 

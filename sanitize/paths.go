@@ -20,15 +20,18 @@ var rootsByFirst = func() (t [256][]string) {
 	return t
 }()
 
-// redactPaths replaces Unix paths under well-known roots, Windows drive
-// paths and UNC paths.
+// redactPaths replaces Unix paths under well-known roots or the home
+// directory, Windows drive paths and UNC paths.
 func redactPaths(s string) string {
 	e := edit{s: s}
 	for i := 0; i < len(s); i++ {
 		var from int
+		start := i
 		switch {
 		case s[i] == '/' && unixPathAt(s, i):
 			from = i + 1
+		case s[i] == '/' && homePathAt(s, i) >= 0:
+			start, from = homePathAt(s, i), i+1
 		case s[i] == '\\' && uncPathAt(s, i):
 			from = i + 2
 		case drivePathAt(s, i):
@@ -37,7 +40,7 @@ func redactPaths(s string) string {
 			continue
 		}
 		end := pathEnd(s, from)
-		e.replace(i, end, Redacted)
+		e.replace(start, end, Redacted)
 		i = end - 1
 	}
 	return e.result()
@@ -67,6 +70,24 @@ func unixPathAt(s string, i int) bool {
 		}
 	}
 	return false
+}
+
+// homePathAt returns the start of a path in the home directory whose
+// first slash is s[i] ("~/.aws/credentials"), or -1: such a path starts a
+// word, and no URL starts so. Paths relative to the working directory
+// ("./x", "../x") stay: HTML, CSS and import statements write URLs so.
+func homePathAt(s string, i int) int {
+	start := i - 1
+	if start < 0 || s[start] != '~' {
+		return -1
+	}
+	if start > 0 && (isWordByte(s[start-1]) || strings.IndexByte("./~-", s[start-1]) >= 0) {
+		return -1
+	}
+	if i+1 >= len(s) || !isWordByte(s[i+1]) && s[i+1] != '.' {
+		return -1
+	}
+	return start
 }
 
 // drivePathAt reports whether s[i] starts a Windows drive path ("C:\", "D:/").

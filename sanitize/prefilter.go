@@ -22,7 +22,7 @@ const (
 	fSQL                          // a driver message that quotes row values
 	fIP                           // digit.digit or a colon in hex context
 	fHost                         // .internal, .local, ...
-	fPath                         // a path under a well-known root, a drive or UNC path
+	fPath                         // a path under a well-known root or ~/, a drive or UNC path
 	fUserOption                   // "-u " or "--user" (curl's user:password), or an option naming a secret ("--token x")
 	fEscape                       // '\\', '%' or '&': an escape may hide a secret (unhideEscaped)
 	fContext                      // a digit or inner capital after a credential word (the context rule)
@@ -451,7 +451,7 @@ func atFlags(s string, i int) flags {
 }
 
 func slashFlags(s string, i int) flags {
-	if unixPathAt(s, i) {
+	if unixPathAt(s, i) || homePathAt(s, i) >= 0 {
 		return fPath
 	}
 	return 0

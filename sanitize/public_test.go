@@ -107,6 +107,8 @@ var publicCorpus = []struct {
 	{"windows drive", `cannot open C:\Users\carol\AppData\key.pem`, []string{"carol", "AppData"}},
 	{"windows forward", "D:/builds/agent/work/app.exe not found", []string{"agent/work"}},
 	{"unc", `\\fileserver\share\hr\salaries.xlsx`, []string{"fileserver", "salaries"}},
+	{"home dir path", "read ~/.aws/credentials: permission denied", []string{".aws", "credentials"}},
+	{"home dir path quoted", "stat '~/projects/acme/.env': not found", []string{"acme/.env"}},
 	// Stack traces.
 	{"goroutine", "panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:12 +0x1d", []string{"main.main", "boom"}},
 	{"go line", "at handler.go:42 nil map", []string{"handler.go"}},
@@ -169,6 +171,7 @@ func TestPublicNegative(t *testing.T) {
 		"version 10.4 and 2.0.1-rc.1",
 		"GET /v1/orders/42 returned nothing",
 		"/api/home/3 and https://example.com/etc/about",
+		"see https://example.com/./docs and ~/ alone", `<img src="./assets/logo.png">`, "e.g./i.e. are abbreviations", "a ~/~ b", "ratio 3/4 and 1./2",
 		"user.email is required",
 		"timeout after 1.5s (budget 250ms)",
 		"opens at 12:30 and closes at 18:45:00",
