@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/corrstate"
 )
 
 // Valid reports whether id is acceptable as a correlation ID: 8 to 128 bytes,
@@ -92,6 +94,14 @@ func newID() string { return newIDAt(time.Now()) }
 // newIDAt is newID stamped with now, for callers that have read the clock
 // already: on some machines reading it costs as much as the rest of the ID.
 func newIDAt(now time.Time) string {
+	var s [corrstate.IDLen]byte
+	putID(&s, now)
+	return string(s[:])
+}
+
+// putID writes a fresh UUIDv7 stamped with now to s, for a caller that has
+// room for it already (see corrstate.Request.IDRoom).
+func putID(s *[corrstate.IDLen]byte, now time.Time) {
 	var u [16]byte
 	ms := uint64(now.UnixMilli())
 	u[0] = byte(ms >> 40)
@@ -116,13 +126,11 @@ func newIDAt(now time.Time) string {
 	// Each byte's two digits go where the canonical form puts them, the
 	// hyphens where they always are: no branch per byte on whether a
 	// hyphen comes first.
-	var s [36]byte
 	s[8], s[13], s[18], s[23] = '-', '-', '-', '-'
 	for i, at := range uuidDigitsAt {
 		p := hexPairs[u[i]]
 		s[at], s[at+1] = p[0], p[1]
 	}
-	return string(s[:])
 }
 
 // uuidDigitsAt is where the two hex digits of each byte of a UUID start in
