@@ -48,11 +48,7 @@ const IDLen = 36
 // IDRoom returns the bytes a generated ID is written to: v's own, so that
 // the ID costs no allocation beside the object v lives in, or, when an ID
 // was written there already (its string may still be in use, and the
-// bytes of a string never change), new ones. The price: an ID kept after
-// its request keeps that object alive with it (the middleware's state,
-// about 700 bytes, and what it points to), where a string of its own
-// would have kept 48 bytes; code that keeps IDs by the thousand for long
-// keeps a copy (strings.Clone).
+// bytes of a string never change), new ones.
 func (v *Request) IDRoom() *[IDLen]byte {
 	if v.roomUsed {
 		return new([IDLen]byte)
