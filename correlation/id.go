@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/faultline-go/faultline/internal/corrstate"
 )
 
 // Valid reports whether id is acceptable as a correlation ID: 8 to 128 bytes,
@@ -84,6 +82,9 @@ type randBuf struct {
 
 var randPool = sync.Pool{New: func() any { return &randBuf{off: len(randBuf{}.b)} }}
 
+// idLen is the length of a generated ID in its canonical form.
+const idLen = 36
+
 // newID returns a fresh UUIDv7 (RFC 9562) in its canonical 36-character
 // form: a 48-bit Unix millisecond timestamp, so IDs sort roughly by
 // creation time in logs and indexes, and 74 bits from crypto/rand. It
@@ -95,14 +96,6 @@ func newID() string { return newIDAt(time.Now()) }
 // newIDAt is newID stamped with now, for callers that have read the clock
 // already: on some machines reading it costs as much as the rest of the ID.
 func newIDAt(now time.Time) string {
-	var s [corrstate.IDLen]byte
-	putID(&s, now)
-	return string(s[:])
-}
-
-// putID writes a fresh UUIDv7 stamped with now to s, for a caller that has
-// room for it already (see corrstate.Request.IDRoom).
-func putID(s *[corrstate.IDLen]byte, now time.Time) {
 	var u [16]byte
 	ms := uint64(now.UnixMilli())
 	u[0] = byte(ms >> 40)
@@ -124,14 +117,16 @@ func putID(s *[corrstate.IDLen]byte, now time.Time) {
 	u[6] = 0x70 | u[6]&0x0f // version 7
 	u[8] = 0x80 | u[8]&0x3f // variant 10
 
-	formatUUID(s, &u)
+	var s [idLen]byte
+	formatUUID(&s, &u)
+	return string(s[:])
 }
 
 // formatUUID writes u in the canonical form, eight digits at a time:
 // a loop over the 16 bytes, a table lookup and two stores each with
 // their bounds checks, cost three times as much, and the ID is made on
 // nearly every request of a service whose clients send none.
-func formatUUID(s *[corrstate.IDLen]byte, u *[16]byte) {
+func formatUUID(s *[idLen]byte, u *[16]byte) {
 	g1 := hexDigits8(binary.BigEndian.Uint32(u[4:]))
 	g2 := hexDigits8(binary.BigEndian.Uint32(u[8:]))
 	binary.BigEndian.PutUint64(s[0:], hexDigits8(binary.BigEndian.Uint32(u[0:])))

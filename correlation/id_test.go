@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/faultline-go/faultline/internal/corrstate"
 )
 
 // validOracle is the specification Valid is hand-written against.
@@ -75,7 +73,7 @@ func TestNewIDAtDigits(t *testing.T) {
 func TestFormatUUIDMatchesHex(t *testing.T) {
 	check := func(u [16]byte) {
 		t.Helper()
-		var s [corrstate.IDLen]byte
+		var s [idLen]byte
 		formatUUID(&s, &u)
 		h := hex.EncodeToString(u[:])
 		want := h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/faultline-go/faultline/internal/corrstate"
 	"github.com/faultline-go/faultline/internal/logmark"
@@ -130,15 +129,14 @@ func (a *acceptor) Accept(v *corrstate.Request, w http.ResponseWriter, r *http.R
 			w.Header()[cfg.response] = []string{v.ID}
 			return
 		}
-		// Field by field: v's room for a generated ID's bytes stays as it is.
-		v.ID, v.TraceID, v.Accepted, v.Generated = outer.ID, outer.TraceID, true, outer.Generated
+		*v = corrstate.Request{ID: outer.ID, TraceID: outer.TraceID, Accepted: true, Generated: outer.Generated}
 	} else {
 		id, rej := cfg.accept(r.Header)
 		generated := id == ""
 		if generated {
-			id = fresh(v, env)
+			id = cfg.fresh(env)
 		}
-		v.ID, v.TraceID, v.Accepted, v.Generated = id, "", true, generated
+		*v = corrstate.Request{ID: id, Accepted: true, Generated: generated}
 		if tp := r.Header[traceparentHeader]; len(tp) == 1 {
 			if tc, ok := parseTraceparent(tp[0]); ok {
 				v.TraceID = tc.TraceID
@@ -183,13 +181,8 @@ func (cfg *config) accept(h http.Header) (string, rejection) {
 	return id, rejection{}
 }
 
-// fresh generates an ID into v's room for one: its bytes share the
-// allocation of whatever holds v (the middleware's per-request state, or
-// Middleware's context).
-func fresh(v *corrstate.Request, env corrstate.Env) string {
-	room := v.IDRoom()
-	putID(room, env.Now())
-	return unsafe.String(&room[0], len(room))
+func (cfg *config) fresh(env corrstate.Env) string {
+	return newIDAt(env.Now())
 }
 
 // logValueMax bounds how much of a rejected value reaches the log: enough to

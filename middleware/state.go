@@ -58,9 +58,6 @@ const (
 // allocations, correlation without a context of correlation.Middleware's),
 // and the body limit's reader. Layers nested on the same request join the
 // state of the outermost one instead of wrapping again.
-//
-// Its size is held to 696 bytes (TestStateSizeClass): eight bytes more and
-// every request pays 64.
 type state struct {
 	context.Context // the parent
 

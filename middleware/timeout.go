@@ -64,9 +64,11 @@ type deadlineQueue struct {
 const spareMax = 16
 
 // deadlineLink is a request's place in its layer's deadlineQueue, guarded
-// by the queue's mutex (see queued).
+// by the queue's mutex.
 type deadlineLink struct {
 	prev, next *state
+	// queued: the deadline has neither fired nor been withdrawn.
+	queued bool
 }
 
 // deadlineQueues are a layer's queues. One mutex taken twice by every
@@ -116,7 +118,7 @@ func (q *deadlineQueue) spareMap() http.Header {
 
 func (q *deadlineQueue) push(st *state) {
 	q.mu.Lock()
-	st.link = deadlineLink{prev: q.tail}
+	st.link = deadlineLink{prev: q.tail, queued: true}
 	if q.tail != nil {
 		q.tail.link.next = st
 	} else {
@@ -145,18 +147,12 @@ func (q *deadlineQueue) unlink(st *state) {
 	st.link = deadlineLink{}
 }
 
-// queued reports whether st's deadline has neither fired nor been
-// withdrawn: whether st is on the list, where only the head has no
-// predecessor. A flag for it would grow the state past a size class (see
-// the state's layout). q.mu is held.
-func (q *deadlineQueue) queued(st *state) bool { return st.link.prev != nil || q.head == st }
-
 // withdraw reports whether st's deadline was still pending, and if so
 // takes it off the queue, so it can no longer fire. A cleared header map
 // (or nil) is kept for the next request.
 func (q *deadlineQueue) withdraw(st *state, spare http.Header) bool {
 	q.mu.Lock()
-	pending := q.queued(st)
+	pending := st.link.queued
 	if pending {
 		q.unlink(st)
 	}

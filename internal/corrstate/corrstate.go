@@ -17,18 +17,13 @@ import (
 // to an interface costs nothing.
 type Key struct{}
 
-// Request is one request's correlation: its ID, its trace ID, the backing
-// array of the response header's value, so that setting the header does
-// not need an allocation of its own, and the bytes of a generated ID, for
-// the same reason. The zero value carries nothing; an Acceptor fills it
-// in.
+// Request is one request's correlation: its ID, its trace ID, and the
+// backing array of the response header's value, so that setting the header
+// does not need an allocation of its own. The zero value carries nothing;
+// an Acceptor fills it in.
 type Request struct {
 	ID      string
 	TraceID string
-	Hdr     [1]string
-	// room is where a generated ID's bytes go (see IDRoom). The flags
-	// follow it, in the room its 36 bytes leave before the next word.
-	room [IDLen]byte
 	// Accepted marks a Request an Acceptor filled in, as opposed to one
 	// correlation.WithID made: an ID a server's BaseContext carries must not
 	// be shared by all of its requests, but one an outer middleware
@@ -37,24 +32,7 @@ type Request struct {
 	// Generated marks an ID the Acceptor made itself (a UUIDv7) rather
 	// than took from the request.
 	Generated bool
-	// roomUsed: room holds the bytes of an ID handed out already, which
-	// must never change.
-	roomUsed bool
-}
-
-// IDLen is the length of a generated ID, a UUIDv7 in its canonical form.
-const IDLen = 36
-
-// IDRoom returns the bytes a generated ID is written to: v's own, so that
-// the ID costs no allocation beside the object v lives in, or, when an ID
-// was written there already (its string may still be in use, and the
-// bytes of a string never change), new ones.
-func (v *Request) IDRoom() *[IDLen]byte {
-	if v.roomUsed {
-		return new([IDLen]byte)
-	}
-	v.roomUsed = true
-	return &v.room
+	Hdr       [1]string
 }
 
 // Value answers the lookup of Key once v is accepted. A context that holds
