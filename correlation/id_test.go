@@ -3,6 +3,7 @@ package correlation
 import (
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"sync"
@@ -64,6 +65,36 @@ func TestNewIDAtDigits(t *testing.T) {
 		if got := fmt.Sprintf("%x-%x-%x-%x-%x", raw[:4], raw[4:6], raw[6:8], raw[8:10], raw[10:]); got != id {
 			t.Fatalf("re-encoded %q, want %q", got, id)
 		}
+	}
+}
+
+// TestFormatUUIDMatchesHex holds the eight-digits-at-a-time encoding to
+// encoding/hex: every byte value in every position, and random UUIDs.
+func TestFormatUUIDMatchesHex(t *testing.T) {
+	check := func(u [16]byte) {
+		t.Helper()
+		var s [idLen]byte
+		formatUUID(&s, &u)
+		h := hex.EncodeToString(u[:])
+		want := h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+		if string(s[:]) != want {
+			t.Fatalf("formatUUID(%x) = %q, want %q", u, s[:], want)
+		}
+	}
+	for b := range 256 {
+		for i := range 16 {
+			var u [16]byte
+			u[i] = byte(b)
+			check(u)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		var u [16]byte
+		for i := range u {
+			u[i] = byte(rng.Uint32())
+		}
+		check(u)
 	}
 }
 

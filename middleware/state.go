@@ -233,7 +233,9 @@ func (st *state) commitHeaders() {
 	// the same length only if the handler removed none of the keys it was
 	// handed: the pass that deletes them is needed only when it did.
 	h := st.w.Header()
-	maps.Copy(h, st.shadow)
+	if !st.copyUsualHeaders(h) {
+		maps.Copy(h, st.shadow)
+	}
 	if len(h) != len(st.shadow) {
 		for k := range h {
 			if _, ok := st.shadow[k]; !ok {
@@ -242,6 +244,38 @@ func (st *state) commitHeaders() {
 		}
 	}
 	st.committed = int32(len(st.shadow))
+}
+
+// copyUsualHeaders copies the shadow to h by name when it holds no header
+// but Content-Type and the correlation header, as a success response
+// under Stack usually does, and reports whether it did: two lookups
+// instead of the range over the map maps.Copy makes (about 400
+// instructions, most of them the iterator's random start).
+func (st *state) copyUsualHeaders(h http.Header) bool {
+	sh := st.shadow
+	ct, hasCT := sh["Content-Type"]
+	n := 0
+	if hasCT {
+		n++
+	}
+	name := st.cfg.corrHeader
+	var id []string
+	hasID := false
+	if name != "" {
+		if id, hasID = sh[name]; hasID {
+			n++
+		}
+	}
+	if n != len(sh) {
+		return false
+	}
+	if hasCT {
+		h["Content-Type"] = ct
+	}
+	if hasID {
+		h[name] = id
+	}
+	return true
 }
 
 // WriteHeader is where the guard decides: the status and the headers are
