@@ -164,6 +164,13 @@ func withURL(f flags) flags {
 // scanRange returns the flags in want of the triggers at s[lo:hi], read in
 // the context of the whole of s.
 func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
+	return sc.scanPairs(s, lo, hi, want, nil)
+}
+
+// scanPairs is scanRange that, given first, reads the first pair of the
+// key-value rule into it (see kvFirst): a scan of all of s from lo on, where
+// s[:lo] holds no trigger.
+func (sc *scanner) scanPairs(s string, lo, hi int, want flags, first *kvFirst) flags {
 	var f flags
 	byteClass := &sc.class
 	var skips valueSkips
@@ -210,6 +217,12 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 				f |= valueFlags(s, i, w, &skips)
 			}
 		case clsPunct:
+			if w&first.reads() != 0 {
+				// The key check of scanPunct's, made once for the scan and
+				// the pass.
+				f |= first.keyFlag(s, i, &skips)
+				w &^= fAssign
+			}
 			if punctFlags[s[i]]&w != 0 && !proseDot(s, i) {
 				f |= scanPunct(s, i, w)
 			}

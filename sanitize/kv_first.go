@@ -1,0 +1,137 @@
+package sanitize
+
+import "unsafe"
+
+// A kvFirst is the public scan's reading of the first pair of a text the
+// key-value rule reads: the scan asks keyBefore at every separator until
+// one raises fAssign, which is the first separator at which the rule finds
+// a key. The pass over that same text then starts there, with the key and
+// the value already read, instead of searching the text for the separator
+// and reading both again (and the scan's context check, which asks
+// keyBefore too when a value follows a separator, is not asked of the
+// value the pass redacts: see skipTo).
+type kvFirst struct {
+	s    string // the text read: the reading holds for it alone
+	q    int    // the separator
+	ks   int    // where the key's keyword starts
+	line bool   // the value runs to the end of the line
+	// read says v holds the value's reading, which the scan makes only
+	// for a value that may be settled: a line's the pass reads itself.
+	read bool
+	v    kvValue
+	// skipped says the scan left the context checks of v's core out,
+	// which were due from skip on.
+	skipped bool
+	skip    int
+	found   bool
+}
+
+// reads returns fAssign when the scan reads the first pair into k.
+func (k *kvFirst) reads() flags {
+	if k == nil {
+		return 0
+	}
+	return fAssign
+}
+
+// keyFlag returns fAssign when the byte s[i] is a separator that follows a
+// key, and then records the pair and moves skip's context checks past its
+// value as skipTo allows. Every byte that raises fAssign is one of kvSeps.
+func (k *kvFirst) keyFlag(s string, i int, skip *valueSkips) flags {
+	if !kvSeps[s[i]] || !k.keyAt(s, i) {
+		return 0
+	}
+	skip.context = k.skipTo(s, i, skip.context)
+	return fAssign
+}
+
+// keyAt reports whether the separator s[q] of the text being scanned
+// follows a key, and records the pair when it is the first.
+func (k *kvFirst) keyAt(s string, q int) bool {
+	if s[q] == ':' && !mayKeyBefore(s, q) {
+		return false
+	}
+	ks, line, ok := keyBefore(s, q)
+	if !ok {
+		return false
+	}
+	*k = kvFirst{s: s, q: q, ks: ks, line: line, found: true}
+	if !line {
+		k.v, k.read = kvValueAt(s, q, ks, line), true
+	}
+	return true
+}
+
+// skipTo returns where the scan's context checks resume after the first
+// pair's separator s[q], given skip, where they would: after the core of a
+// settled value, which the pass redacts first when the key-value rule is
+// the only one it runs (see settle), so a context trigger inside the core is
+// gone from the text the context rule would read, and the result is
+// rescanned around the change (rescan), which finds any trigger the change
+// made. A settled value ends where the run of value bytes its triggers
+// start ends (settledEnd holds no credentialValueByte), so the checks after
+// it are made as they were.
+func (k *kvFirst) skipTo(s string, q, skip int) int {
+	if !k.read || !k.v.ok || !k.v.settled {
+		return skip
+	}
+	for i := q; i < k.v.cs; i++ {
+		if contextTriggerByte[s[i]] {
+			return skip
+		}
+	}
+	k.skipped, k.skip = true, skip
+	return max(skip, k.v.ce)
+}
+
+// otherRules are the flags of the rules a pass may run besides the
+// key-value rule and the context rule.
+const otherRules = publicFlags &^ (fAssign | fContext)
+
+// settle returns the flags f of the scanned text as the full scan finds
+// them, unless the pass runs the key-value rule alone: then the checks
+// skipTo left out are made now, where they were due.
+func (k *kvFirst) settle(f flags) flags {
+	if !k.skipped || f&fContext != 0 || f&otherRules == 0 {
+		return f
+	}
+	for i, skip := k.q, k.skip; i < k.v.ce; i++ {
+		if i = nextContextTrigger(k.s, i, k.v.ce); i == k.v.ce {
+			break
+		}
+		if i >= skip {
+			ok, end := contextAt(k.s, i)
+			if ok {
+				return f | fContext
+			}
+			skip = end
+		}
+	}
+	return f
+}
+
+// holds reports whether the reading is of s itself, the very string: the
+// rules before the key-value rule return their text unchanged when they
+// find nothing.
+func (k *kvFirst) holds(s string) bool {
+	return k != nil && k.found && len(k.s) == len(s) && unsafe.StringData(k.s) == unsafe.StringData(s)
+}
+
+// start returns the first separator redactPairs reads in s.
+func (k *kvFirst) start(s string) int {
+	if k.holds(s) {
+		return k.q
+	}
+	return nextKVSep(s, 0)
+}
+
+// at reports whether the separator s[q] is the pair k read.
+func (k *kvFirst) at(s string, q int) bool { return k != nil && q == k.q && k.holds(s) }
+
+// value returns the value of the pair k read in s.
+func (k *kvFirst) value(s string) kvValue {
+	if k.read {
+		return k.v
+	}
+	return kvValueAt(s, k.q, k.ks, k.line)
+}
