@@ -442,10 +442,12 @@ func redactKeyValues(s string) (string, bool) { return redactPairs(s, nil) }
 func redactPairs(s string, first *kvFirst) (string, bool) {
 	e := edit{s: s}
 	settled := true
+	alone := false
 	for q := first.start(s); q < len(s); q = nextKVSep(s, q+1) {
 		var v kvValue
 		if first.at(s, q) {
 			v = first.value(s)
+			alone = v.ok
 		} else {
 			ks, line, ok := keyBefore(s, q)
 			if !ok {
@@ -468,7 +470,11 @@ func redactPairs(s string, first *kvFirst) (string, bool) {
 		// The separators inside the value are its own.
 		q = max(q, v.ve-1)
 	}
-	return e.result(), settled
+	t := e.result()
+	if alone && e.writes == 1 {
+		first.out = t
+	}
+	return t, settled
 }
 
 // A kvValue is what the key-value rule redacts after a key: the core

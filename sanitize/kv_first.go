@@ -19,6 +19,9 @@ type kvFirst struct {
 	// for a value that may be settled: a line's the pass reads itself.
 	read bool
 	v    kvValue
+	// out is the key-value rule's result of s when its only change was
+	// the redaction of v.
+	out string
 	// skipped says the scan left the context checks of v's core out,
 	// which were due from skip on.
 	skipped bool
@@ -130,8 +133,21 @@ func (k *kvFirst) at(s string, q int) bool { return k != nil && q == k.q && k.ho
 
 // value returns the value of the pair k read in s.
 func (k *kvFirst) value(s string) kvValue {
-	if k.read {
-		return k.v
+	if !k.read {
+		k.v, k.read = kvValueAt(s, k.q, k.ks, k.line), true
 	}
-	return kvValueAt(s, k.q, k.ks, k.line)
+	return k.v
+}
+
+// rescan is sc.rescan(s, f, t), told where t differs from s when t is the
+// result of a pass whose only change was the redaction of k's value:
+// s[:cs] and s[ce:] are then the start and the end t shares with s, unless
+// the value and the marker share a first or a last byte, and need not be
+// found by comparing the two texts. (An empty value is no span of s.)
+func (k *kvFirst) rescan(sc *scanner, s string, f flags, t string) flags {
+	if k.holds(s) && len(k.out) == len(t) && unsafe.StringData(k.out) == unsafe.StringData(t) && k.v.cs < k.v.ce &&
+		s[k.v.cs] != Redacted[0] && s[k.v.ce-1] != Redacted[len(Redacted)-1] {
+		return sc.rescanSpan(s, f, t, k.v.cs, len(s)-k.v.ce)
+	}
+	return sc.rescan(s, f, t)
 }

@@ -47,7 +47,7 @@ func publicScan(s string) (string, flags) {
 		} else if f&publicFlags == 0 {
 			return s, f
 		} else if first.found {
-			return settle(s, f, MaxPublicLen, publicScanner, first.publicPass), f
+			return settleRead(s, f, MaxPublicLen, publicScanner, first.publicPass, &first), f
 		}
 	}
 	return settle(s, f, MaxPublicLen, publicScanner, publicPass), f
