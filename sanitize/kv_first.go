@@ -19,6 +19,9 @@ type kvFirst struct {
 	// for a value that may be settled: a line's the pass reads itself.
 	read bool
 	v    kvValue
+	// lastSep is the last separator the scan saw after q, or len(s) when
+	// it stopped before the end.
+	lastSep int
 	// out is the key-value rule's result of s when its only change was
 	// the redaction of v.
 	out string
@@ -48,6 +51,32 @@ func (k *kvFirst) keyFlag(s string, i int, skip *valueSkips) flags {
 	return fAssign
 }
 
+// saw records the punctuation byte s[i], which the scan stops at: the
+// last of kvSeps it stops at is the last separator of s the pass reads
+// (every one of them is punctuation to the scanner).
+func (k *kvFirst) saw(s string, i int) {
+	if k != nil && kvSeps[s[i]] {
+		k.lastSep = i
+	}
+}
+
+// stopped records that the scan stopped before the end of the text, so
+// that separators may follow the last it saw.
+func (k *kvFirst) stopped() {
+	if k != nil {
+		k.lastSep = len(k.s)
+	}
+}
+
+// next returns the first separator of s at or after i, as nextKVSep does:
+// none after the last the scan saw in that very text.
+func (k *kvFirst) next(s string, i int) int {
+	if k != nil && i > k.lastSep && k.holds(s) {
+		return len(s)
+	}
+	return nextKVSep(s, i)
+}
+
 // keyAt reports whether the separator s[q] of the text being scanned
 // follows a key, and records the pair when it is the first.
 func (k *kvFirst) keyAt(s string, q int) bool {
@@ -58,7 +87,7 @@ func (k *kvFirst) keyAt(s string, q int) bool {
 	if !ok {
 		return false
 	}
-	*k = kvFirst{s: s, q: q, ks: ks, line: line, found: true}
+	*k = kvFirst{s: s, q: q, ks: ks, line: line, found: true, lastSep: q}
 	if !line {
 		k.v, k.read = kvValueAt(s, q, ks, line), true
 	}

@@ -192,6 +192,7 @@ func (sc *scanner) scanPairs(s string, lo, hi int, want flags, first *kvFirst) f
 		// has little left to check, and stops when it has nothing.
 		w := want &^ f
 		if w == 0 {
+			first.stopped()
 			return f
 		}
 		switch byteClass[s[i]] {
@@ -217,6 +218,7 @@ func (sc *scanner) scanPairs(s string, lo, hi int, want flags, first *kvFirst) f
 				f |= valueFlags(s, i, w, &skips)
 			}
 		case clsPunct:
+			first.saw(s, i)
 			if w&first.reads() != 0 {
 				// The key check of scanPunct's, made once for the scan and
 				// the pass.
