@@ -231,6 +231,7 @@ func (sc *scanner) scanPairs(s string, lo, hi int, want flags, first *kvFirst) f
 			if w&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && punctTriggerAt(s, i) {
 				f |= fToken
 			}
+			i = quietDots(s, i, hi, w)
 		case clsCtrl, clsHigh:
 			// Once its flag is raised a control or non-ASCII byte has no
 			// more to say: the run after it is read with such bytes as
@@ -245,73 +246,28 @@ func (sc *scanner) scanPairs(s string, lo, hi int, want flags, first *kvFirst) f
 	return f
 }
 
+// quietDots returns the last dot but one of the run of dots that holds
+// s[i] when s[i] is a dot inside it, with a dot on either side, and
+// otherwise i: every dot inside a run is a prose dot, which scanPunct is
+// not asked of, and mayTrigger answers all of them as it answers s[i], so
+// when it turns s[i] away, or no token is looked for, the run up to its
+// last dot (which is checked as usual) has nothing to say. Padding and
+// ellipses cost one stop, not one a dot.
+func quietDots(s string, i, hi int, w flags) int {
+	if s[i] != '.' || i == 0 || i+2 >= hi || s[i-1] != '.' || s[i+1] != '.' || w&fToken != 0 && mayTrigger(s, i) {
+		return i
+	}
+	for i+2 < hi && s[i+2] == '.' {
+		i++
+	}
+	return i
+}
+
 // proseDot reports whether s[i] is a dot that no letter or digit
 // follows, which ends a sentence (or pads one): every check of scanPunct's
 // for '.' wants one after it.
 func proseDot(s string, i int) bool {
 	return s[i] == '.' && (i+1 == len(s) || !isAlnum(s[i+1]))
-}
-
-// valueSkips hold where the context and card checks may look next: each
-// reads a run of bytes after its trigger, and the triggers inside that run
-// are answered by the same reading.
-type valueSkips struct{ context, card int }
-
-// due reports whether the digit or capital s[i] is a trigger of the
-// context check that no earlier reading answered: most are not (a capital
-// that starts a word, a digit inside a run already read), and cost no
-// call. A digit may still start a card (cardDue).
-func (sk *valueSkips) due(s string, i int) bool {
-	return i >= sk.context && contextTrigger(s, i)
-}
-
-// cardDue reports whether s[i] may start a card no earlier reading
-// answered: a digit glued to the letter or digit before it starts none.
-func (sk *valueSkips) cardDue(s string, i int) bool {
-	return i >= sk.card && cardStart(s, i)
-}
-
-// valueScan is scanRange for want holding only fContext and fCard: it
-// reads just their triggers, so rescan's windows for them cost a byte
-// lookup each.
-func valueScan(s string, lo, hi int, want flags) flags {
-	var skips valueSkips
-	var f flags
-	for i := lo; i < hi; i++ {
-		if i = nextContextTrigger(s, i, hi); i == hi {
-			break
-		}
-		// s[i] is a context trigger: within a run the context check read,
-		// only a card may start.
-		if i < skips.context && (i < skips.card || !cardStart(s, i)) {
-			continue
-		}
-		if f |= valueFlags(s, i, want&^f, &skips); want&^f == 0 {
-			break
-		}
-	}
-	return f
-}
-
-// valueFlags runs the context and card checks, of those in want, at the
-// digit or capital s[i].
-func valueFlags(s string, i int, want flags, skip *valueSkips) flags {
-	var f flags
-	if want&fContext != 0 && i >= skip.context && contextTrigger(s, i) {
-		ok, end := contextAt(s, i)
-		if ok {
-			f |= fContext
-		}
-		skip.context = end
-	}
-	if want&fCard != 0 && i >= skip.card && cardStart(s, i) {
-		ok, end := cardAt(s, i)
-		if ok {
-			f |= fCard
-		}
-		skip.card = end
-	}
-	return f
 }
 
 func wordStart(s string, i int) bool { return i == 0 || !isAlnum(s[i-1]) }
