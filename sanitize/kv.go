@@ -443,7 +443,7 @@ func redactPairs(s string, first *kvFirst) (string, bool) {
 	e := edit{s: s}
 	settled := true
 	alone := false
-	for q := first.start(s); q < len(s); q = first.next(s, q+1) {
+	for q := first.start(s); q < len(s); q = nextKVSep(s, q+1) {
 		var v kvValue
 		if first.at(s, q) {
 			v = first.value(s)

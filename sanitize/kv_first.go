@@ -19,9 +19,6 @@ type kvFirst struct {
 	// for a value that may be settled: a line's the pass reads itself.
 	read bool
 	v    kvValue
-	// lastSep is the last separator the scan saw after q, or len(s) when
-	// it stopped before the end.
-	lastSep int
 	// out is the key-value rule's result of s when its only change was
 	// the redaction of v.
 	out string
@@ -32,49 +29,22 @@ type kvFirst struct {
 	found   bool
 }
 
-// reads returns fAssign when the scan reads the first pair into k.
-func (k *kvFirst) reads() flags {
-	if k == nil {
-		return 0
+// scanFirst is the public scan of s[lo:], where s[:lo] holds no trigger,
+// that reads the first pair of the key-value rule into k: the scan stops
+// after the separator whose key raises fAssign, the first at which the rule
+// finds a key, and resumes after the pair is read, with the context checks
+// of its value left out as skipTo allows.
+func (sc *scanner) scanFirst(s string, lo int, want flags, k *kvFirst) flags {
+	var skips valueSkips
+	f, i := sc.scanUntil(s, lo, len(s), want, fAssign, 0, &skips)
+	if f&fAssign == 0 || i == len(s) && want&^f == 0 {
+		return f
 	}
-	return fAssign
-}
-
-// keyFlag returns fAssign when the byte s[i] is a separator that follows a
-// key, and then records the pair and moves skip's context checks past its
-// value as skipTo allows. Every byte that raises fAssign is one of kvSeps.
-func (k *kvFirst) keyFlag(s string, i int, skip *valueSkips) flags {
-	if !kvSeps[s[i]] || !k.keyAt(s, i) {
-		return 0
+	if q := i - 1; k.keyAt(s, q) {
+		skips.context = k.skipTo(s, q, skips.context)
 	}
-	skip.context = k.skipTo(s, i, skip.context)
-	return fAssign
-}
-
-// saw records the punctuation byte s[i], which the scan stops at: the
-// last of kvSeps it stops at is the last separator of s the pass reads
-// (every one of them is punctuation to the scanner).
-func (k *kvFirst) saw(s string, i int) {
-	if k != nil && kvSeps[s[i]] {
-		k.lastSep = i
-	}
-}
-
-// stopped records that the scan stopped before the end of the text, so
-// that separators may follow the last it saw.
-func (k *kvFirst) stopped() {
-	if k != nil {
-		k.lastSep = len(k.s)
-	}
-}
-
-// next returns the first separator of s at or after i, as nextKVSep does:
-// none after the last the scan saw in that very text.
-func (k *kvFirst) next(s string, i int) int {
-	if k != nil && i > k.lastSep && k.holds(s) {
-		return len(s)
-	}
-	return nextKVSep(s, i)
+	f, _ = sc.scanUntil(s, i, len(s), want, 0, f, &skips)
+	return f
 }
 
 // keyAt reports whether the separator s[q] of the text being scanned
@@ -87,7 +57,7 @@ func (k *kvFirst) keyAt(s string, q int) bool {
 	if !ok {
 		return false
 	}
-	*k = kvFirst{s: s, q: q, ks: ks, line: line, found: true, lastSep: q}
+	*k = kvFirst{s: s, q: q, ks: ks, line: line, found: true}
 	if !line {
 		k.v, k.read = kvValueAt(s, q, ks, line), true
 	}

@@ -164,16 +164,19 @@ func withURL(f flags) flags {
 // scanRange returns the flags in want of the triggers at s[lo:hi], read in
 // the context of the whole of s.
 func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
-	return sc.scanPairs(s, lo, hi, want, nil)
+	var skips valueSkips
+	f, _ := sc.scanUntil(s, lo, hi, want, 0, 0, &skips)
+	return f
 }
 
-// scanPairs is scanRange that, given first, reads the first pair of the
-// key-value rule into it (see kvFirst): a scan of all of s from lo on, where
-// s[:lo] holds no trigger.
-func (sc *scanner) scanPairs(s string, lo, hi int, want flags, first *kvFirst) flags {
-	var f flags
+// scanUntil is scanRange from the flags f found before s[lo] and the state
+// skips of the context and card checks there, which it leaves as they are
+// where it stops. It stops early, after the
+// punctuation byte whose checks raise a flag of need (none when need is 0),
+// and returns where it stopped (hi when it read to the end or found every
+// flag), so that a caller can read there and resume (kvFirst).
+func (sc *scanner) scanUntil(s string, lo, hi int, want, need, f flags, skips *valueSkips) (flags, int) {
 	byteClass := &sc.class
-	var skips valueSkips
 	// Most bytes are boring and cost a table lookup in a loop of their
 	// own; the checks below run only for the others. The loops are
 	// inlined, not called: a call per stop cost more than it saved.
@@ -192,8 +195,7 @@ func (sc *scanner) scanPairs(s string, lo, hi int, want flags, first *kvFirst) f
 		// has little left to check, and stops when it has nothing.
 		w := want &^ f
 		if w == 0 {
-			first.stopped()
-			return f
+			return f, hi
 		}
 		switch byteClass[s[i]] {
 		case clsWord, clsTrigger:
@@ -215,23 +217,23 @@ func (sc *scanner) scanPairs(s string, lo, hi int, want flags, first *kvFirst) f
 			// valueFlags asks no more than these two (each holds only at a
 			// digit or a capital): a trigger neither answers costs no call.
 			if w&(fContext|fCard) != 0 && (skips.due(s, i) || skips.cardDue(s, i)) {
-				f |= valueFlags(s, i, w, &skips)
+				f |= valueFlags(s, i, w, skips)
 			}
 		case clsPunct:
-			first.saw(s, i)
-			if w&first.reads() != 0 {
-				// The key check of scanPunct's, made once for the scan and
-				// the pass.
-				f |= first.keyFlag(s, i, &skips)
-				w &^= fAssign
-			}
-			if punctFlags[s[i]]&w != 0 && !proseDot(s, i) {
-				f |= scanPunct(s, i, w)
-			}
 			if w&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && punctTriggerAt(s, i) {
 				f |= fToken
 			}
-			i = quietDots(s, i, hi, w)
+			if punctFlags[s[i]]&w != 0 {
+				if !proseDot(s, i) {
+					g := scanPunct(s, i, w)
+					if f |= g; g&need != 0 {
+						return f, i + 1
+					}
+				} else {
+					// A prose dot: scanPunct has nothing to say.
+					i = quietDots(s, i, hi, w)
+				}
+			}
 		case clsCtrl, clsHigh:
 			// Once its flag is raised a control or non-ASCII byte has no
 			// more to say: the run after it is read with such bytes as
@@ -243,18 +245,19 @@ func (sc *scanner) scanPairs(s string, lo, hi int, want flags, first *kvFirst) f
 			}
 		}
 	}
-	return f
+	return f, hi
 }
 
-// quietDots returns the last dot but one of the run of dots that holds
-// s[i] when s[i] is a dot inside it, with a dot on either side, and
-// otherwise i: every dot inside a run is a prose dot, which scanPunct is
-// not asked of, and mayTrigger answers all of them as it answers s[i], so
-// when it turns s[i] away, or no token is looked for, the run up to its
-// last dot (which is checked as usual) has nothing to say. Padding and
-// ellipses cost one stop, not one a dot.
+// quietDots returns, for the prose dot s[i], the last dot but one of the
+// run of dots that holds it when s[i] is inside the run, with a dot on
+// either side, and otherwise i: every dot inside a run is a prose dot,
+// which scanPunct is not asked of, and mayTrigger answers all of them as it
+// answers s[i], so when it turns s[i] away, or no token is looked for, the
+// dots up to the one it returns, whose token check is made as s[i]'s
+// would be, have nothing to say. Padding and ellipses cost one stop, not
+// one a dot.
 func quietDots(s string, i, hi int, w flags) int {
-	if s[i] != '.' || i == 0 || i+2 >= hi || s[i-1] != '.' || s[i+1] != '.' || w&fToken != 0 && mayTrigger(s, i) {
+	if i == 0 || i+2 >= hi || s[i-1] != '.' || s[i+1] != '.' || w&fToken != 0 && mayTrigger(s, i) {
 		return i
 	}
 	for i+2 < hi && s[i+2] == '.' {

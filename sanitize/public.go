@@ -41,7 +41,7 @@ func publicScan(s string) (string, flags) {
 		// is not read again to be validated. Invalid text is scanned again
 		// by settle once it was made valid; a public text is short.
 		var first kvFirst
-		f = first.settle(withURL(found | publicScanner.scanPairs(s, k, len(s), publicScanner.want&^found, &first)))
+		f = first.settle(withURL(found | publicScanner.scanFirst(s, k, publicScanner.want&^found, &first)))
 		if f&fNonASCII != 0 && !utf8.ValidString(s[k:]) {
 			f = fEscape | fNonASCII
 		} else if f&publicFlags == 0 {
