@@ -47,8 +47,10 @@ func (sc *scanner) scanFirst(s string, lo int, want flags, k *kvFirst) flags {
 	return f
 }
 
-// keyAt reports whether the separator s[q] of the text being scanned
-// follows a key, and records the pair when it is the first.
+// keyAt records the pair at the separator s[q], whose key raised fAssign
+// in the scan: keyBefore is asked again, as the scan's check asked it, for
+// where the key starts, which that check does not return. It reports
+// whether there is a key, which the scan found.
 func (k *kvFirst) keyAt(s string, q int) bool {
 	if s[q] == ':' && !mayKeyBefore(s, q) {
 		return false
