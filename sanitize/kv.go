@@ -441,40 +441,49 @@ func redactKeyValues(s string) (string, bool) { return redactPairs(s, nil) }
 // separator, and its key and value are not read again.
 func redactPairs(s string, first *kvFirst) (string, bool) {
 	e := edit{s: s}
-	settled := true
-	alone := false
-	for q := first.start(s); q < len(s); q = nextKVSep(s, q+1) {
-		var v kvValue
-		if first.at(s, q) {
-			v = first.value(s)
-			alone = v.ok
-		} else {
-			ks, line, ok := keyBefore(s, q)
-			if !ok {
-				continue
-			}
-			if ks < e.last {
-				// The key sits in the tail of a value redacted before it:
-				// once that value is gone, a second run may take this pair.
-				settled = false
-				continue
-			}
-			v = kvValueAt(s, q, ks, line)
+	settled, alone := true, false
+	q := 0
+	if first.holds(s) {
+		// The first pair, read already: nothing before it is redacted.
+		q = first.q
+		if v := first.value(s); v.ok {
+			settled, alone = v.settled, true
+			q = e.redactValue(q, v)
 		}
-		if !v.ok {
+		q = nextKVSep(s, q+1)
+	} else {
+		q = nextKVSep(s, 0)
+	}
+	for ; q < len(s); q = nextKVSep(s, q+1) {
+		ks, line, ok := keyBefore(s, q)
+		if !ok {
 			continue
 		}
-		settled = settled && v.settled
-		e.replace(v.cs, v.ce, Redacted)
-		e.last = v.ve
-		// The separators inside the value are its own.
-		q = max(q, v.ve-1)
+		if ks < e.last {
+			// The key sits in the tail of a value redacted before it: once
+			// that value is gone, a second run may take this pair.
+			settled = false
+			continue
+		}
+		if v := kvValueAt(s, q, ks, line); v.ok {
+			settled = settled && v.settled
+			q = e.redactValue(q, v)
+		}
 	}
 	t := e.result()
 	if alone && e.writes == 1 {
 		first.out = t
 	}
 	return t, settled
+}
+
+// redactValue replaces the core of the value v after the separator s[q]
+// and returns where the search for the next separator resumes: the
+// separators inside the value are its own.
+func (e *edit) redactValue(q int, v kvValue) int {
+	e.replace(v.cs, v.ce, Redacted)
+	e.last = v.ve
+	return max(q, v.ve-1)
 }
 
 // A kvValue is what the key-value rule redacts after a key: the core

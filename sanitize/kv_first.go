@@ -121,17 +121,6 @@ func (k *kvFirst) holds(s string) bool {
 	return k != nil && k.found && len(k.s) == len(s) && unsafe.StringData(k.s) == unsafe.StringData(s)
 }
 
-// start returns the first separator redactPairs reads in s.
-func (k *kvFirst) start(s string) int {
-	if k.holds(s) {
-		return k.q
-	}
-	return nextKVSep(s, 0)
-}
-
-// at reports whether the separator s[q] is the pair k read.
-func (k *kvFirst) at(s string, q int) bool { return k != nil && q == k.q && k.holds(s) }
-
 // value returns the value of the pair k read in s.
 func (k *kvFirst) value(s string) kvValue {
 	if !k.read {
