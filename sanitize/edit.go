@@ -13,6 +13,8 @@ type edit struct {
 	// use it to keep spans apart.
 	last   int
 	copied int
+	// writes counts the replacements written.
+	writes int
 	b      strings.Builder
 }
 
@@ -24,6 +26,7 @@ func (e *edit) replace(start, end int, with string) {
 		e.b.WriteString(e.s[e.copied:start])
 		e.b.WriteString(with)
 		e.copied = end
+		e.writes++
 	}
 	e.last = end
 }

@@ -434,10 +434,27 @@ var keyNameBytes = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 //
 // It also reports whether its result is settled: whether it would return
 // that result unchanged (see settledValue).
-func redactKeyValues(s string) (string, bool) {
+func redactKeyValues(s string) (string, bool) { return redactPairs(s, nil) }
+
+// redactPairs is redactKeyValues for a text whose first pair the scan may
+// have read already (first, see kvFirst): the search starts at its
+// separator, and its key and value are not read again.
+func redactPairs(s string, first *kvFirst) (string, bool) {
 	e := edit{s: s}
-	settled := true
-	for q := nextKVSep(s, 0); q < len(s); q = nextKVSep(s, q+1) {
+	settled, alone := true, false
+	q := 0
+	if first.holds(s) {
+		// The first pair, read already: nothing before it is redacted.
+		q = first.q
+		if v := first.value(s); v.ok {
+			settled, alone = v.settled, true
+			q = e.redactValue(q, v)
+		}
+		q = nextKVSep(s, q+1)
+	} else {
+		q = nextKVSep(s, 0)
+	}
+	for ; q < len(s); q = nextKVSep(s, q+1) {
 		ks, line, ok := keyBefore(s, q)
 		if !ok {
 			continue
@@ -448,48 +465,74 @@ func redactKeyValues(s string) (string, bool) {
 			settled = false
 			continue
 		}
-		vs := valueStart(s, q)
-		if vs >= len(s) {
-			continue
+		if v := kvValueAt(s, q, ks, line); v.ok {
+			settled = settled && v.settled
+			q = e.redactValue(q, v)
 		}
-		var ve int
-		nextLine := false
-		if n := lineBreakAt(s, vs); n > 0 && s[q] != '>' && s[q] != ',' {
+	}
+	t := e.result()
+	if alone && e.writes == 1 {
+		first.out = t
+	}
+	return t, settled
+}
+
+// redactValue replaces the core of the value v after the separator s[q]
+// and returns where the search for the next separator resumes: the
+// separators inside the value are its own.
+func (e *edit) redactValue(q int, v kvValue) int {
+	e.replace(v.cs, v.ce, Redacted)
+	e.last = v.ve
+	return max(q, v.ve-1)
+}
+
+// A kvValue is what the key-value rule redacts after a key: the core
+// s[cs:ce] of the value s[:ve] (ok says there is one), and whether a second
+// run leaves the redaction as it is (see settledValue).
+type kvValue struct {
+	cs, ce, ve  int
+	settled, ok bool
+}
+
+// kvValueAt reads the value after the separator s[q] of the key that
+// starts at s[ks] (line: the value runs to the end of the line).
+func kvValueAt(s string, q, ks int, line bool) kvValue {
+	vs := valueStart(s, q)
+	if vs >= len(s) {
+		return kvValue{}
+	}
+	var ve int
+	nextLine := false
+	if n := lineBreakAt(s, vs); n > 0 && s[q] != '>' && s[q] != ',' {
+		var ok bool
+		nextLine = true
+		if vs, ve, ok = nextLineValue(s, vs+n, line); !ok {
+			return kvValue{}
+		}
+	} else {
+		if valueIsKey(s, vs) {
+			return kvValue{}
+		}
+		if n := blockIndicator(s, vs); n > 0 && !line && s[q] == ':' {
 			var ok bool
-			nextLine = true
-			if vs, ve, ok = nextLineValue(s, vs+n, line); !ok {
-				continue
+			if vs, ve, ok = blockScalarLine(s, vs+n); !ok {
+				return kvValue{}
 			}
 		} else {
-			if valueIsKey(s, vs) {
-				continue
-			}
-			if n := blockIndicator(s, vs); n > 0 && !line && s[q] == ':' {
-				var ok bool
-				if vs, ve, ok = blockScalarLine(s, vs+n); !ok {
-					continue
-				}
-			} else {
-				vs, ve = valueAt(s, q, line)
-				if !line {
-					ve = slashPairEnd(s, vs, dsnValueEnd(s, ks, vs, ve))
-				}
+			vs, ve = valueAt(s, q, line)
+			if !line {
+				ve = slashPairEnd(s, vs, dsnValueEnd(s, ks, vs, ve))
 			}
 		}
-		if ve <= vs || !line && (s[q] == ':' || nextLine) && isValidationWord(s[vs:ve]) {
-			continue
-		}
-		cs, ce := valueCore(s, vs, ve)
-		if placeholderAt(s, cs, ce) {
-			continue
-		}
-		settled = settled && !line && !nextLine && settledValue(s, q, vs, cs, ce, ve)
-		e.replace(cs, ce, Redacted)
-		e.last = ve
-		// The separators inside the value are its own.
-		q = max(q, ve-1)
 	}
-	return e.result(), settled
+	if ve <= vs || !line && (s[q] == ':' || nextLine) && isValidationWord(s[vs:ve]) {
+		return kvValue{}
+	}
+	cs, ce := valueCore(s, vs, ve)
+	if placeholderAt(s, cs, ce) {
+		return kvValue{}
+	}
+	return kvValue{cs: cs, ce: ce, ve: ve, settled: !line && !nextLine && settledValue(s, q, vs, cs, ce, ve), ok: true}
 }
 
 // kvSeps are the separators keyBefore reads.

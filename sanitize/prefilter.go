@@ -164,9 +164,19 @@ func withURL(f flags) flags {
 // scanRange returns the flags in want of the triggers at s[lo:hi], read in
 // the context of the whole of s.
 func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
-	var f flags
-	byteClass := &sc.class
 	var skips valueSkips
+	f, _ := sc.scanUntil(s, lo, hi, want, 0, 0, &skips)
+	return f
+}
+
+// scanUntil is scanRange from the flags f found before s[lo] and the state
+// skips of the context and card checks there, which it leaves as they are
+// where it stops. It stops early, after the
+// punctuation byte whose checks raise a flag of need (none when need is 0),
+// and returns where it stopped (hi when it read to the end or found every
+// flag), so that a caller can read there and resume (kvFirst).
+func (sc *scanner) scanUntil(s string, lo, hi int, want, need, f flags, skips *valueSkips) (flags, int) {
+	byteClass := &sc.class
 	// Most bytes are boring and cost a table lookup in a loop of their
 	// own; the checks below run only for the others. The loops are
 	// inlined, not called: a call per stop cost more than it saved.
@@ -185,7 +195,7 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 		// has little left to check, and stops when it has nothing.
 		w := want &^ f
 		if w == 0 {
-			return f
+			return f, hi
 		}
 		switch byteClass[s[i]] {
 		case clsWord, clsTrigger:
@@ -207,14 +217,22 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 			// valueFlags asks no more than these two (each holds only at a
 			// digit or a capital): a trigger neither answers costs no call.
 			if w&(fContext|fCard) != 0 && (skips.due(s, i) || skips.cardDue(s, i)) {
-				f |= valueFlags(s, i, w, &skips)
+				f |= valueFlags(s, i, w, skips)
 			}
 		case clsPunct:
-			if punctFlags[s[i]]&w != 0 && !proseDot(s, i) {
-				f |= scanPunct(s, i, w)
-			}
 			if w&fToken != 0 && sc.anchorPunct[s[i]] && mayTrigger(s, i) && punctTriggerAt(s, i) {
 				f |= fToken
+			}
+			if punctFlags[s[i]]&w != 0 {
+				if !proseDot(s, i) {
+					g := scanPunct(s, i, w)
+					if f |= g; g&need != 0 {
+						return f, i + 1
+					}
+				} else {
+					// A prose dot: scanPunct has nothing to say.
+					i = quietDots(s, i, hi, w)
+				}
 			}
 		case clsCtrl, clsHigh:
 			// Once its flag is raised a control or non-ASCII byte has no
@@ -227,7 +245,25 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 			}
 		}
 	}
-	return f
+	return f, hi
+}
+
+// quietDots returns, for the prose dot s[i], the last dot but one of the
+// run of dots that holds it when s[i] is inside the run, with a dot on
+// either side, and otherwise i: every dot inside a run is a prose dot,
+// which scanPunct is not asked of, and mayTrigger answers all of them as it
+// answers s[i], so when it turns s[i] away, or no token is looked for, the
+// dots up to the one it returns, whose token check is made as s[i]'s
+// would be, have nothing to say. Padding and ellipses cost one stop, not
+// one a dot.
+func quietDots(s string, i, hi int, w flags) int {
+	if i == 0 || i+2 >= hi || s[i-1] != '.' || s[i+1] != '.' || w&fToken != 0 && mayTrigger(s, i) {
+		return i
+	}
+	for i+2 < hi && s[i+2] == '.' {
+		i++
+	}
+	return i
 }
 
 // proseDot reports whether s[i] is a dot that no letter or digit
@@ -235,68 +271,6 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 // for '.' wants one after it.
 func proseDot(s string, i int) bool {
 	return s[i] == '.' && (i+1 == len(s) || !isAlnum(s[i+1]))
-}
-
-// valueSkips hold where the context and card checks may look next: each
-// reads a run of bytes after its trigger, and the triggers inside that run
-// are answered by the same reading.
-type valueSkips struct{ context, card int }
-
-// due reports whether the digit or capital s[i] is a trigger of the
-// context check that no earlier reading answered: most are not (a capital
-// that starts a word, a digit inside a run already read), and cost no
-// call. A digit may still start a card (cardDue).
-func (sk *valueSkips) due(s string, i int) bool {
-	return i >= sk.context && contextTrigger(s, i)
-}
-
-// cardDue reports whether s[i] may start a card no earlier reading
-// answered: a digit glued to the letter or digit before it starts none.
-func (sk *valueSkips) cardDue(s string, i int) bool {
-	return i >= sk.card && cardStart(s, i)
-}
-
-// valueScan is scanRange for want holding only fContext and fCard: it
-// reads just their triggers, so rescan's windows for them cost a byte
-// lookup each.
-func valueScan(s string, lo, hi int, want flags) flags {
-	var skips valueSkips
-	var f flags
-	for i := lo; i < hi; i++ {
-		if i = nextContextTrigger(s, i, hi); i == hi {
-			break
-		}
-		// s[i] is a context trigger: within a run the context check read,
-		// only a card may start.
-		if i < skips.context && (i < skips.card || !cardStart(s, i)) {
-			continue
-		}
-		if f |= valueFlags(s, i, want&^f, &skips); want&^f == 0 {
-			break
-		}
-	}
-	return f
-}
-
-// valueFlags runs the context and card checks, of those in want, at the
-// digit or capital s[i].
-func valueFlags(s string, i int, want flags, skip *valueSkips) flags {
-	var f flags
-	if want&fContext != 0 && i >= skip.context && contextTrigger(s, i) {
-		ok, end := contextAt(s, i)
-		if ok {
-			f |= fContext
-		}
-		skip.context = end
-	}
-	if want&fCard != 0 && i >= skip.card && cardStart(s, i) {
-		ok, end := cardAt(s, i)
-		if ok {
-			f |= fCard
-		}
-		skip.card = end
-	}
-	return f
 }
 
 func wordStart(s string, i int) bool { return i == 0 || !isAlnum(s[i-1]) }

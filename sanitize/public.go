@@ -40,21 +40,28 @@ func publicScan(s string) (string, flags) {
 		// and the scan finds any (fNonASCII): ASCII text, the common case,
 		// is not read again to be validated. Invalid text is scanned again
 		// by settle once it was made valid; a public text is short.
-		f = withURL(found | publicScanner.scanRange(s, k, len(s), publicScanner.want&^found))
+		var first kvFirst
+		f = first.settle(withURL(found | publicScanner.scanFirst(s, k, publicScanner.want&^found, &first)))
 		if f&fNonASCII != 0 && !utf8.ValidString(s[k:]) {
 			f = fEscape | fNonASCII
 		} else if f&publicFlags == 0 {
 			return s, f
+		} else if first.found {
+			return settleRead(s, f, MaxPublicLen, publicScanner, first.publicPass, &first), f
 		}
 	}
 	return settle(s, f, MaxPublicLen, publicScanner, publicPass), f
 }
 
-func publicPass(s string, f flags) (string, bool) {
+func publicPass(s string, f flags) (string, bool) { return (*kvFirst)(nil).publicPass(s, f) }
+
+// publicPass is the public tier's pass over a text whose first pair of
+// the key-value rule k may have read.
+func (k *kvFirst) publicPass(s string, f flags) (string, bool) {
 	if f&fStack != 0 || f&fSQL != 0 && databaseMessage(s) {
 		return GenericDetail, false
 	}
-	var r passRun
+	r := passRun{first: k}
 	// databaseMessage ran: on other text it may decide otherwise.
 	r.ran = f&fSQL != 0
 	// Only a private key spans lines, so it goes before the rules that

@@ -26,7 +26,12 @@ func isRunByte(c byte) bool { return c == ' ' || c == '\t' || isDigit(c) }
 func (sc *scanner) rescan(s string, f flags, t string) flags {
 	n := min(len(s), len(t))
 	p := commonPrefix(s, t, n)
-	q := commonSuffix(s, t, n-p)
+	return sc.rescanSpan(s, f, t, p, commonSuffix(s, t, n-p))
+}
+
+// rescanSpan is rescan given the lengths p and q of the start and the end
+// that t shares with s, as commonPrefix and commonSuffix find them.
+func (sc *scanner) rescanSpan(s string, f flags, t string, p, q int) flags {
 	lo := max(0, p-scanAhead)
 	end := len(t) - q
 	hi := min(len(t), end+scanBehind)

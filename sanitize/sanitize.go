@@ -43,12 +43,18 @@ const (
 // confirmed by another: when rescan finds no trigger the result lacks,
 // the result is returned as it is.
 func settle(s string, f flags, limit int, sc *scanner, pass func(string, flags) (string, bool)) string {
+	return settleRead(s, f, limit, sc, pass, nil)
+}
+
+// settleRead is settle for a text whose first key-value pair the scan read
+// into first (see kvFirst).
+func settleRead(s string, f flags, limit int, sc *scanner, pass func(string, flags) (string, bool), first *kvFirst) string {
 	// Text without non-ASCII bytes is valid UTF-8, and so is a pass's
 	// result of it: the passes write only ASCII.
 	if c := clip(s, limit, f&fNonASCII == 0); c != s {
 		s, f = c, sc.scan(c)
 	}
-	return settleValid(s, f, limit, sc, pass, false)
+	return settleFrom(s, f, limit, sc, pass, false, first)
 }
 
 // settleValid is settle for s valid UTF-8 and within limit. keepsValid
@@ -56,6 +62,12 @@ func settle(s string, f flags, limit int, sc *scanner, pass func(string, flags) 
 // its own (logPass), so that its results are not read again to be
 // validated: for random bytes that was two reads of the whole text.
 func settleValid(s string, f flags, limit int, sc *scanner, pass func(string, flags) (string, bool), keepsValid bool) string {
+	return settleFrom(s, f, limit, sc, pass, keepsValid, nil)
+}
+
+// settleFrom is settleValid given first, which may know what the first
+// pass changed (see kvFirst.rescan).
+func settleFrom(s string, f flags, limit int, sc *scanner, pass func(string, flags) (string, bool), keepsValid bool, first *kvFirst) string {
 	for range 8 {
 		spend(len(s))
 		t, closed := pass(s, f)
@@ -63,7 +75,7 @@ func settleValid(s string, f flags, limit int, sc *scanner, pass func(string, fl
 			return s
 		}
 		if c := clip(t, limit, keepsValid || f&fNonASCII == 0); c == t {
-			nf := sc.rescan(s, f, t)
+			nf := first.rescan(sc, s, f, t)
 			if closed && nf == f {
 				return t
 			}

@@ -41,7 +41,7 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		// user=app") is extended over the words before the next pair, and a
 		// redaction can make such a pair of what follows it. The rule tells
 		// when its redactions cannot have done so.
-		t, settled := redactKeyValues(s)
+		t, settled := redactPairs(s, r.first)
 		if settled {
 			s = r.note(s, t)
 		} else {
@@ -72,6 +72,8 @@ func redactSecrets(s string, f flags, r *passRun) string {
 // the proof; so does a second change.
 type passRun struct {
 	ran, changed, open bool
+	// first is the scan's reading of the first key-value pair, if any.
+	first *kvFirst
 }
 
 // note records that a rule turned before into after, and returns after.
