@@ -63,7 +63,7 @@ var punctFlags = [256]flags{
 	'-': fPEM | fUserOption, '.': fIP | fStack | fSQL | fHost,
 	':': fAssign | fSchemeSep | fIP | fPath | fSQL | fStack | fBase64Pair, '=': fAssign, '>': fAssign,
 	',': fAssign | fStack, '@': fAt | fDSN, '/': fPath, '\\': fPath | fEscape,
-	'[': fStack | fIP, '(': fStack, '\'': fSQL | fAssign, '"': fSQL | fAssign, '%': fEscape, '&': fEscape,
+	'[': fStack | fIP, '(': fStack | fSQL, '\'': fSQL | fAssign, '"': fSQL | fAssign, '%': fEscape, '&': fEscape,
 }
 
 // A scanner is one tier's prefilter: it looks only for the flags the
@@ -164,9 +164,9 @@ func withURL(f flags) flags {
 // scanRange returns the flags in want of the triggers at s[lo:hi], read in
 // the context of the whole of s.
 func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
-	var f flags
 	byteClass := &sc.class
 	var skips valueSkips
+	f := startFlags(s, lo, want)
 	// Most bytes are boring and cost a table lookup in a loop of their
 	// own; the checks below run only for the others. The loops are
 	// inlined, not called: a call per stop cost more than it saved.
@@ -351,7 +351,7 @@ func scanPunct(s string, i int, want flags) flags {
 	case ':':
 		return colonFlags(s, i, want)
 	case '"', '\'':
-		return quoteAfterSpaceFlags(s, i, want)
+		return quoteAfterSpaceFlags(s, i, want) | leadFlags(s, i, want)
 	case ',':
 		return commaFlags(s, i, want)
 	case '=', '>':
@@ -413,7 +413,24 @@ func colonFlags(s string, i int, want flags) flags {
 	if want&(fSQL|fStack) != 0 && i > 0 {
 		f |= colonAfterWord(s, i)
 	}
-	return f
+	return f | leadFlags(s, i, want)
+}
+
+// startFlags flags a statement that leads the text, when s[lo:] is its
+// start: no byte before the verb asks for the check.
+func startFlags(s string, lo int, want flags) flags {
+	if lo == 0 {
+		return leadFlags(s, -1, want)
+	}
+	return 0
+}
+
+// leadFlags flags a statement quoted after the boundary at s[i].
+func leadFlags(s string, i int, want flags) flags {
+	if want&fSQL != 0 && statementLead(s, i+1) {
+		return fSQL
+	}
+	return 0
 }
 
 func quoteAfterSpaceFlags(s string, i int, want flags) flags {
@@ -484,7 +501,7 @@ func parenFlags(s string, i int, want flags) flags {
 	if want&fSQL != 0 && mysqlErrorAt(s, i) {
 		f |= fSQL
 	}
-	return f
+	return f | leadFlags(s, i, want)
 }
 
 // sourceExtensions are the source files whose "name.ext:line" marks a
@@ -628,10 +645,11 @@ func mayStartWord(s string, i int) bool {
 // sqlPrefixes are the words that open a database statement or a driver
 // message, by first byte.
 var sqlPrefixes = func() (t [256][]string) {
-	for _, p := range []string{"SELECT ", "SQLSTATE", "INSERT INTO", "UPDATE ", "UNIQUE constraint", "DELETE FROM",
-		"DROP TABLE", "Duplicate entry", "duplicate key", "CREATE TABLE", "CONSTRAINT", "CHECK constraint",
-		"ALTER TABLE", "TRUNCATE", "NOT NULL constraint", "FOREIGN KEY", "Failing row",
-		"Key (", "ORA-", "SQL syntax"} {
+	for _, p := range []string{"SELECT", "SQLSTATE", "INSERT", "UPDATE", "UNIQUE constraint", "DELETE",
+		"DROP", "Duplicate entry", "duplicate key", "CREATE", "CONSTRAINT", "CHECK constraint",
+		"ALTER", "TRUNCATE", "NOT NULL constraint", "FOREIGN KEY", "Failing row",
+		"Key (", "ORA-", "SQL syntax", "GRANT", "REVOKE", "MERGE", "UPSERT", "REPLACE", "WITH", "COPY",
+		"EXPLAIN", "CALL", "SET"} {
 		t[p[0]] = append(t[p[0]], p)
 	}
 	return t

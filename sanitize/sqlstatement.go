@@ -1,0 +1,352 @@
+package sanitize
+
+// Database statements reach errors in two shapes. A driver or an ORM
+// writes one whole, often in lower case, where a message quotes it: at the
+// start of the text, after a wrapper's colon, inside quotes (JSON, %q) or
+// parentheses. Hand-written code shouts its keywords anywhere. So a
+// statement in any case counts only where it leads (statementLead), and
+// must show the grammar that prose lacks; a statement in capitals counts
+// anywhere, and its verb with the keyword that follows is enough.
+
+// sqlVerbs open a statement: the words a lead is looked for, by first
+// letter.
+var sqlVerbs = func() (t [256][]string) {
+	for _, v := range []string{"select", "insert", "update", "delete", "merge", "upsert", "replace", "with",
+		"create", "alter", "drop", "grant", "revoke", "truncate", "copy", "explain", "call", "set"} {
+		t[v[0]] = append(t[v[0]], v)
+	}
+	return t
+}()
+
+// sqlVerbPairs holds the first two letters of every verb, folded as
+// tailIndex folds them: most words at a lead are turned away by one
+// lookup.
+var sqlVerbPairs = func() (t [1 << 10]bool) {
+	for _, vs := range sqlVerbs {
+		for _, v := range vs {
+			t[tailIndex(v[0], v[1])] = true
+		}
+	}
+	return t
+}()
+
+// maxLeadSpace bounds the spaces read between a lead's boundary and its
+// verb, so that the prefilter's check stays within scanAhead.
+const maxLeadSpace = 8
+
+// sqlSpaceAt returns the length of the space at s[i]: a blank, a line
+// break, or the escape of one (`\n`, as %q and JSON write it), else 0.
+func sqlSpaceAt(s string, i int) int {
+	if i >= len(s) {
+		return 0
+	}
+	switch s[i] {
+	case ' ', '\t', '\n', '\r':
+		return 1
+	case '\\':
+		if i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 't' || s[i+1] == 'r') {
+			return 2
+		}
+	}
+	return 0
+}
+
+// leadVerb returns where the verb that starts at s[j], after at most
+// maxLeadSpace spaces, ends, or -1: the word must be a verb in any case and
+// a space must follow it.
+func leadVerb(s string, j int) (int, int) {
+	for n := 0; n < maxLeadSpace; n++ {
+		k := sqlSpaceAt(s, j)
+		if k == 0 {
+			break
+		}
+		j += k
+	}
+	if j+3 >= len(s) || !sqlVerbPairs[tailIndex(s[j], s[j+1])] {
+		return j, -1
+	}
+	for _, v := range sqlVerbs[s[j]|0x20] {
+		if e := j + len(v); hasPrefixFold(s[j:], v) && sqlSpaceAt(s, e) > 0 {
+			return j, e
+		}
+	}
+	return j, -1
+}
+
+// statementLead reports whether a statement verb leads at s[j]: j is the
+// start of the text or follows a boundary (isLeadBoundary).
+func statementLead(s string, j int) bool {
+	_, e := leadVerb(s, j)
+	return e > 0
+}
+
+// isLeadBoundary reports whether a statement quoted in a message may start
+// after c: a wrapper's colon, a quote, an opening parenthesis.
+func isLeadBoundary(c byte) bool { return c == ':' || c == '"' || c == '\'' || c == '(' }
+
+// sqlStatement reports whether s holds a database statement: one in any
+// case where it leads, or one in capitals anywhere.
+func sqlStatement(s string) bool {
+	spend(len(s))
+	if statementAtLead(s, 0) {
+		return true
+	}
+	var upper upperPairs
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isLeadBoundary(c) && statementAtLead(s, i+1) {
+			return true
+		}
+		if 'A' <= c && c <= 'Z' && wordStart(s, i) {
+			if upper.see(s, i) || upperStatement(s, i) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// statementAtLead reports whether a statement in any case starts at s[j].
+func statementAtLead(s string, j int) bool {
+	v, e := leadVerb(s, j)
+	if e < 0 {
+		return false
+	}
+	c := sqlCursor{s: s, i: e, fold: true}
+	c.space()
+	return c.statement(s[v:e])
+}
+
+// upperStatement reports whether a statement in capitals starts at s[i].
+func upperStatement(s string, i int) bool {
+	e := i
+	for e < len(s) && 'A' <= s[e] && s[e] <= 'Z' {
+		e++
+	}
+	if e-i < 3 || e-i > 8 || sqlSpaceAt(s, e) == 0 || len(sqlVerbs[s[i]|0x20]) == 0 {
+		return false
+	}
+	c := sqlCursor{s: s, i: e}
+	c.space()
+	return c.statement(s[i:e])
+}
+
+// upperPairs finds the statements whose keywords may stand far apart:
+// "SELECT ... FROM" and "UPDATE ... SET", in capitals, the second after
+// the first. One pass, however many there are.
+type upperPairs struct{ selectSeen, updateSeen bool }
+
+func (u *upperPairs) see(s string, i int) bool {
+	switch {
+	case upperWordAt(s, i, "SELECT"):
+		u.selectSeen = true
+	case upperWordAt(s, i, "UPDATE"):
+		u.updateSeen = true
+	case u.selectSeen && upperWordAt(s, i, "FROM") && i > 0 && sqlSpaceAt(s, i-1) > 0,
+		u.updateSeen && upperWordAt(s, i, "SET") && i > 0 && sqlSpaceAt(s, i-1) > 0:
+		return true
+	}
+	return false
+}
+
+// upperWordAt reports whether the word w, in capitals, stands at s[i]
+// with a space after it.
+func upperWordAt(s string, i int, w string) bool {
+	return len(s)-i > len(w) && s[i:i+len(w)] == w && sqlSpaceAt(s, i+len(w)) > 0
+}
+
+// A sqlCursor reads a statement a token at a time. fold says keywords
+// may be in any case; else they must be in capitals.
+type sqlCursor struct {
+	s    string
+	i    int
+	fold bool
+}
+
+func (c *sqlCursor) space() {
+	for {
+		n := sqlSpaceAt(c.s, c.i)
+		if n == 0 {
+			return
+		}
+		c.i += n
+	}
+}
+
+func (c *sqlCursor) end() bool { return c.i >= len(c.s) }
+
+// maxName bounds an identifier: a longer run of word bytes is no name a
+// statement would use, and each attempt reads no more of it.
+const maxName = 64
+
+// word returns the identifier at the cursor, without moving it.
+func (c *sqlCursor) word() string {
+	e := c.i
+	for e < len(c.s) && e-c.i <= maxName && (isWordByte(c.s[e]) || c.s[e] == '$') {
+		e++
+	}
+	spend(e - c.i)
+	if e-c.i > maxName {
+		return ""
+	}
+	return c.s[c.i:e]
+}
+
+// isKeyword reports whether w is the keyword kw (in lower case), as the
+// cursor's case allows.
+func (c *sqlCursor) isKeyword(w, kw string) bool {
+	if len(w) != len(kw) {
+		return false
+	}
+	for k := 0; k < len(w); k++ {
+		b := w[k]
+		switch {
+		case 'A' <= b && b <= 'Z':
+			b += 'a' - 'A'
+		case 'a' <= b && b <= 'z' && !c.fold:
+			return false
+		}
+		if b != kw[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// keyword moves past the next word if it is one of kws.
+func (c *sqlCursor) keyword(kws ...string) bool {
+	w := c.word()
+	for _, kw := range kws {
+		if c.isKeyword(w, kw) {
+			c.i += len(w)
+			c.space()
+			return true
+		}
+	}
+	return false
+}
+
+// nextIs reports whether the next word is one of kws, without moving.
+func (c *sqlCursor) nextIs(kws ...string) bool {
+	w := c.word()
+	for _, kw := range kws {
+		if c.isKeyword(w, kw) {
+			return true
+		}
+	}
+	return false
+}
+
+// punct moves past the byte b if it is next.
+func (c *sqlCursor) punct(b byte) bool {
+	if c.i < len(c.s) && c.s[c.i] == b {
+		c.i++
+		c.space()
+		return true
+	}
+	return false
+}
+
+func (c *sqlCursor) peek() byte {
+	if c.i < len(c.s) {
+		return c.s[c.i]
+	}
+	return 0
+}
+
+// maxQuoted bounds a quoted name or literal: a statement's are short, and
+// a quote that opens a long run of prose is no statement's.
+const maxQuoted = 128
+
+// quoted moves past a quoted name or literal ('...', "...", `...`,
+// [...]) and reports whether there was one.
+func (c *sqlCursor) quoted() bool {
+	q := c.peek()
+	closer := q
+	switch q {
+	case '\'', '"', '`':
+	case '[':
+		closer = ']'
+	default:
+		return false
+	}
+	for k := c.i + 1; k < len(c.s) && k-c.i <= maxQuoted; k++ {
+		if c.s[k] == closer {
+			spend(k - c.i)
+			c.i = k + 1
+			c.space()
+			return true
+		}
+	}
+	spend(min(maxQuoted, len(c.s)-c.i))
+	return false
+}
+
+// name moves past a name, qualified or not, quoted or not, and reports
+// whether there was one and whether it looks like code: quoted, dotted,
+// with an underscore or a digit, or a MySQL account ('app'@'%'). A word
+// of prose ("the", "your") is no name.
+func (c *sqlCursor) name() (ok, strong bool) {
+	for part := 0; ; part++ {
+		start := c.i
+		if c.quoted() {
+			strong = true
+		} else {
+			w := c.word()
+			if w == "" || part == 0 && (proseWords[lowerWord(w)] || sqlKeywords[lowerWord(w)]) {
+				c.i = start
+				return part > 0, strong
+			}
+			for k := 0; k < len(w); k++ {
+				if w[k] == '_' || isDigit(w[k]) {
+					strong = true
+				}
+			}
+			c.i += len(w)
+		}
+		if c.peek() != '.' && c.peek() != '@' {
+			c.space()
+			return true, strong
+		}
+		strong = true
+		c.i++
+	}
+}
+
+// lowerWord returns w in lower case for a lookup, or "" when it is longer
+// than any word looked up; it does not allocate.
+func lowerWord(w string) string {
+	var buf [12]byte
+	if len(w) > len(buf) {
+		return ""
+	}
+	for k := 0; k < len(w); k++ {
+		b := w[k]
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		buf[k] = b
+	}
+	return string(buf[:len(w)])
+}
+
+// proseWords are the words that follow a verb in prose ("select a plan",
+// "update your settings", "truncate the log"), where a statement names a
+// table.
+var proseWords = setOf("a", "an", "the", "this", "that", "these", "those", "your", "my", "our", "their", "his",
+	"her", "its", "it", "them", "us", "me", "you", "any", "some", "each", "every", "no", "one", "list",
+	"below", "above", "here", "there", "which", "what", "new", "old", "more", "other", "again", "now",
+	"is", "are", "was", "to", "in", "of", "for", "and", "or", "not", "please", "then")
+
+// sqlKeywords are the keywords a name cannot be.
+var sqlKeywords = setOf("select", "from", "where", "set", "values", "into", "on", "to", "as", "join", "using",
+	"and", "or", "by", "order", "group", "limit", "table", "insert", "update", "delete", "create", "drop",
+	"alter", "grant", "revoke", "with", "union", "having")
+
+func setOf(words ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
