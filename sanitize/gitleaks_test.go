@@ -160,6 +160,8 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"change-quoted", `audit: api key rotated (old="abc", new="%s")`},
 	{"glued-algorithm", "webhook rejected: hmac_sha256=%s"},
 	{"xml-sibling", "<Error><Code>SignatureDoesNotMatch</Code><Expected>%s</Expected></Error>"},
+	{"mysql-identified", "CREATE USER 'app'@'localhost' IDENTIFIED BY '%s'"},
+	{"pg-role-password", "ALTER ROLE app WITH PASSWORD '%s'"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window

@@ -318,7 +318,7 @@ func quoteFlags(s string, i int, want flags) flags {
 		f |= fSQL
 	}
 	if want&fAssign != 0 {
-		if _, _, ok := quotedAfterKeyword(s, i); ok {
+		if _, _, ok := quotedAfterKeyword(s, i); ok || statementPasswordAt(s, i) {
 			f |= fAssign
 		}
 	}

@@ -37,6 +37,7 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		s = r.note(s, redactPasswordFlags(s))
 	}
 	if f&fAssign != 0 {
+		s = r.note(s, redactStatementPasswords(s))
 		// Not closed in general: a spaced value ("password=hunter 2
 		// user=app") is extended over the words before the next pair, and a
 		// redaction can make such a pair of what follows it. The rule tells

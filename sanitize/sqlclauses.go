@@ -46,8 +46,13 @@ var selectFollow = []string{"where", "join", "inner", "left", "right", "full", "
 // quote, or the end of the text.
 func (c *sqlCursor) selectRest() bool {
 	c.keyword("distinct", "all")
-	if !c.columns() || !c.keyword("from") {
+	ok, code := c.columns()
+	if !ok {
 		return false
+	}
+	if !c.keyword("from") {
+		// "select 1", "select now()": a list of code alone.
+		return code && (c.end() || c.closes())
 	}
 	if c.punct('(') {
 		return c.nextIs("select")
@@ -55,7 +60,7 @@ func (c *sqlCursor) selectRest() bool {
 	if ok, _ := c.name(); !ok {
 		return false
 	}
-	if c.end() || c.nextIs(selectFollow...) || c.closes() {
+	if code || c.end() || c.nextIs(selectFollow...) || c.closes() {
 		return true
 	}
 	// An alias, which a clause must follow.
@@ -77,48 +82,54 @@ func (c *sqlCursor) closes() bool {
 }
 
 // columns reads a select's list: "*", names, calls, literals,
-// placeholders, each with an optional "as" alias, joined by commas.
-func (c *sqlCursor) columns() bool {
+// placeholders, each with an optional "as" alias, joined by commas. code
+// says the list holds what prose does not: a '*', a comma, a qualified or
+// coded name, a call, a literal, a number or a placeholder.
+func (c *sqlCursor) columns() (ok, code bool) {
 	for {
-		if !c.column() {
-			return false
+		ok, strong := c.column()
+		if !ok {
+			return false, false
 		}
+		code = code || strong
 		if c.keyword("as") {
 			if ok, _ := c.name(); !ok {
-				return false
+				return false, false
 			}
 		}
 		if !c.punct(',') {
-			return true
+			return true, code
 		}
+		code = true
 	}
 }
 
-func (c *sqlCursor) column() bool {
+func (c *sqlCursor) column() (ok, code bool) {
 	switch b := c.peek(); {
 	case b == '*' || b == '?':
 		c.punct(b)
-		return true
+		return true, true
 	case b == '\'':
-		return c.quoted()
+		return c.quoted(), true
 	case b == '$' || isDigit(b):
 		c.i++
 		for c.i < len(c.s) && isDigit(c.s[c.i]) {
 			c.i++
 		}
 		c.space()
-		return true
+		return true, true
 	}
-	if ok, _ := c.name(); !ok {
-		return false
+	ok, strong := c.name()
+	if !ok {
+		return false, false
 	}
 	if c.s[c.i-1] == '.' && c.punct('*') {
-		return true
+		return true, true
 	}
 	if c.peek() == '(' {
-		return c.arguments()
+		return c.arguments(), true
 	}
-	return true
+	return true, strong
 }
 
 // maxArgs bounds the tokens read between a call's parentheses.
@@ -265,6 +276,11 @@ func (c *sqlCursor) objectRest(drop bool) bool {
 	}
 	if !c.fold {
 		return true
+	}
+	// PostgreSQL names an index itself: "create index on orders (email)".
+	if c.keyword("on") {
+		ok, _ := c.name()
+		return ok && c.peek() == '('
 	}
 	if c.keyword("if") && (!c.keyword("not") && !c.nextIs("exists") || !c.keyword("exists")) {
 		return false
