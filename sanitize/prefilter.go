@@ -648,8 +648,12 @@ var sqlPrefixes = func() (t [256][]string) {
 	for _, p := range []string{"SELECT", "SQLSTATE", "INSERT", "UPDATE", "UNIQUE constraint", "DELETE",
 		"DROP", "Duplicate entry", "duplicate key", "CREATE", "CONSTRAINT", "CHECK constraint",
 		"ALTER", "TRUNCATE", "NOT NULL constraint", "FOREIGN KEY", "Failing row",
-		"Key (", "ORA-", "SQL syntax", "GRANT", "REVOKE", "MERGE", "UPSERT", "REPLACE", "WITH", "COPY",
-		"EXPLAIN", "CALL", "SET"} {
+		"Key (", "ORA-", "SQL syntax", "UPSERT", "COPY", "CALL", "SET",
+		// GRANT, REVOKE, MERGE, REPLACE, WITH and EXPLAIN are found by
+		// the keyword that must follow them, whose capital already
+		// stops the scan: a G, R, M, W or E would stop it in most
+		// sentences ("Review", "We").
+		"INTO", "FROM", "ON ", "TO ", "AS "} {
 		t[p[0]] = append(t[p[0]], p)
 	}
 	return t

@@ -243,7 +243,7 @@ func (c *sqlCursor) withRest() bool {
 	if c.peek() == '(' && !c.arguments() {
 		return false
 	}
-	if !c.keyword("as") {
+	if !c.spacedKeyword("as") {
 		return false
 	}
 	c.keyword("not")
@@ -313,7 +313,7 @@ func (c *sqlCursor) grantRest(revoke bool) bool {
 	}
 	if !c.fold {
 		for n := 0; n < maxPrivileges && !c.end(); n++ {
-			if c.keyword("on", target) {
+			if c.spacedKeyword("on") || c.spacedKeyword(target) {
 				return true
 			}
 			if w := c.word(); w != "" {

@@ -18,17 +18,39 @@ var sqlVerbs = func() (t [256][]string) {
 	return t
 }()
 
-// sqlVerbPairs holds the first two letters of every verb, folded as
-// tailIndex folds them: most words at a lead are turned away by one
-// lookup.
-var sqlVerbPairs = func() (t [1 << 10]bool) {
+// leadPairs holds, as a bit set indexed by two bytes (the first the low
+// byte), the starts of a lead: the first two letters of a verb in either
+// case, and a space or an escape before one. Most words at a boundary are
+// turned away by this one lookup.
+var leadPairs = func() (t [1 << 16 / 64]uint64) {
+	set := func(a, b byte) {
+		p := uint16(a) | uint16(b)<<8
+		t[p>>6] |= 1 << (p & 63)
+	}
 	for _, vs := range sqlVerbs {
 		for _, v := range vs {
-			t[tailIndex(v[0], v[1])] = true
+			for _, a := range []byte{v[0], v[0] - 'a' + 'A'} {
+				set(a, v[1])
+				set(a, v[1]-'a'+'A')
+			}
+		}
+	}
+	for _, a := range []byte(" \t\n\r\\") {
+		for b := range 256 {
+			set(a, byte(b))
 		}
 	}
 	return t
 }()
+
+// mayLead reports whether a lead may start at s[j], by its first two bytes.
+func mayLead(s string, j int) bool {
+	if j+1 >= len(s) {
+		return false
+	}
+	p := uint16(s[j]) | uint16(s[j+1])<<8
+	return leadPairs[p>>6]&(1<<(p&63)) != 0
+}
 
 // maxLeadSpace bounds the spaces read between a lead's boundary and its
 // verb, so that the prefilter's check stays within scanAhead.
@@ -62,7 +84,7 @@ func leadVerb(s string, j int) (int, int) {
 		}
 		j += k
 	}
-	if j+3 >= len(s) || !sqlVerbPairs[tailIndex(s[j], s[j+1])] {
+	if !mayLead(s, j) {
 		return j, -1
 	}
 	for _, v := range sqlVerbs[s[j]|0x20] {
@@ -76,6 +98,15 @@ func leadVerb(s string, j int) (int, int) {
 // statementLead reports whether a statement verb leads at s[j]: j is the
 // start of the text or follows a boundary (isLeadBoundary).
 func statementLead(s string, j int) bool {
+	// Most leads are a colon and a space before a word of prose, which
+	// the first two letters turn away without a call.
+	if j < len(s) && s[j] == ' ' {
+		j++
+	}
+	return mayLead(s, j) && hasLeadVerb(s, j)
+}
+
+func hasLeadVerb(s string, j int) bool {
 	_, e := leadVerb(s, j)
 	return e > 0
 }
@@ -211,6 +242,16 @@ func (c *sqlCursor) isKeyword(w, kw string) bool {
 		}
 	}
 	return true
+}
+
+// spacedKeyword is keyword for one keyword, which in capitals a space
+// must follow: the prefilter finds a statement in capitals by such a
+// keyword ("ON ", "AS ").
+func (c *sqlCursor) spacedKeyword(kw string) bool {
+	if !c.fold && (c.i+len(kw) >= len(c.s) || c.s[c.i+len(kw)] != ' ') {
+		return false
+	}
+	return c.keyword(kw)
 }
 
 // keyword moves past the next word if it is one of kws.
