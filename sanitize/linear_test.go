@@ -40,6 +40,10 @@ var hostileUnits = []string{
 	"a1b2c3d4e5f6, ", "a1b2c3d4e5f6 and ", "got: a1b2c3d4e5f6, ", `<a name="token" b="c">`, `<a b="1" `,
 	"the token, a1b2c3d4e5f6, ", "new=a1b2c3d4e5f6 ", "old=a ", ",v1=a1b2c3d4e5f6", "t=1,", "token: t=1,v1=", "new value ",
 	"rotated, new value ", `"expected":"a1b2c3d4e5f6",`, `{"error":"token","got":"`, "HMAC-SHA256 ", "key-256: ", "one-time code ",
+	"select ", "select a from ", "SELECT (", "select a, ", "(select ", ": select a, ", "'select '", `"select a from `,
+	"select f(", "select a.", "GRANT ", "GRANT a, ", "REVOKE a ON ", "WITH a AS ", "with a(", "explain ", "EXPLAIN ",
+	"create user ", "CREATE OR ", "insert into a ", "update a set ", "delete from a ", "truncate ", "copy a(",
+	": call a", "'", "IDENTIFIED BY '", " BY '", "PASSWORD 'a''", `PASSWORD \"a`, "_password by '",
 	"<Expected>a1b2c3d4e5f6", "Signature<Got>", "old: a new: ", "previous value a, ", "-> new value ", "[a=b ", "(got sha256=",
 }
 
