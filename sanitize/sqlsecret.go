@@ -63,7 +63,7 @@ func sqlStringEnd(s string, q int) int {
 
 // closesLiteral are the bytes that may follow the quote that closes a
 // statement's literal.
-var closesLiteral = byteSet(" \t\r\n;,)\"'\\")
+var closesLiteral = byteSet(" \t\r\n;,:.)]}\"'\\")
 
 // redactStatementPasswords replaces the password literals of statements
 // (statementPasswordAt) with Redacted, but not a placeholder.
