@@ -28,10 +28,11 @@ const (
 	fContext                      // a digit or inner capital after a credential word (the context rule)
 	fCard                         // a chain of 13 to 19 digits (a card number)
 	fBase64Pair                   // a base64 run after a colon (an encoded user:password)
+	fSQLSecret                    // a quote after PASSWORD or IDENTIFIED BY (a statement's password)
 )
 
 const (
-	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption | fContext | fCard | fBase64Pair
+	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption | fContext | fCard | fBase64Pair | fSQLSecret
 	locatorFlags = fIP | fHost | fPath
 	publicFlags  = secretFlags | fStack | fSQL | locatorFlags
 	// logFlags are what the log tier reads: it keeps stack traces, SQL and
@@ -63,7 +64,7 @@ var punctFlags = [256]flags{
 	'-': fPEM | fUserOption, '.': fIP | fStack | fSQL | fHost,
 	':': fAssign | fSchemeSep | fIP | fPath | fSQL | fStack | fBase64Pair, '=': fAssign, '>': fAssign,
 	',': fAssign | fStack, '@': fAt | fDSN, '/': fPath, '\\': fPath | fEscape,
-	'[': fStack | fIP, '(': fStack | fSQL, '\'': fSQL | fAssign, '"': fSQL | fAssign, '%': fEscape, '&': fEscape,
+	'[': fStack | fIP, '(': fStack | fSQL, '\'': fSQL | fAssign | fSQLSecret, '"': fSQL | fAssign | fSQLSecret, '%': fEscape, '&': fEscape,
 }
 
 // A scanner is one tier's prefilter: it looks only for the flags the
@@ -318,9 +319,12 @@ func quoteFlags(s string, i int, want flags) flags {
 		f |= fSQL
 	}
 	if want&fAssign != 0 {
-		if _, _, ok := quotedAfterKeyword(s, i); ok || statementPasswordAt(s, i) {
+		if _, _, ok := quotedAfterKeyword(s, i); ok {
 			f |= fAssign
 		}
+	}
+	if want&fSQLSecret != 0 && statementPasswordAt(s, i) {
+		f |= fSQLSecret
 	}
 	return f
 }
@@ -414,23 +418,6 @@ func colonFlags(s string, i int, want flags) flags {
 		f |= colonAfterWord(s, i)
 	}
 	return f | leadFlags(s, i, want)
-}
-
-// startFlags flags a statement that leads the text, when s[lo:] is its
-// start: no byte before the verb asks for the check.
-func startFlags(s string, lo int, want flags) flags {
-	if lo == 0 {
-		return leadFlags(s, -1, want)
-	}
-	return 0
-}
-
-// leadFlags flags a statement quoted after the boundary at s[i].
-func leadFlags(s string, i int, want flags) flags {
-	if want&fSQL != 0 && statementLead(s, i+1) {
-		return fSQL
-	}
-	return 0
 }
 
 func quoteAfterSpaceFlags(s string, i int, want flags) flags {

@@ -37,7 +37,6 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		s = r.note(s, redactPasswordFlags(s))
 	}
 	if f&fAssign != 0 {
-		s = r.note(s, redactStatementPasswords(s))
 		// Not closed in general: a spaced value ("password=hunter 2
 		// user=app") is extended over the words before the next pair, and a
 		// redaction can make such a pair of what follows it. The rule tells
@@ -48,6 +47,11 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		} else {
 			s = r.noteOpen(s, t)
 		}
+	}
+	if f&fSQLSecret != 0 {
+		// After the key-value rule, which reads PASSWORD '...' too: a
+		// literal it cut short at a doubled quote is taken whole here.
+		s = r.note(s, redactStatementPasswords(s))
 	}
 	if f&fBase64Pair != 0 {
 		s = r.note(s, redactBase64Pairs(s))

@@ -66,11 +66,23 @@ func sqlStringEnd(s string, q int) int {
 var closesLiteral = byteSet(" \t\r\n;,:.)]}\"'\\")
 
 // redactStatementPasswords replaces the password literals of statements
-// (statementPasswordAt) with Redacted, but not a placeholder.
+// (statementPasswordAt) with Redacted, but not a placeholder. The two
+// quotes are found by a search each, which a text with few quotes passes
+// in a few instructions per eight bytes.
 func redactStatementPasswords(s string) string {
+	single, double := indexFrom(s, 0, '\''), indexFrom(s, 0, '"')
 	e := edit{s: s}
-	for q := nextKVSep(s, 0); q < len(s); q = nextKVSep(s, q+1) {
-		if s[q] != '\'' && s[q] != '"' || q < e.last || !statementPasswordAt(s, q) {
+	for {
+		q := min(single, double)
+		if q == len(s) {
+			return e.result()
+		}
+		if q == single {
+			single = indexFrom(s, q+1, '\'')
+		} else {
+			double = indexFrom(s, q+1, '"')
+		}
+		if q < e.last || !statementPasswordAt(s, q) {
 			continue
 		}
 		vs, ve := q+1, sqlStringEnd(s, q)
@@ -80,5 +92,4 @@ func redactStatementPasswords(s string) string {
 		}
 		e.last = ve
 	}
-	return e.result()
 }

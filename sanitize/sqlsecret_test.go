@@ -85,7 +85,7 @@ func TestStatementPasswordsFlagged(t *testing.T) {
 					t.Fatalf("redactStatementPasswords(%q) = %q, then %q", cut, out, again)
 				}
 				for _, sc := range []*scanner{publicScanner, logScanner} {
-					if sc.scan(cut)&fAssign == 0 {
+					if sc.scan(cut)&fSQLSecret == 0 {
 						t.Fatalf("%q: the rule redacts it, the scan does not flag it", cut)
 					}
 				}

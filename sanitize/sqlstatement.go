@@ -4,7 +4,7 @@ package sanitize
 // writes one whole, often in lower case, where a message quotes it: at the
 // start of the text, after a wrapper's colon, inside quotes (JSON, %q) or
 // parentheses. Hand-written code shouts its keywords anywhere. So a
-// statement in any case counts only where it leads (statementLead), and
+// statement in any case counts only where it leads (hasLeadVerb), and
 // must show the grammar that prose lacks; a statement in capitals counts
 // anywhere, and its verb with the keyword that follows is enough.
 
@@ -43,14 +43,31 @@ var leadPairs = func() (t [1 << 16 / 64]uint64) {
 	return t
 }()
 
-// mayLead reports whether a lead may start at s[j], by its first two bytes.
+// mayLead reports whether a lead may start at s[j], after a space, by its
+// first two bytes: small enough to be inlined, as it is asked at every
+// colon and quote the prefilter reads.
 func mayLead(s string, j int) bool {
+	if j < len(s) && s[j] == ' ' {
+		j++
+	}
 	if j+1 >= len(s) {
 		return false
 	}
 	p := uint16(s[j]) | uint16(s[j+1])<<8
 	return leadPairs[p>>6]&(1<<(p&63)) != 0
 }
+
+// leadThirds holds, by the first two letters of a verb folded as
+// tailIndex folds them, its third letters, folded likewise: "alice",
+// "remember" and "true" lead no statement.
+var leadThirds = func() (t [1 << 10]uint32) {
+	for _, vs := range sqlVerbs {
+		for _, v := range vs {
+			t[tailIndex(v[0], v[1])] |= 1 << (v[2] & 31)
+		}
+	}
+	return t
+}()
 
 // maxLeadSpace bounds the spaces read between a lead's boundary and its
 // verb, so that the prefilter's check stays within scanAhead.
@@ -84,7 +101,7 @@ func leadVerb(s string, j int) (int, int) {
 		}
 		j += k
 	}
-	if !mayLead(s, j) {
+	if j+2 >= len(s) || leadThirds[tailIndex(s[j], s[j+1])]&(1<<(s[j+2]&31)) == 0 {
 		return j, -1
 	}
 	for _, v := range sqlVerbs[s[j]|0x20] {
@@ -95,17 +112,9 @@ func leadVerb(s string, j int) (int, int) {
 	return j, -1
 }
 
-// statementLead reports whether a statement verb leads at s[j]: j is the
+// hasLeadVerb reports whether a statement verb leads at s[j]: j is the
 // start of the text or follows a boundary (isLeadBoundary).
-func statementLead(s string, j int) bool {
-	// Most leads are a colon and a space before a word of prose, which
-	// the first two letters turn away without a call.
-	if j < len(s) && s[j] == ' ' {
-		j++
-	}
-	return mayLead(s, j) && hasLeadVerb(s, j)
-}
-
+// (mayLead is asked first, where it is inlined.)
 func hasLeadVerb(s string, j int) bool {
 	_, e := leadVerb(s, j)
 	return e > 0
@@ -114,6 +123,23 @@ func hasLeadVerb(s string, j int) bool {
 // isLeadBoundary reports whether a statement quoted in a message may start
 // after c: a wrapper's colon, a quote, an opening parenthesis.
 func isLeadBoundary(c byte) bool { return c == ':' || c == '"' || c == '\'' || c == '(' }
+
+// startFlags flags a statement that leads the text, when s[lo:] is its
+// start: no byte before the verb asks for the check.
+func startFlags(s string, lo int, want flags) flags {
+	if lo == 0 {
+		return leadFlags(s, -1, want)
+	}
+	return 0
+}
+
+// leadFlags flags a statement quoted after the boundary at s[i].
+func leadFlags(s string, i int, want flags) flags {
+	if want&fSQL != 0 && mayLead(s, i+1) && hasLeadVerb(s, i+1) {
+		return fSQL
+	}
+	return 0
+}
 
 // sqlStatement reports whether s holds a database statement: one in any
 // case where it leads, or one in capitals anywhere.
