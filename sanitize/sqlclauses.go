@@ -119,7 +119,7 @@ func (c *sqlCursor) column() (ok, code bool) {
 		c.space()
 		return true, true
 	}
-	ok, strong := c.name()
+	ok, strong := c.nameNot(articles)
 	if !ok {
 		return false, false
 	}
@@ -271,6 +271,7 @@ func (c *sqlCursor) objectRest(drop bool) bool {
 	}
 	for n := 0; n < 3 && c.keyword("temporary", "temp", "unique", "materialized", "global", "local", "unlogged", "recursive"); n++ {
 	}
+	person := c.nextIs("user", "role", "login", "type")
 	if !c.keyword(sqlObjects...) {
 		return false
 	}
@@ -292,7 +293,8 @@ func (c *sqlCursor) objectRest(drop bool) bool {
 	case strong, c.peek() == '(', c.peek() == ';', c.nextIs(objectFollow...):
 		return true
 	}
-	return drop && (c.end() || c.closes())
+	// Only a person's account is created in prose ("create user alice").
+	return drop && (c.end() || c.closes()) || !person && c.end()
 }
 
 // sqlPrivileges are the privileges GRANT and REVOKE name.
@@ -339,7 +341,11 @@ func (c *sqlCursor) grantRest(revoke bool) bool {
 		return false
 	}
 	ok, strong := c.name()
-	return ok && strong && c.keyword(target)
+	if !ok || !c.keyword(target) {
+		return false
+	}
+	ok, code := c.name()
+	return ok && (strong || code)
 }
 
 // truncateRest reads "[table] <name>": in any case, the name must look
@@ -347,7 +353,7 @@ func (c *sqlCursor) grantRest(revoke bool) bool {
 func (c *sqlCursor) truncateRest() bool {
 	table := c.keyword("table")
 	ok, strong := c.name()
-	return ok && (!c.fold || table || strong)
+	return ok && (!c.fold || table || strong || c.peek() == ';' || c.nextIs("cascade", "restart"))
 }
 
 // copyRest reads "<table> [(<columns>)] from|to", or "(<query>) to".

@@ -351,16 +351,19 @@ func (c *sqlCursor) quoted() bool {
 
 // name moves past a name, qualified or not, quoted or not, and reports
 // whether there was one and whether it looks like code: quoted, dotted,
-// with an underscore or a digit, or a MySQL account ('app'@'%'). A word
-// of prose ("the", "your") is no name.
-func (c *sqlCursor) name() (ok, strong bool) {
+// with an underscore or a digit, or a MySQL account ('app'@'%'). A
+// keyword or a word of prose ("the", "your") is no name.
+func (c *sqlCursor) name() (ok, strong bool) { return c.nameNot(proseWords) }
+
+// nameNot is name with the words of prose it refuses.
+func (c *sqlCursor) nameNot(prose map[string]bool) (ok, strong bool) {
 	for part := 0; ; part++ {
 		start := c.i
 		if c.quoted() {
 			strong = true
 		} else {
 			w := c.word()
-			if w == "" || part == 0 && (proseWords[lowerWord(w)] || sqlKeywords[lowerWord(w)]) {
+			if w == "" || part == 0 && (prose[lowerWord(w)] || sqlKeywords[lowerWord(w)]) {
 				c.i = start
 				return part > 0, strong
 			}
@@ -400,10 +403,15 @@ func lowerWord(w string) string {
 // proseWords are the words that follow a verb in prose ("select a plan",
 // "update your settings", "truncate the log"), where a statement names a
 // table.
-var proseWords = setOf("a", "an", "the", "this", "that", "these", "those", "your", "my", "our", "their", "his",
+var proseWords = setOf("an", "the", "this", "that", "these", "those", "your", "my", "our", "their", "his",
 	"her", "its", "it", "them", "us", "me", "you", "any", "some", "each", "every", "no", "one", "list",
 	"below", "above", "here", "there", "which", "what", "new", "old", "more", "other", "again", "now",
 	"is", "are", "was", "to", "in", "of", "for", "and", "or", "not", "please", "then")
+
+// articles are the words of proseWords that no column is named: a
+// select's list may name "now()" or "first", not "the".
+var articles = setOf("an", "the", "this", "that", "these", "those", "your", "my", "our", "their", "some",
+	"any", "each", "every", "one", "no")
 
 // sqlKeywords are the keywords a name cannot be.
 var sqlKeywords = setOf("select", "from", "where", "set", "values", "into", "on", "to", "as", "join", "using",
