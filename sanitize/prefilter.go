@@ -640,7 +640,7 @@ var sqlPrefixes = func() (t [256][]string) {
 		// the keyword that must follow them, whose capital already
 		// stops the scan: a G, R, M, W or E would stop it in most
 		// sentences ("Review", "We").
-		"INTO", "FROM", "ON ", "TO ", "AS "} {
+		"INTO", "FROM", "ON ", "TO ", "AS ", "ON\t", "TO\t", "AS\t", "ON\n", "TO\n", "AS\n"} {
 		t[p[0]] = append(t[p[0]], p)
 	}
 	return t

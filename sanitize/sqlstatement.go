@@ -270,11 +270,11 @@ func (c *sqlCursor) isKeyword(w, kw string) bool {
 	return true
 }
 
-// spacedKeyword is keyword for one keyword, which in capitals a space
-// must follow: the prefilter finds a statement in capitals by such a
-// keyword ("ON ", "AS ").
+// spacedKeyword is keyword for one keyword, which in capitals a blank or
+// a line break must follow: the prefilter finds a statement in capitals by
+// such a keyword ("ON ", "AS\t").
 func (c *sqlCursor) spacedKeyword(kw string) bool {
-	if !c.fold && (c.i+len(kw) >= len(c.s) || c.s[c.i+len(kw)] != ' ') {
+	if e := c.i + len(kw); !c.fold && (e >= len(c.s) || c.s[e] != ' ' && c.s[e] != '\t' && c.s[e] != '\n') {
 		return false
 	}
 	return c.keyword(kw)

@@ -96,6 +96,7 @@ var leakedStatements = []string{
 	"store:\n  select id from users where email = $1",
 	"select id from users where email = $1 returned no rows and the caller retried three times before giving up",
 	// More shapes of each verb.
+	"ran GRANT\tALL\tON\torders\tTO\tapp", "x WITH\trecent\tAS\t(SELECT 1)", "x REVOKE ALL\nON orders\nFROM app", "MERGE\tINTO t USING s",
 	"select * from users", "Select * From Users", "with cte as (select 1) select * from cte",
 	"insert into users(id) values(1)", "update users set name='x' where id=1", "delete from users where id=1",
 	"truncate table users", "drop table users;", "alter table users add column x int",
