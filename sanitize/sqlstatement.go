@@ -94,7 +94,7 @@ func sqlSpaceAt(s string, i int) int {
 // maxLeadSpace spaces, ends, or -1: the word must be a verb in any case and
 // a space must follow it.
 func leadVerb(s string, j int) (int, int) {
-	for n := 0; n < maxLeadSpace; n++ {
+	for n := 0; n < maxLeadSpace && j < len(s) && (s[j] <= ' ' || s[j] == '\\'); n++ {
 		k := sqlSpaceAt(s, j)
 		if k == 0 {
 			break
@@ -150,18 +150,34 @@ func sqlStatement(s string) bool {
 	}
 	var upper upperPairs
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if isLeadBoundary(c) && statementAtLead(s, i+1) {
-			return true
+		for i < len(s) && !sqlStops[s[i]] {
+			i++
 		}
-		if 'A' <= c && c <= 'Z' && wordStart(s, i) {
-			if upper.see(s, i) || upperStatement(s, i) {
+		if i == len(s) {
+			return false
+		}
+		if !isLeadBoundary(s[i]) {
+			if wordStart(s, i) && (upper.see(s, i) || mayLead(s, i) && upperStatement(s, i)) {
 				return true
 			}
+		} else if mayLead(s, i+1) && statementAtLead(s, i+1) {
+			return true
 		}
 	}
 	return false
 }
+
+// sqlStops are the bytes sqlStatement stops at: the boundaries of a lead
+// and the capitals.
+var sqlStops = func() (t [256]bool) {
+	for c := byte('A'); c <= 'Z'; c++ {
+		t[c] = true
+	}
+	for _, c := range []byte(`:"'(`) {
+		t[c] = true
+	}
+	return t
+}()
 
 // statementAtLead reports whether a statement in any case starts at s[j].
 func statementAtLead(s string, j int) bool {
@@ -194,14 +210,16 @@ func upperStatement(s string, i int) bool {
 type upperPairs struct{ selectSeen, updateSeen bool }
 
 func (u *upperPairs) see(s string, i int) bool {
-	switch {
-	case upperWordAt(s, i, "SELECT"):
-		u.selectSeen = true
-	case upperWordAt(s, i, "UPDATE"):
-		u.updateSeen = true
-	case u.selectSeen && upperWordAt(s, i, "FROM") && i > 0 && sqlSpaceAt(s, i-1) > 0,
-		u.updateSeen && upperWordAt(s, i, "SET") && i > 0 && sqlSpaceAt(s, i-1) > 0:
-		return true
+	switch s[i] {
+	case 'S':
+		if upperWordAt(s, i, "SELECT") {
+			u.selectSeen = true
+		}
+		return u.updateSeen && upperWordAt(s, i, "SET") && i > 0 && sqlSpaceAt(s, i-1) > 0
+	case 'U':
+		u.updateSeen = u.updateSeen || upperWordAt(s, i, "UPDATE")
+	case 'F':
+		return u.selectSeen && upperWordAt(s, i, "FROM") && i > 0 && sqlSpaceAt(s, i-1) > 0
 	}
 	return false
 }
@@ -363,7 +381,7 @@ func (c *sqlCursor) nameNot(prose map[string]bool) (ok, strong bool) {
 			strong = true
 		} else {
 			w := c.word()
-			if w == "" || part == 0 && (prose[lowerWord(w)] || sqlKeywords[lowerWord(w)]) {
+			if w == "" || part == 0 && isProseOrKeyword(w, prose) {
 				c.i = start
 				return part > 0, strong
 			}
@@ -381,6 +399,11 @@ func (c *sqlCursor) nameNot(prose map[string]bool) (ok, strong bool) {
 		strong = true
 		c.i++
 	}
+}
+
+func isProseOrKeyword(w string, prose map[string]bool) bool {
+	lw := lowerWord(w)
+	return prose[lw] || sqlKeywords[lw]
 }
 
 // lowerWord returns w in lower case for a lookup, or "" when it is longer
