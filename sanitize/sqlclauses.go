@@ -269,7 +269,10 @@ func (c *sqlCursor) objectRest(drop bool) bool {
 	if c.keyword("or") && !c.keyword("replace") {
 		return false
 	}
-	for n := 0; n < 3 && c.keyword("temporary", "temp", "unique", "materialized", "global", "local", "unlogged", "recursive"); n++ {
+	for n := 0; n < 3; n++ {
+		if !c.keyword("temporary", "temp", "unique", "materialized", "global", "local", "unlogged", "recursive") {
+			break
+		}
 	}
 	person := c.nextIs("user", "role", "login", "type")
 	if !c.keyword(sqlObjects...) {

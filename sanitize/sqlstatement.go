@@ -71,7 +71,7 @@ var leadThirds = func() (t [1 << 10]uint32) {
 
 // maxLeadSpace bounds the spaces read between a lead's boundary and its
 // verb, so that the prefilter's check stays within scanAhead.
-const maxLeadSpace = 8
+const maxLeadSpace = 4
 
 // sqlSpaceAt returns the length of the space at s[i]: a blank, a line
 // break, or the escape of one (`\n`, as %q and JSON write it), else 0.
@@ -114,7 +114,7 @@ func leadVerb(s string, j int) (int, int) {
 
 // hasLeadVerb reports whether a statement verb leads at s[j]: j is the
 // start of the text or follows a boundary (isLeadBoundary).
-// (mayLead is asked first, where it is inlined.)
+// Callers ask mayLead first, which the compiler inlines.
 func hasLeadVerb(s string, j int) bool {
 	_, e := leadVerb(s, j)
 	return e > 0
