@@ -262,3 +262,27 @@ func TestStatementCaseFolds(t *testing.T) {
 		t.Errorf("Public(%q) = %q", strings.ToUpper(s), got)
 	}
 }
+
+// TestStatementRescan checks rescan against a full scan around every edit
+// of the statements and sentences above, as TestRescanCoversScan does for
+// its corpus: the checks at a lead and at a password's quote read within
+// the prefilter's bounds.
+func TestStatementRescan(t *testing.T) {
+	texts := append(append([]string{}, leakedStatements...), keptProse...)
+	texts = append(texts, "x: \\n\\n\\n\\ntruncate table t", "CREATE USER a IDENTIFIED WITH caching_sha2_password BY 'x'")
+	for _, sc := range []*scanner{publicScanner, logScanner} {
+		for _, s := range texts {
+			f := sc.scan(s)
+			for i := 0; i <= len(s); i++ {
+				for j := i; j <= len(s) && j <= i+12; j += 3 {
+					for _, with := range []string{"", Redacted, " ", ":"} {
+						edited := s[:i] + with + s[j:]
+						if miss := sc.scan(edited) &^ sc.rescan(s, f, edited); miss != 0 {
+							t.Fatalf("rescan(%q -> %q) misses %b", s, edited, miss)
+						}
+					}
+				}
+			}
+		}
+	}
+}
