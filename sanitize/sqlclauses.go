@@ -37,9 +37,50 @@ func (c *sqlCursor) statement(v string) bool {
 	return false
 }
 
-// selectFollow are the keywords that may follow the table of a select.
-var selectFollow = []string{"where", "join", "inner", "left", "right", "full", "cross", "natural", "order",
-	"group", "limit", "offset", "having", "union", "for", "fetch", "window", "returning"}
+// clause reports whether a clause of a query follows a table, by its
+// keyword and what must come after it: prose goes on "from the cache
+// where possible", "from stock for free".
+func (c *sqlCursor) clause() bool {
+	switch {
+	case c.keyword("where", "having"):
+		return c.condition()
+	case c.keyword("order", "group"):
+		return c.keyword("by")
+	case c.keyword("limit", "offset"):
+		b := c.peek()
+		return isDigit(b) || b == '$' || b == '?'
+	case c.keyword("inner", "left", "right", "full", "cross", "natural"):
+		c.keyword("outer")
+		return c.keyword("join")
+	case c.keyword("join", "using", "returning", "window"):
+		ok, _ := c.nameNot(articles)
+		return ok || c.peek() == '*'
+	case c.keyword("union", "intersect", "except"):
+		c.keyword("all")
+		return c.nextIs("select")
+	case c.keyword("for"):
+		return c.nextIs("update", "share")
+	}
+	return false
+}
+
+// condition reports whether a condition follows WHERE: a comparison, a
+// test (IS, IN, LIKE, BETWEEN), a parenthesis, NOT or EXISTS, or a
+// column that looks like code alone ("where is_active").
+func (c *sqlCursor) condition() bool {
+	if c.peek() == '(' || c.nextIs("not", "exists") {
+		return true
+	}
+	ok, strong := c.nameNot(articles)
+	if !ok {
+		return false
+	}
+	switch c.peek() {
+	case '=', '<', '>', '!':
+		return true
+	}
+	return c.nextIs("is", "in", "like", "ilike", "between", "and", "or") || strong && (c.end() || c.closes())
+}
 
 // selectRest reads "<columns> from <table>", then what may follow a
 // table: a clause's keyword, punctuation that ends a statement or its
@@ -60,7 +101,7 @@ func (c *sqlCursor) selectRest() bool {
 	if ok, _ := c.name(); !ok {
 		return false
 	}
-	if code || c.end() || c.nextIs(selectFollow...) || c.closes() {
+	if code || c.end() || c.closes() || c.clause() {
 		return true
 	}
 	// An alias, which a clause must follow.
@@ -68,7 +109,7 @@ func (c *sqlCursor) selectRest() bool {
 	if ok, _ := c.name(); !ok {
 		return false
 	}
-	return c.nextIs(selectFollow...) || c.peek() == ';' || c.peek() == ')' || c.peek() == ','
+	return c.peek() == ';' || c.peek() == ')' || c.peek() == ',' || c.clause()
 }
 
 // closes reports whether the next byte ends a statement or the quote or
@@ -209,7 +250,7 @@ func (c *sqlCursor) deleteRest() bool {
 	if !ok || !c.fold {
 		return ok
 	}
-	if c.nextIs("where", "using", "returning", "limit", "order") || c.peek() == ';' {
+	if c.peek() == ';' || c.clause() {
 		return true
 	}
 	return strong && (c.end() || c.closes())

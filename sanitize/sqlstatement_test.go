@@ -59,7 +59,7 @@ var leakedStatements = []string{
 	"select count(*) from orders where status = 'open'",
 	"select u.id, u.email as mail from users u join orders o on o.user_id = u.id",
 	"select distinct region from stores order by region",
-	"select id\nfrom users\nwhere active",
+	"select id\nfrom users\nwhere active = true", "select id from users where is_active",
 	"select   id ,  email   from   users   limit 10",
 	"insert into public.orders values (1, 'x')",
 	"insert ignore into users (id) values (1)",
@@ -179,6 +179,8 @@ var keptProse = []string{
 	"DROP US A LINE",
 	"with: the new plan as the default",
 	"call: the number you dialed is not in service",
+	"Tip: delete from trash where possible", "hint: select files from disk where needed",
+	"note: select items from stock for free", "Select files from the list in order",
 	// More sentences that open with a verb, or name one after a colon.
 	"select an option", "Select your country", "update available", "Update now",
 	"update: the system will restart", "delete account", "Delete this item?", "create: missing name",
