@@ -358,18 +358,7 @@ func keyWordStart(s string, ke, lo int) int {
 	if kb > lo && kb+1 < ke && s[kb-1] == '\\' && (s[kb] == 'n' || s[kb] == 't' || s[kb] == 'r') {
 		kb++
 	}
-	// So does another control byte, which it writes as "\u000e".
-	if kb > lo && kb+5 < ke && s[kb-1] == '\\' && s[kb] == 'u' && isHex(s[kb+1]) && isHex(s[kb+2]) && isHex(s[kb+3]) && isHex(s[kb+4]) {
-		kb += 5
-	}
 	return kb
-}
-
-// afterEscape reports whether s[kb] follows the escape of a control byte
-// that the log tier writes ("\n", "\u000e").
-func afterEscape(s string, kb int) bool {
-	return kb >= 2 && s[kb-2] == '\\' && (s[kb-1] == 'n' || s[kb-1] == 't' || s[kb-1] == 'r') ||
-		kb >= 6 && s[kb-6] == '\\' && s[kb-5] == 'u' && isHex(s[kb-4]) && isHex(s[kb-3]) && isHex(s[kb-2]) && isHex(s[kb-1])
 }
 
 const maxKeyWord = 48

@@ -677,7 +677,7 @@ func markerKeyBefore(s string, q int) bool {
 		return true
 	}
 	kb := keyWordStart(s, q, 0)
-	if !afterEscape(s, kb) {
+	if kb < 2 || s[kb-2] != '\\' || s[kb-1] != 'n' && s[kb-1] != 't' && s[kb-1] != 'r' {
 		return false
 	}
 	_, _, ok := keyBefore(s[kb:], q-kb)
