@@ -57,17 +57,48 @@ func mayLead(s string, j int) bool {
 	return leadPairs[p>>6]&(1<<(p&63)) != 0
 }
 
-// leadThirds holds, by the first two letters of a verb folded as
-// tailIndex folds them, its third letters, folded likewise: "alice",
-// "remember" and "true" lead no statement.
-var leadThirds = func() (t [1 << 10]uint32) {
+// verbPrefixes holds the first four bytes of every verb, with 0x20 set
+// in each byte (a letter in either case then reads the same), in a table
+// indexed by a hash of them: a word at a lead that starts as a verb does
+// ("Upstream", "Could") is turned away by one probe or two. "set" is three
+// letters, and its fourth byte is the space after it.
+var verbPrefixes = func() (t [64]uint32) {
+	add := func(w uint32) {
+		h := verbHash(w)
+		for t[h] != 0 {
+			h = (h + 1) % uint32(len(t))
+		}
+		t[h] = w
+	}
 	for _, vs := range sqlVerbs {
 		for _, v := range vs {
-			t[tailIndex(v[0], v[1])] |= 1 << (v[2] & 31)
+			if len(v) > 3 {
+				add(prefix4(v, 0))
+				continue
+			}
+			for _, sp := range []byte(" \t\n\r\\") {
+				add(prefix4(v+string(sp), 0))
+			}
 		}
 	}
 	return t
 }()
+
+func prefix4(s string, j int) uint32 {
+	return (uint32(s[j]) | uint32(s[j+1])<<8 | uint32(s[j+2])<<16 | uint32(s[j+3])<<24) | 0x20202020
+}
+
+func verbHash(w uint32) uint32 { return w * 0x9e3779b1 >> 26 }
+
+// hasVerbPrefix reports whether w is in verbPrefixes.
+func hasVerbPrefix(w uint32) bool {
+	for h := verbHash(w); verbPrefixes[h] != 0; h = (h + 1) % uint32(len(verbPrefixes)) {
+		if verbPrefixes[h] == w {
+			return true
+		}
+	}
+	return false
+}
 
 // maxLeadSpace bounds the spaces read between a lead's boundary and its
 // verb, so that the prefilter's check stays within scanAhead.
@@ -101,7 +132,7 @@ func leadVerb(s string, j int) (int, int) {
 		}
 		j += k
 	}
-	if j+2 >= len(s) || leadThirds[tailIndex(s[j], s[j+1])]&(1<<(s[j+2]&31)) == 0 {
+	if j+4 > len(s) || !hasVerbPrefix(prefix4(s, j)) {
 		return j, -1
 	}
 	for _, v := range sqlVerbs[s[j]|0x20] {
