@@ -62,7 +62,7 @@ func mayLead(s string, j int) bool {
 // indexed by a hash of them: a word at a lead that starts as a verb does
 // ("Upstream", "Could") is turned away by one probe or two. "set" is three
 // letters, and its fourth byte is the space after it.
-var verbPrefixes = func() (t [64]uint32) {
+var verbPrefixes = func() (t [256]uint32) {
 	add := func(w uint32) {
 		h := verbHash(w)
 		for t[h] != 0 {
@@ -84,11 +84,14 @@ var verbPrefixes = func() (t [64]uint32) {
 	return t
 }()
 
+// prefix4 reads s[j:j+4] as one little-endian word, which the compiler
+// makes one load, with 0x20 set in each byte.
 func prefix4(s string, j int) uint32 {
-	return (uint32(s[j]) | uint32(s[j+1])<<8 | uint32(s[j+2])<<16 | uint32(s[j+3])<<24) | 0x20202020
+	b := s[j : j+4]
+	return (uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24) | 0x20202020
 }
 
-func verbHash(w uint32) uint32 { return w * 0x9e3779b1 >> 26 }
+func verbHash(w uint32) uint32 { return w * 0x9e3779b1 >> 24 }
 
 // hasVerbPrefix reports whether w is in verbPrefixes.
 func hasVerbPrefix(w uint32) bool {
@@ -147,6 +150,15 @@ func leadVerb(s string, j int) (int, int) {
 // start of the text or follows a boundary (isLeadBoundary).
 // Callers ask mayLead first, which the compiler inlines.
 func hasLeadVerb(s string, j int) bool {
+	// A word right at j or after one space, the common case, is asked of
+	// verbPrefixes here, without leadVerb's frame.
+	k := j
+	if k < len(s) && s[k] == ' ' {
+		k++
+	}
+	if k+4 <= len(s) && s[k] > ' ' && s[k] != '\\' && !hasVerbPrefix(prefix4(s, k)) {
+		return false
+	}
 	_, e := leadVerb(s, j)
 	return e > 0
 }
