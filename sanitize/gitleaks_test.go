@@ -123,6 +123,8 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"go-quoted", `license check failed: unknown key "%s"`},
 	{"parenthesized", "could not sign request (secret %s): signature mismatch"},
 	{"single-quoted", "login rejected: password '%s' does not match"},
+	{"mysql-identified", "CREATE USER 'app'@'localhost' IDENTIFIED BY '%s'"},
+	{"pg-role-password", "ALTER ROLE app WITH PASSWORD '%s'"},
 	{"after-colon", "client secret: %s"},
 	{"after-equals", "retrying with credential=%s after 401"},
 	{"sentence-end", "The passphrase was %s."},

@@ -36,7 +36,7 @@ type kvFirst struct {
 // of its value left out as skipTo allows.
 func (sc *scanner) scanFirst(s string, lo int, want flags, k *kvFirst) flags {
 	var skips valueSkips
-	f, i := sc.scanUntil(s, lo, len(s), want, fAssign, 0, &skips)
+	f, i := sc.scanUntil(s, lo, len(s), want, fAssign, startFlags(s, lo, want), &skips)
 	if f&fAssign == 0 || i == len(s) && want&^f == 0 {
 		return f
 	}

@@ -21,6 +21,11 @@ func plainPrefix(s string) (int, flags) {
 	// contextEnd is where the run of value bytes around the last digit
 	// checked ends: the other digits of that run share its answer.
 	contextEnd := 0
+	// A statement that leads the text is the public scanner's, which
+	// checks the start whatever byte stands there.
+	if mayLead(s, 0) && hasLeadVerb(s, 0) {
+		return 0, 0
+	}
 	for i := 0; i < len(s); i++ {
 		// Eight bytes a step, two a lookup (plainPairs), each lookup its
 		// own exit: the step's bounds check and count are shared, and a
@@ -248,7 +253,7 @@ func plainPunct(s string, i int) bool {
 				return false
 			}
 		}
-		return !base64PairAhead(s, i) && (i == 0 || colonAfterWord(s, i) == 0)
+		return !base64PairAhead(s, i) && (i == 0 || colonAfterWord(s, i) == 0) && !(mayLead(s, i+1) && hasLeadVerb(s, i+1))
 	case '-', '(':
 		// Prose joins words with dashes ("eu-west-1", "2-letter") and
 		// opens asides with parentheses after a space, and the

@@ -28,10 +28,11 @@ const (
 	fContext                      // a digit or inner capital after a credential word (the context rule)
 	fCard                         // a chain of 13 to 19 digits (a card number)
 	fBase64Pair                   // a base64 run after a colon (an encoded user:password)
+	fSQLSecret                    // a quote after PASSWORD or IDENTIFIED BY (a statement's password)
 )
 
 const (
-	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption | fContext | fCard | fBase64Pair
+	secretFlags  = fPEM | fToken | fScheme | fAssign | fURL | fDSN | fUserOption | fContext | fCard | fBase64Pair | fSQLSecret
 	locatorFlags = fIP | fHost | fPath
 	publicFlags  = secretFlags | fStack | fSQL | locatorFlags
 	// logFlags are what the log tier reads: it keeps stack traces, SQL and
@@ -63,7 +64,7 @@ var punctFlags = [256]flags{
 	'-': fPEM | fUserOption, '.': fIP | fStack | fSQL | fHost,
 	':': fAssign | fSchemeSep | fIP | fPath | fSQL | fStack | fBase64Pair, '=': fAssign, '>': fAssign,
 	',': fAssign | fStack, '@': fAt | fDSN, '/': fPath, '\\': fPath | fEscape,
-	'[': fStack | fIP, '(': fStack, '\'': fSQL | fAssign, '"': fSQL | fAssign, '%': fEscape, '&': fEscape,
+	'[': fStack | fIP, '(': fStack | fSQL, '\'': fSQL | fAssign | fSQLSecret, '"': fSQL | fAssign | fSQLSecret, '%': fEscape, '&': fEscape,
 }
 
 // A scanner is one tier's prefilter: it looks only for the flags the
@@ -165,7 +166,7 @@ func withURL(f flags) flags {
 // the context of the whole of s.
 func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	var skips valueSkips
-	f, _ := sc.scanUntil(s, lo, hi, want, 0, 0, &skips)
+	f, _ := sc.scanUntil(s, lo, hi, want, 0, startFlags(s, lo, want), &skips)
 	return f
 }
 
@@ -296,6 +297,9 @@ func quoteFlags(s string, i int, want flags) flags {
 			f |= fAssign
 		}
 	}
+	if want&fSQLSecret != 0 && statementPasswordAt(s, i) {
+		f |= fSQLSecret
+	}
 	return f
 }
 
@@ -325,7 +329,7 @@ func scanPunct(s string, i int, want flags) flags {
 	case ':':
 		return colonFlags(s, i, want)
 	case '"', '\'':
-		return quoteAfterSpaceFlags(s, i, want)
+		return quoteAfterSpaceFlags(s, i, want) | leadFlags(s, i, want)
 	case ',':
 		return commaFlags(s, i, want)
 	case '=', '>':
@@ -387,7 +391,7 @@ func colonFlags(s string, i int, want flags) flags {
 	if want&(fSQL|fStack) != 0 && i > 0 {
 		f |= colonAfterWord(s, i)
 	}
-	return f
+	return f | leadFlags(s, i, want)
 }
 
 func quoteAfterSpaceFlags(s string, i int, want flags) flags {
@@ -458,7 +462,7 @@ func parenFlags(s string, i int, want flags) flags {
 	if want&fSQL != 0 && mysqlErrorAt(s, i) {
 		f |= fSQL
 	}
-	return f
+	return f | leadFlags(s, i, want)
 }
 
 // sourceExtensions are the source files whose "name.ext:line" marks a
@@ -602,10 +606,15 @@ func mayStartWord(s string, i int) bool {
 // sqlPrefixes are the words that open a database statement or a driver
 // message, by first byte.
 var sqlPrefixes = func() (t [256][]string) {
-	for _, p := range []string{"SELECT ", "SQLSTATE", "INSERT INTO", "UPDATE ", "UNIQUE constraint", "DELETE FROM",
-		"DROP TABLE", "Duplicate entry", "duplicate key", "CREATE TABLE", "CONSTRAINT", "CHECK constraint",
-		"ALTER TABLE", "TRUNCATE", "NOT NULL constraint", "FOREIGN KEY", "Failing row",
-		"Key (", "ORA-", "SQL syntax"} {
+	for _, p := range []string{"SELECT", "SQLSTATE", "INSERT", "UPDATE", "UNIQUE constraint", "DELETE",
+		"DROP", "Duplicate entry", "duplicate key", "CREATE", "CONSTRAINT", "CHECK constraint",
+		"ALTER", "TRUNCATE", "NOT NULL constraint", "FOREIGN KEY", "Failing row",
+		"Key (", "ORA-", "SQL syntax", "UPSERT", "COPY", "CALL", "SET",
+		// GRANT, REVOKE, MERGE, REPLACE, WITH and EXPLAIN are found by
+		// the keyword that must follow them, whose capital already
+		// stops the scan: a G, R, M, W or E would stop it in most
+		// sentences ("Review", "We").
+		"INTO", "FROM", "ON ", "TO ", "AS ", "ON\t", "TO\t", "AS\t", "ON\n", "TO\n", "AS\n"} {
 		t[p[0]] = append(t[p[0]], p)
 	}
 	return t

@@ -109,6 +109,6 @@ func load64(s string, i int) uint64 {
 // Every other check reads at most four bytes back (":///" before a path).
 const (
 	readsBackOnly = fAt | fCtrl | fNonASCII | fEscape
-	readsFarBack  = fAssign | fToken | fStack | fSQL | fDSN
+	readsFarBack  = fAssign | fToken | fStack | fSQL | fDSN | fSQLSecret
 	nearChange    = 8
 )

@@ -48,6 +48,11 @@ func redactSecrets(s string, f flags, r *passRun) string {
 			s = r.noteOpen(s, t)
 		}
 	}
+	if f&fSQLSecret != 0 {
+		// After the key-value rule, which reads PASSWORD '...' too: a
+		// literal it cut short at a doubled quote is taken whole here.
+		s = r.note(s, redactStatementPasswords(s))
+	}
 	if f&fBase64Pair != 0 {
 		s = r.note(s, redactBase64Pairs(s))
 	}
