@@ -29,7 +29,7 @@ type kvFirst struct {
 	found   bool
 }
 
-// scanFirst is the public scan of s[lo:], where s[:lo] holds no trigger,
+// scanFirst is a tier's scan of s[lo:], where s[:lo] holds no trigger,
 // that reads the first pair of the key-value rule into k: the scan stops
 // after the separator whose key raises fAssign, the first at which the rule
 // finds a key, and resumes after the pair is read, with the context checks

@@ -53,9 +53,15 @@ func logScan(s string) (string, flags) {
 		// reads it and scanned then: a scan now would be thrown away. The
 		// check reads eight ASCII bytes at a time.
 		if scanned = utf8.ValidString(s[k:]); scanned {
-			f = withURL(found | logScanner.scanRange(s, k, len(s), logScanner.want&^found))
+			var first kvFirst
+			f = first.settle(withURL(found | logScanner.scanFirst(s, k, logScanner.want&^found, &first)))
 			if f&(secretFlags|fCtrl) == 0 && (f&fNonASCII == 0 || escapeAt(s) < 0) {
 				return s, f
+			}
+			if first.found && f&(fCtrl|fNonASCII) == 0 {
+				// Nothing to escape: the pass is the rules alone, and may
+				// start from the pair the scan read (see kvFirst).
+				return settleFrom(s, f, MaxLogLen, logScanner, first.logPass, true, &first), f
 			}
 		}
 	}
@@ -82,8 +88,12 @@ func logScan(s string) (string, flags) {
 // that read "to the end of the line" stop at a real line break and at an
 // escaped one alike, so a later pass over the escaped text finds the same
 // spans.
-func logPass(s string, f flags) (string, bool) {
-	var r passRun
+func logPass(s string, f flags) (string, bool) { return (*kvFirst)(nil).logPass(s, f) }
+
+// logPass is the log tier's pass over a text whose first pair of the
+// key-value rule k may have read.
+func (k *kvFirst) logPass(s string, f flags) (string, bool) {
+	r := passRun{first: k}
 	s = redactSecrets(s, f, &r)
 	if f&(fCtrl|fNonASCII) != 0 {
 		// The rules saw the text before its escapes: an escape that changes
