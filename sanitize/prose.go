@@ -166,8 +166,12 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	if p > 0 && credentialValueByte[s[p-1]] || runEnd-p < minContextValue {
 		return 0, runEnd, nil
 	}
-	if r = credentialBefore(s, p); r != nil {
+	r, keyed := credentialOrKeyBefore(s, p)
+	if r != nil {
 		return p, runEnd, r
+	}
+	if keyed {
+		return 0, runEnd, nil
 	}
 	if r = phraseBefore(s, p, true); r != nil {
 		return p, runEnd, r
@@ -230,6 +234,14 @@ var pairUserByte = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 // credentialBefore reports the rule whose word names the value starting at
 // s[v], reading back no more than contextReach bytes.
 func credentialBefore(s string, v int) *contextRule {
+	r, _ := credentialOrKeyBefore(s, v)
+	return r
+}
+
+// credentialOrKeyBefore is credentialBefore that also reports a value a
+// key the key-value rule knows announces: that rule redacts it with the
+// syntax of its value, so no other reading of the context rule applies.
+func credentialOrKeyBefore(s string, v int) (r *contextRule, keyed bool) {
 	lo := max(0, v-contextReach)
 	p, opened := openersBefore(s, v, lo)
 	q := p
@@ -254,7 +266,7 @@ func credentialBefore(s string, v int) *contextRule {
 		// would only read the value again.
 		if c := s[p]; c == ':' || c == '=' {
 			if _, _, ok := keyBefore(s, p); ok {
-				return nil
+				return nil, true
 			}
 		}
 		p = spacesBefore(s, p, lo, false)
@@ -262,28 +274,28 @@ func credentialBefore(s string, v int) *contextRule {
 		sep = 'i'
 		p = spacesBefore(s, p-linkingWordBefore(s, p, lo), lo, false)
 	case !spaced && !opened:
-		return nil
+		return nil, false
 	}
 	for n := 0; n < 3 && p > lo && nameClosers[s[p-1]]; n++ {
 		p--
 	}
 	ke := p
 	if ke == lo || !mayEndContextWord[s[ke-1]] {
-		return nil
+		return nil, false
 	}
 	kb := keyWordStart(s, ke, lo)
 	spend(v - kb)
 	if r := contextWordAt(s, kb, ke, sep, opened); r != nil {
-		return r
+		return r, false
 	}
 	// A filler word between the name and its colon: "Invalid API key
 	// provided: ...", "token received: ...".
 	if sep == ':' && kb > lo+1 && s[kb-1] == ' ' && ke-kb <= 12 && isLowerWord(s[kb:ke]) {
 		ke = kb - 1
 		kb = keyWordStart(s, ke, lo)
-		return contextWordAt(s, kb, ke, sep, true)
+		return contextWordAt(s, kb, ke, sep, true), false
 	}
-	return nil
+	return nil, false
 }
 
 // openersBefore steps back over up to two bytes that open a value (quotes,
