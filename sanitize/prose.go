@@ -216,11 +216,19 @@ func pairUserStart(s string, p int) int {
 	for n := 0; n < 2 && q > 0 && pairClosers[s[q-1]]; n++ {
 		q--
 	}
+	spend(p - q)
+	return pairUserBefore(s, q)
+}
+
+// pairUserBefore returns the start of the user part of a pair that ends
+// at s[q], at most maxPairUser bytes of pairUserByte, or -1 when there is
+// none or it runs on past that bound.
+func pairUserBefore(s string, q int) int {
 	u := q
 	for u > 0 && q-u < maxPairUser && pairUserByte[s[u-1]] {
 		u--
 	}
-	spend(p - u)
+	spend(q - u)
 	if u == q || u > 0 && pairUserByte[s[u-1]] {
 		return -1
 	}

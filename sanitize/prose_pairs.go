@@ -426,15 +426,7 @@ func slashUserAt(s string, p int) int {
 	if q > 1 && isQuote[s[q-1]] {
 		q--
 	}
-	u := q
-	for u > 0 && q-u < maxPairUser && pairUserByte[s[u-1]] {
-		u--
-	}
-	spend(q - u)
-	if u == q || u > 0 && pairUserByte[s[u-1]] {
-		return -1
-	}
-	return u
+	return pairUserBefore(s, q)
 }
 
 // identifiedByAt reports the credential row for the value at s[p] after
