@@ -180,6 +180,12 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"user-slash-password", "db: credentials: svc_orders / %s rejected"},
 	{"login-slash-password", "ftp: login: deploy / %s (530 Login incorrect)"},
 	{"sql-identified-by", "Error 1396 (HY000): Operation CREATE USER failed: CREATE USER 'app'@'10.0.0.0/255.0.0.0' IDENTIFIED BY '%s'"},
+	{"xml-namespaced", "<soapenv:Header><wsse:UsernameToken><wsse:Password>%s</wsse:Password></wsse:UsernameToken></soapenv:Header>"},
+	{"jwt-name", "session rejected: jwt=%s"},
+	{"authentication-header", "Authentication: %s"},
+	{"redis-config", "CONFIG SET requirepass %s"},
+	{"glued-qualifier", "provisioning: adminpassword %s applied"},
+	{"sql-insert-values", "pq: duplicate key: INSERT INTO api_clients (name, client_secret, created_at) VALUES ('billing', '%s', NOW())"},
 }
 
 // leaks reports whether out still holds the secret, or any 12-byte window

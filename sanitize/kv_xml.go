@@ -90,6 +90,15 @@ func xmlTagBefore(s string, start, q int) bool {
 	for w > 0 && q-w < scanBehind-1 && isKeyNameByte(s[w-1]) {
 		w--
 	}
+	// A namespaced element (<wsse:Password>, SOAP's and WS-Security's)
+	// names its key after the prefix. Its value follows the tag at once:
+	// "<user:password> https://..." is a usage line's placeholder.
+	if w > 1 && s[w-1] == ':' && isKeyNameByte(s[w-2]) && q+1 < len(s) && !isSpace(s[q+1]) {
+		w--
+		for w > 0 && q-w < scanBehind-1 && isKeyNameByte(s[w-1]) {
+			w--
+		}
+	}
 	return w > 0 && s[w-1] == '<'
 }
 

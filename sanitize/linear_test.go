@@ -53,6 +53,9 @@ var hostileUnits = []string{
 	"key = a1b2c3d4e5f6 ", "key = ", `{"expected":"a1b2c3d4e5f6","error":"x"}`, `"expected":"a1b2c3d4e5f6",`,
 	"</Expected><Code>", "<Expected>a1b2c3d4e5f6</Expected>", "credentials: a / ", "a / ", " / a1b2c3d4e5f6",
 	"creds: a / a1b2c3d4e5f6 ", "passphrase for key '/a/b': ", "for key '", "password, a1b2c3d4e5f6", "var.a",
+	// INSERT rows and namespaced elements.
+	") VALUES (", "(password) VALUES ('", "(a, token) VALUES ('x', '", "(token) VALUES (", "), (",
+	"VALUES ((((", "(token) VALUES ('a'), ('", "<a:", "<wsse:Password>", "<a:Token x=\"", "adminpassword ",
 }
 
 // maxWorkPerByte bounds the work a tier may spend per byte of input. The

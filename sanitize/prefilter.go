@@ -64,7 +64,7 @@ var punctFlags = [256]flags{
 	'-': fPEM | fUserOption, '.': fIP | fStack | fSQL | fHost,
 	':': fAssign | fSchemeSep | fIP | fPath | fSQL | fStack | fBase64Pair, '=': fAssign, '>': fAssign,
 	',': fAssign | fStack, '@': fAt | fDSN, '/': fPath, '\\': fPath | fEscape,
-	'[': fStack | fIP, '(': fStack | fSQL, '\'': fSQL | fAssign | fSQLSecret, '"': fSQL | fAssign | fSQLSecret, '%': fEscape, '&': fEscape,
+	'[': fStack | fIP, '(': fStack | fSQL | fSQLSecret, '\'': fSQL | fAssign | fSQLSecret, '"': fSQL | fAssign | fSQLSecret, '%': fEscape, '&': fEscape,
 }
 
 // A scanner is one tier's prefilter: it looks only for the flags the
@@ -461,6 +461,9 @@ func parenFlags(s string, i int, want flags) flags {
 	}
 	if want&fSQL != 0 && mysqlErrorAt(s, i) {
 		f |= fSQL
+	}
+	if want&fSQLSecret != 0 && insertRowAt(s, i) {
+		f |= fSQLSecret
 	}
 	return f | leadFlags(s, i, want)
 }

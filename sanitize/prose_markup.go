@@ -1,9 +1,12 @@
 package sanitize
 
+import "strings"
+
 // Markup around a credential's name: Markdown writes a name in bold or
 // italics ("**API key**: ...", "__Password:__ ..."), which the context
 // rule steps over as it steps over quotes; and the escapes the log tier
-// writes before a name, which the next pass reads.
+// writes before a name, which the next pass reads; and XML's start tags,
+// whose name or name attribute names the element's text.
 
 // emphasisBefore steps back over the "*", "**", "_" or "__" that closes
 // an emphasis after a separator ("API key:** <value>"), and returns p
@@ -54,4 +57,68 @@ func escapedNameStart(s string, kb, q int) (int, bool) {
 		kb += 5
 	}
 	return kb, afterLogEscape(s, kb)
+}
+
+// elementBefore reports the rule of an XML element with attributes whose
+// start tag ends at s[gt] ('>'): `<key name="x">`, `<token id="1">`, or
+// whose name attribute names one (`<param name="token" type="x">`). An
+// element without attributes is the key-value rule's, and a plist's <key>
+// names a setting.
+func elementBefore(s string, gt int) *contextRule {
+	lt := gt
+	for lt > 0 && s[lt-1] != '<' && s[lt-1] != '>' {
+		lt--
+	}
+	spend(gt - lt)
+	if lt == 0 || s[lt-1] != '<' || s[gt-1] == '/' {
+		return nil
+	}
+	ne := lt
+	for ne < gt && isKeyNameByte(s[ne]) {
+		ne++
+	}
+	// A namespace prefix (<wsse:Password Type="...">) qualifies the name.
+	if ne > lt && ne+1 < gt && s[ne] == ':' && isKeyNameByte(s[ne+1]) {
+		lt, ne = ne+1, ne+1
+		for ne < gt && isKeyNameByte(s[ne]) {
+			ne++
+		}
+	}
+	if ne == lt || ne == gt || s[ne] != ' ' {
+		return nil
+	}
+	if r := contextWordAt(s, lt, ne, ':', true); r != nil {
+		return r
+	}
+	return namedByAttribute(s, ne, gt)
+}
+
+// namedByAttribute reports the rule of a credential word that the name
+// or key attribute among the attributes s[i:gt] of a start tag holds:
+// `<param name="token" type="x">`, `<entry key="secret" id="1">`.
+func namedByAttribute(s string, i, gt int) *contextRule {
+	for i < gt {
+		eq := strings.IndexByte(s[i:gt], '=')
+		if eq < 0 || i+eq+1 >= gt {
+			return nil
+		}
+		a, q := i+eq, i+eq+1
+		n := a
+		for n > i && isKeyNameByte(s[n-1]) {
+			n--
+		}
+		c := s[q]
+		if c != '"' && c != '\'' {
+			return nil
+		}
+		e := strings.IndexByte(s[q+1:gt], c)
+		if e < 0 {
+			return nil
+		}
+		if k := s[n:a]; strings.EqualFold(k, "name") || strings.EqualFold(k, "key") {
+			return contextWordAt(s, q+1, q+1+e, ':', true)
+		}
+		i = q + 1 + e + 1
+	}
+	return nil
 }

@@ -545,63 +545,6 @@ var credentialRule = func() *contextRule {
 	panic("sanitize: no credential row in contextRules")
 }()
 
-// elementBefore reports the rule of an XML element with attributes whose
-// start tag ends at s[gt] ('>'): `<key name="x">`, `<token id="1">`, or
-// whose name attribute names one (`<param name="token" type="x">`). An
-// element without attributes is the key-value rule's, and a plist's <key>
-// names a setting.
-func elementBefore(s string, gt int) *contextRule {
-	lt := gt
-	for lt > 0 && s[lt-1] != '<' && s[lt-1] != '>' {
-		lt--
-	}
-	spend(gt - lt)
-	if lt == 0 || s[lt-1] != '<' || s[gt-1] == '/' {
-		return nil
-	}
-	ne := lt
-	for ne < gt && isKeyNameByte(s[ne]) {
-		ne++
-	}
-	if ne == lt || ne == gt || s[ne] != ' ' {
-		return nil
-	}
-	if r := contextWordAt(s, lt, ne, ':', true); r != nil {
-		return r
-	}
-	return namedByAttribute(s, ne, gt)
-}
-
-// namedByAttribute reports the rule of a credential word that the name
-// or key attribute among the attributes s[i:gt] of a start tag holds:
-// `<param name="token" type="x">`, `<entry key="secret" id="1">`.
-func namedByAttribute(s string, i, gt int) *contextRule {
-	for i < gt {
-		eq := strings.IndexByte(s[i:gt], '=')
-		if eq < 0 || i+eq+1 >= gt {
-			return nil
-		}
-		a, q := i+eq, i+eq+1
-		n := a
-		for n > i && isKeyNameByte(s[n-1]) {
-			n--
-		}
-		c := s[q]
-		if c != '"' && c != '\'' {
-			return nil
-		}
-		e := strings.IndexByte(s[q+1:gt], c)
-		if e < 0 {
-			return nil
-		}
-		if k := s[n:a]; strings.EqualFold(k, "name") || strings.EqualFold(k, "key") {
-			return contextWordAt(s, q+1, q+1+e, ':', true)
-		}
-		i = q + 1 + e + 1
-	}
-	return nil
-}
-
 // qualifierByte holds the bytes of a word that qualifies a name: a
 // user, a tenant, an address, a URL or a file's path (a Windows one too,
 // or one the public tier redacted), quoted or in parentheses.

@@ -52,6 +52,7 @@ func redactSecrets(s string, f flags, r *passRun) string {
 		// After the key-value rule, which reads PASSWORD '...' too: a
 		// literal it cut short at a doubled quote is taken whole here.
 		s = r.note(s, redactStatementPasswords(s))
+		s = r.note(s, redactInsertedSecrets(s))
 	}
 	if f&fBase64Pair != 0 {
 		s = r.note(s, redactBase64Pairs(s))

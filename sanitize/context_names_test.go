@@ -1,0 +1,72 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+)
+
+// Names of a credential that the word list reaches only through their
+// form: an XML namespace before the element's name, a lower-case
+// qualifier glued to the word, a header or a setting whose name is the
+// credential's kind (JWT, Bearer, Authentication, Redis' requirepass).
+func TestCredentialNamesInEveryForm(t *testing.T) {
+	values := []string{"Zq8Kw2Lm9Rt4Vx7Pb3Nc", "a3f9c2e1b7d54a60c2e1b7d5", "hQ-7rT_2xWp9LmZk4Vb8Nc3D"}
+	for _, f := range []string{
+		"<wsse:Password>%s</wsse:Password>", "<ns2:apiKey>%s</ns2:apiKey>", "<xs:Token>%s</xs:Token>",
+		`<wsse:Password Type="PasswordText">%s</wsse:Password>`, `<a:ClientSecret xmlns:a="urn:x">%s</a:ClientSecret>`,
+		"adminpassword %s", "set userpassword %s", "apitoken %s", "githubtoken: %s", "mastersecret=%s",
+		"rootpassword '%s'", "Authentication: %s", "authentication=%s", "JWT: %s", "jwt=%s", "invalid jwt %s",
+		"Bearer: %s", "CONFIG SET requirepass %s", "requirepass %s", "masterauth %s", "config set masterauth \"%s\"",
+	} {
+		for _, v := range values {
+			in := strings.ReplaceAll(f, "%s", v)
+			for _, tier := range []func(string) string{Public, Log} {
+				if out := tier(in); strings.Contains(out, v) {
+					t.Errorf("%q -> %q keeps the value", in, out)
+				}
+			}
+		}
+	}
+}
+
+func TestCredentialNamesKeepProse(t *testing.T) {
+	checkBenign(t, []string{
+		"curl -u <user:password> https://test.com/endpoint", "<ns:Status>Active</ns:Status>",
+		"turkey Zq8Kw2Lm9Rt4Vx7Pb3Nc", "bypass Zq8Kw2Lm9Rt4Vx7Pb3Nc", "compass heading N45E12",
+		"hotkey Ctrl2Shift9Alt", "the jwt expired", "Authentication: required", "Bearer: missing",
+		"requirepass is not set", "masterauth yes", "adminpassword reset for user 42",
+		"<soap:Body><m:GetPrice><m:Item>Apples</m:Item></m:GetPrice></soap:Body>",
+	})
+}
+
+// An INSERT gives its values in the order of its columns: the literal of
+// a column that names a secret is redacted in the log tier (the public
+// tier turns the whole statement into the generic detail), the others
+// stay.
+func TestInsertedSecretColumns(t *testing.T) {
+	const v = "Zq8Kw2Lm9Rt4Vx7Pb3Nc"
+	for _, in := range []string{
+		"INSERT INTO creds (token) VALUES ('" + v + "')",
+		"INSERT INTO users (name, password) VALUES ('bob', '" + v + "')",
+		"insert into users (id, created_at, api_key, name) values (42, NOW(), '" + v + "', 'bob')",
+		"INSERT INTO `users` (`name`,`password`) VALUES (\"bob\",\"" + v + "\")",
+		"pq: duplicate key value violates unique constraint: INSERT INTO sessions (user_id, token) VALUES (7, '" + v + "')",
+		"Error 1062: INSERT INTO [dbo].[Accounts] ([Login], [ClientSecret]) VALUES ('svc', '" + v + "'): duplicate",
+	} {
+		for _, tier := range []func(string) string{Public, Log} {
+			if out := tier(in); strings.Contains(out, v) {
+				t.Errorf("%q -> %q keeps the value", in, out)
+			}
+		}
+	}
+	for _, in := range []string{
+		"INSERT INTO users (name, email) VALUES ('bob', 'bob@example.com')",
+		"INSERT INTO tokens_audit (id, note) VALUES (1, 'rotated by ops')",
+		"INSERT INTO t (password_set, name) VALUES ('true', 'Zq8Kw2Lm9Rt4Vx7Pb3Nc')",
+		`{"values":["a","b"],"token_count":3}`,
+	} {
+		if out := Log(in); out != in {
+			t.Errorf("Log(%q) = %q, want it unchanged", in, out)
+		}
+	}
+}
