@@ -18,6 +18,8 @@ func TestMarkupRedacts(t *testing.T) {
 		`"{\\"password\\":\\"%s\\"}"`, `{"log":"{\\\"msg\\\":\\\"x\\\",\\\"apiKey\\\":\\\"%s\\\"}"}`,
 		`{"a":"{\\\"b\\\":\\\"{\\\\\\\"accessToken\\\\\\\":\\\\\\\"%s\\\\\\\"}\\\"}"}`,
 		"<AccessToken>\n  <![CDATA[%s]]>\n</AccessToken>", "<DB_PASSWORD><![CDATA[%s]]></DB_PASSWORD>",
+		"<td>password</td><td>%s</td>", "<li>API key: <code>%s</code></li>", "API key: <b>%s</b>",
+		"<dt>Client secret</dt>\n<dd>%s</dd>", "<tr><th>Token</th> <td>%s</td></tr>", "secret = <kbd>%s</kbd>",
 	} {
 		for _, v := range values {
 			in := strings.ReplaceAll(f, "%s", v)
@@ -36,5 +38,7 @@ func TestMarkupKeepsProse(t *testing.T) {
 		"<![CDATA[Hello world]]>", "<Message><![CDATA[user not found]]></Message>",
 		`{"log":"{\\\"level\\\":\\\"info\\\",\\\"msg\\\":\\\"token refreshed\\\"}"}`, `"{\\"msg\\":\\"ok\\"}"`,
 		"<Description><![CDATA[Rotate the key every 90 days]]></Description>",
+		"<b>Note</b>: <code>make build</code>", "<td>order</td><td>Xk9vQ2mPz7LwR4tY8bN3</td>",
+		"<p>token</p><p>expired</p>", "<h2>Password</h2><p>Reset it from the settings page.</p>",
 	})
 }

@@ -180,6 +180,8 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"user-slash-password", "db: credentials: svc_orders / %s rejected"},
 	{"login-slash-password", "ftp: login: deploy / %s (530 Login incorrect)"},
 	{"sql-identified-by", "Error 1396 (HY000): Operation CREATE USER failed: CREATE USER 'app'@'10.0.0.0/255.0.0.0' IDENTIFIED BY '%s'"},
+	{"html-table", "<table><tr><th>Name</th><th>Value</th></tr><tr><td>API key</td><td>%s</td></tr></table>"},
+	{"html-code", "<p>Your client secret: <code>%s</code></p>"},
 	{"xml-namespaced", "<soapenv:Header><wsse:UsernameToken><wsse:Password>%s</wsse:Password></wsse:UsernameToken></soapenv:Header>"},
 	{"jwt-name", "session rejected: jwt=%s"},
 	{"authentication-header", "Authentication: %s"},

@@ -174,13 +174,7 @@ func credentialBefore(s string, v int) *contextRule {
 // syntax of its value, so no other reading of the context rule applies.
 func credentialOrKeyBefore(s string, v int) (r *contextRule, keyed bool) {
 	lo := max(0, v-contextReach)
-	p, opened := openersBefore(s, v, lo)
-	q := p
-	p = spacesBefore(s, p, lo, true)
-	spaced := p < q
-	if spaced {
-		p = emphasisBefore(s, p, lo)
-	}
+	p, opened, tagged, spaced := valueOpeningBefore(s, v, lo)
 	// sep is ':' for a separator that holds a colon and no '=', '=' for
 	// one that holds '=', 'i' for a linking word.
 	sep := byte(0)
@@ -194,8 +188,9 @@ func credentialOrKeyBefore(s string, v int) (r *contextRule, keyed bool) {
 		}
 		// A key the key-value rule knows ("password=", "api_key:") is
 		// its to redact, with the syntax of its value: the context rule
-		// would only read the value again.
-		if c := s[p]; c == ':' || c == '=' {
+		// would only read the value again. That rule does not read a
+		// value inside markup ("secret: <code>...").
+		if c := s[p]; !tagged && (c == ':' || c == '=') {
 			if _, _, ok := keyBefore(s, p); ok {
 				return nil, true
 			}
@@ -227,6 +222,23 @@ func credentialOrKeyBefore(s string, v int) (r *contextRule, keyed bool) {
 		return contextWordAt(s, kb, ke, sep, true), false
 	}
 	return nil, false
+}
+
+// valueOpeningBefore steps back from the value at s[v] over what opens it:
+// quotes and brackets, inline tags (tagged), spaces and, after spaces, a
+// Markdown emphasis. It returns where the separator or the name ends.
+func valueOpeningBefore(s string, v, lo int) (p int, opened, tagged, spaced bool) {
+	p, opened = openersBefore(s, v, lo)
+	if t := inlineTagsBefore(s, p, lo); t < p {
+		p, opened, tagged = t, true, true
+	}
+	q := p
+	p = spacesBefore(s, p, lo, true)
+	spaced = p < q
+	if spaced {
+		p = emphasisBefore(s, p, lo)
+	}
+	return p, opened, tagged, spaced
 }
 
 // openersBefore steps back over up to two bytes that open a value (quotes,

@@ -122,3 +122,37 @@ func namedByAttribute(s string, i, gt int) *contextRule {
 	}
 	return nil
 }
+
+// maxInlineTag bounds the name of an inline tag stepped over.
+const maxInlineTag = 8
+
+// inlineTagsBefore steps back over up to three start or end tags without
+// attributes that HTML puts between a name and its value, as Markdown's
+// emphasis does: "API key: <code>...", "<b>...", a table's
+// "<td>password</td><td>...", a definition list's "</dt><dd>". It
+// returns p when there is none.
+func inlineTagsBefore(s string, p, lo int) int {
+	for range 3 {
+		if p-3 < lo || s[p-1] != '>' {
+			return p
+		}
+		t := p - 1
+		for t > lo && p-1-t < maxInlineTag && (isLetter(s[t-1]) || isDigit(s[t-1])) {
+			t--
+		}
+		if t == p-1 || !isLetter(s[t]) {
+			return p
+		}
+		if t > lo && s[t-1] == '/' {
+			t--
+		}
+		if t == lo || s[t-1] != '<' {
+			return p
+		}
+		p = t - 1
+		for p > lo && isSpace(s[p-1]) {
+			p--
+		}
+	}
+	return p
+}
