@@ -17,6 +17,8 @@ func TestCredentialNamesInEveryForm(t *testing.T) {
 		"adminpassword %s", "set userpassword %s", "apitoken %s", "githubtoken: %s", "mastersecret=%s",
 		"rootpassword '%s'", "Authentication: %s", "authentication=%s", "JWT: %s", "jwt=%s", "invalid jwt %s",
 		"Bearer: %s", "CONFIG SET requirepass %s", "requirepass %s", "masterauth %s", "config set masterauth \"%s\"",
+		"token[0]=%s", "api_keys[]=%s&x=1", "secret[12]: %s", "token2: %s", "password1=%s", "apiKey01 %s",
+		"token.value = %s", "secret_value: \"%s\"", "passwordValue: %s", "{\"client-secret-value\":\"%s\"}",
 	} {
 		for _, v := range values {
 			in := strings.ReplaceAll(f, "%s", v)
@@ -35,6 +37,9 @@ func TestCredentialNamesKeepProse(t *testing.T) {
 		"turkey Zq8Kw2Lm9Rt4Vx7Pb3Nc", "bypass Zq8Kw2Lm9Rt4Vx7Pb3Nc", "compass heading N45E12",
 		"hotkey Ctrl2Shift9Alt", "the jwt expired", "Authentication: required", "Bearer: missing",
 		"requirepass is not set", "masterauth yes", "adminpassword reset for user 42",
+		"token2 expired", "password1 policy applies", "items[0]=Zq8Kw2Lm9Rt4Vx7Pb3Nc", "tokens[] is empty",
+		"token.value = null", "secret_value: none", "tokenValue: 42", "value: Zq8Kw2Lm9Rt4Vx7Pb3Nc",
+		"retry2: Zq8Kw2Lm9Rt4Vx7Pb3Nc", "orders[3]=Zq8Kw2Lm9Rt4Vx7Pb3Nc",
 		"<soap:Body><m:GetPrice><m:Item>Apples</m:Item></m:GetPrice></soap:Body>",
 	})
 }

@@ -202,6 +202,7 @@ func credentialOrKeyBefore(s string, v int) (r *contextRule, keyed bool) {
 	case !spaced && !opened:
 		return nil, false
 	}
+	p = indexBefore(s, p, lo)
 	for n := 0; n < 3 && p > lo && nameClosers[s[p-1]]; n++ {
 		p--
 	}
@@ -360,7 +361,59 @@ func contextWordAt(s string, kb, ke int, sep byte, opened bool) *contextRule {
 	if n := algorithmSuffix(k); n > 0 {
 		return contextWordAt(s, kb, ke-n, sep, opened)
 	}
+	if n := countSuffix(k); n > 0 {
+		return contextWordAt(s, kb, ke-n, sep, opened)
+	}
+	if n := valuePartSuffix(k); n > 0 {
+		return contextWordAt(s, kb, ke-n, sep, opened)
+	}
 	return nil
+}
+
+// indexBefore steps back from s[p] over an array index that ends a name
+// ("token[0]=", "api_keys[]="), as forms and query strings write a list.
+func indexBefore(s string, p, lo int) int {
+	if p-2 < lo || s[p-1] != ']' {
+		return p
+	}
+	i := p - 1
+	for i > lo && p-1-i < 4 && isDigit(s[i-1]) {
+		i--
+	}
+	if i > lo+1 && s[i-1] == '[' && isKeyNameByte(s[i-2]) {
+		return i - 1
+	}
+	return p
+}
+
+// countSuffix returns the length of the one or two digits that number a
+// credential glued to its name ("token2", "password1"), or 0.
+func countSuffix(k string) int {
+	n := 0
+	for n < len(k) && n < 3 && isDigit(k[len(k)-1-n]) {
+		n++
+	}
+	if n == 0 || n > 2 || n == len(k) || !isLetter(k[len(k)-1-n]) {
+		return 0
+	}
+	return n
+}
+
+// valuePartSuffix returns the length of a last part "value" that names
+// the credential's value rather than another thing ("token.value",
+// "secret_value", "passwordValue"), or 0.
+func valuePartSuffix(k string) int {
+	const part = "value"
+	if len(k) <= len(part)+1 || !hasSuffixFold(k, part) {
+		return 0
+	}
+	switch c := k[len(k)-len(part)-1]; {
+	case c == '.' || c == '_' || c == '-':
+		return len(part) + 1
+	case k[len(k)-len(part)] == 'V' && 'a' <= c && c <= 'z':
+		return len(part)
+	}
+	return 0
 }
 
 func contextWordEnding(s string, kb int, k string, sep byte, opened bool) *contextRule {
