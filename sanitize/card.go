@@ -3,7 +3,7 @@ package sanitize
 // Card numbers: PCI DSS forbids storing or logging a primary account
 // number, so both tiers redact one wherever it appears, keeping its last
 // four digits. A number counts when it has 13 to 19 digits, written
-// together or in groups joined by single spaces or dashes, starts with
+// together or in groups joined by single spaces, dashes or dots, starts with
 // 2 to 6 (the issuers' ranges; epoch milliseconds start with 1) and passes
 // the Luhn check.
 
@@ -15,7 +15,7 @@ const (
 )
 
 // cardChain reads the chain of digits that starts a word at s[i], with
-// single spaces or dashes between groups, and returns its end and the
+// single spaces, dashes or dots between groups, and returns its end and the
 // number of digits, or 0 digits when it is not written as a card is: part
 // of a longer word or dashed token (a UUID's 8-4-4-4-12), more digits than
 // a card, or groups unlike a card's (printed cards group by four first,
@@ -29,12 +29,20 @@ func cardChain(s string, i int) (end, digits int) {
 	}
 	e := i
 	group, groups, shaped := 0, 0, true
+	var sep byte
 	for e < len(s) && e-i < maxCardChain {
 		switch c := s[e]; {
 		case isDigit(c):
 			digits++
 			group++
-		case (c == ' ' || c == '-') && e+1 < len(s) && isDigit(s[e+1]) && isDigit(s[e-1]):
+		case (c == ' ' || c == '-' || c == '.') && e+1 < len(s) && isDigit(s[e+1]) && isDigit(s[e-1]):
+			// Dots join a card's groups only when they join all of them:
+			// "4111.1111.1111.1111", not a date or a version beside a
+			// number.
+			if groups > 0 && (c == '.') != (sep == '.') {
+				shaped = false
+			}
+			sep = c
 			shaped = shaped && cardGroup(groups, group)
 			groups++
 			group = 0

@@ -98,13 +98,17 @@ func TestCardNumbers(t *testing.T) {
 		{"amex grouped", "amex 3782 822463 10005 refused", []string{"822463"}},
 		{"nineteen digits", "pan: 6011-0009-9013-9424-124", []string{"0009-9013-9424"}},
 		{"maestro eighteen", `bad input "6304 0000 0000 0000 00"`, []string{"0000 0000 0000"}},
+		{"dotted", "card 4111.1111.1111.1111 declined", []string{"4111.1111.1111"}},
+		{"dotted mastercard", "pan=5555.5555.5555.4444;", []string{"5555.5555.5555"}},
 	})
 	for _, tier := range []func(string) string{Public, Log} {
 		if out := tier("card 4111 1111 1111 1111"); !strings.HasSuffix(out, "1111") {
 			t.Errorf("card lost its last four digits: %q", out)
 		}
 	}
-	checkBenign(t, []string{"order 4111111111111112 shipped", "ts=1733050000123 done", "id 12345678901234567890123"})
+	checkBenign(t, []string{"order 4111111111111112 shipped", "ts=1733050000123 done", "id 12345678901234567890123",
+		"at 2024.01.01 4111", "1.234.567.890.123", "build 4111.1111.1111.1112", "4111.1111.1111.1111.5", "v4111.1111.1111.1111",
+		"4111-1111.1111-1111"})
 }
 
 // A UUID's or any dashed identifier's leading digits can pass the Luhn
