@@ -185,6 +185,7 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"form-array", "POST /settings body: name=ci&tokens[]=%s&tokens[]=x"},
 	{"numbered-name", "rotating: token2: %s (token1 revoked)"},
 	{"value-property", "config.apiKey.value = \"%s\";"},
+	{"value-next-line", "upstream said: apiKey:\n%s; retrying"},
 	{"xml-namespaced", "<soapenv:Header><wsse:UsernameToken><wsse:Password>%s</wsse:Password></wsse:UsernameToken></soapenv:Header>"},
 	{"jwt-name", "session rejected: jwt=%s"},
 	{"authentication-header", "Authentication: %s"},

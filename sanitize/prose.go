@@ -174,7 +174,7 @@ func credentialBefore(s string, v int) *contextRule {
 // syntax of its value, so no other reading of the context rule applies.
 func credentialOrKeyBefore(s string, v int) (r *contextRule, keyed bool) {
 	lo := max(0, v-contextReach)
-	p, opened, tagged, spaced := valueOpeningBefore(s, v, lo)
+	p, opened, keyLine, spaced := valueOpeningBefore(s, v, lo)
 	// sep is ':' for a separator that holds a colon and no '=', '=' for
 	// one that holds '=', 'i' for a linking word.
 	sep := byte(0)
@@ -189,8 +189,8 @@ func credentialOrKeyBefore(s string, v int) (r *contextRule, keyed bool) {
 		// A key the key-value rule knows ("password=", "api_key:") is
 		// its to redact, with the syntax of its value: the context rule
 		// would only read the value again. That rule does not read a
-		// value inside markup ("secret: <code>...").
-		if c := s[p]; !tagged && (c == ':' || c == '=') {
+		// value inside markup ("secret: <code>...") or on the next line.
+		if c := s[p]; keyLine && (c == ':' || c == '=') {
 			if _, _, ok := keyBefore(s, p); ok {
 				return nil, true
 			}
@@ -226,20 +226,24 @@ func credentialOrKeyBefore(s string, v int) (r *contextRule, keyed bool) {
 }
 
 // valueOpeningBefore steps back from the value at s[v] over what opens it:
-// quotes and brackets, inline tags (tagged), spaces and, after spaces, a
-// Markdown emphasis. It returns where the separator or the name ends.
-func valueOpeningBefore(s string, v, lo int) (p int, opened, tagged, spaced bool) {
+// quotes and brackets, inline tags, spaces and, after spaces, a Markdown
+// emphasis. It returns where the separator or the name ends, and whether
+// the value stands where the key-value rule reads one: on its key's line,
+// outside markup.
+func valueOpeningBefore(s string, v, lo int) (p int, opened, keyLine, spaced bool) {
 	p, opened = openersBefore(s, v, lo)
+	keyLine = true
 	if t := inlineTagsBefore(s, p, lo); t < p {
-		p, opened, tagged = t, true, true
+		p, opened, keyLine = t, true, false
 	}
 	q := p
 	p = spacesBefore(s, p, lo, true)
 	spaced = p < q
 	if spaced {
 		p = emphasisBefore(s, p, lo)
+		keyLine = keyLine && strings.IndexByte(s[p:q], '\n') < 0
 	}
-	return p, opened, tagged, spaced
+	return p, opened, keyLine, spaced
 }
 
 // openersBefore steps back over up to two bytes that open a value (quotes,
