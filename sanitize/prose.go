@@ -66,8 +66,23 @@ func contextTrigger(s string, i int) bool {
 // ("user:pass", "token=abc" glued to a word).
 func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	runEnd = i
+	// A run's trigger may stand before the pair it holds
+	// ("/v1/verify?otp=...": "v1" names nothing, "otp" does). ahead is
+	// the run's first ':' or '=' after s[i], which pairAhead reads when
+	// nothing announces the trigger; resume is after its last, where the
+	// next triggers are read.
+	ahead, resume := 0, 0
 	for runEnd < len(s) && credentialValueByte[s[runEnd]] {
+		if c := s[runEnd]; c == ':' || c == '=' {
+			if ahead == 0 {
+				ahead = runEnd
+			}
+			resume = runEnd + 1
+		}
 		runEnd++
+	}
+	if resume == 0 {
+		resume = runEnd
 	}
 	lo := max(0, i-maxValueLead)
 	p := i
@@ -87,14 +102,14 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	}
 	spend(runEnd - p)
 	if p > 0 && credentialValueByte[s[p-1]] || runEnd-p < minContextValue {
-		return 0, runEnd, nil
+		return pairAhead(s, ahead, runEnd, resume)
 	}
 	r, keyed := credentialOrKeyBefore(s, p)
 	if r != nil {
 		return p, runEnd, r
 	}
 	if keyed {
-		return 0, runEnd, nil
+		return pairAhead(s, ahead, runEnd, resume)
 	}
 	if r = phraseBefore(s, p, true); r != nil {
 		return p, runEnd, r
@@ -113,7 +128,18 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	if r = namedElsewhere(s, p, runEnd); r != nil {
 		return p, runEnd, r
 	}
-	return 0, runEnd, nil
+	return pairAhead(s, ahead, runEnd, resume)
+}
+
+// pairAhead returns the value of the pair whose separator is s[sep] when
+// a credential word names it, and else no value and resume.
+func pairAhead(s string, sep, runEnd, resume int) (vs, end int, r *contextRule) {
+	if sep > 0 && runEnd-(sep+1) >= minContextValue {
+		if r = credentialBefore(s, sep+1); r != nil {
+			return sep + 1, runEnd, r
+		}
+	}
+	return 0, resume, nil
 }
 
 // maxPairUser bounds the user part of a pair, and maxPairLead how far
@@ -374,52 +400,6 @@ func contextWordAt(s string, kb, ke int, sep byte, opened bool) *contextRule {
 	return nil
 }
 
-// indexBefore steps back from s[p] over an array index that ends a name
-// ("token[0]=", "api_keys[]="), as forms and query strings write a list.
-func indexBefore(s string, p, lo int) int {
-	if p-2 < lo || s[p-1] != ']' {
-		return p
-	}
-	i := p - 1
-	for i > lo && p-1-i < 4 && isDigit(s[i-1]) {
-		i--
-	}
-	if i > lo+1 && s[i-1] == '[' && isKeyNameByte(s[i-2]) {
-		return i - 1
-	}
-	return p
-}
-
-// countSuffix returns the length of the one or two digits that number a
-// credential glued to its name ("token2", "password1"), or 0.
-func countSuffix(k string) int {
-	n := 0
-	for n < len(k) && n < 3 && isDigit(k[len(k)-1-n]) {
-		n++
-	}
-	if n == 0 || n > 2 || n == len(k) || !isLetter(k[len(k)-1-n]) {
-		return 0
-	}
-	return n
-}
-
-// valuePartSuffix returns the length of a last part "value" that names
-// the credential's value rather than another thing ("token.value",
-// "secret_value", "passwordValue"), or 0.
-func valuePartSuffix(k string) int {
-	const part = "value"
-	if len(k) <= len(part)+1 || !hasSuffixFold(k, part) {
-		return 0
-	}
-	switch c := k[len(k)-len(part)-1]; {
-	case c == '.' || c == '_' || c == '-':
-		return len(part) + 1
-	case k[len(k)-len(part)] == 'V' && 'a' <= c && c <= 'z':
-		return len(part)
-	}
-	return 0
-}
-
 func contextWordEnding(s string, kb int, k string, sep byte, opened bool) *contextRule {
 	for _, cw := range contextWordsByLast[k[len(k)-1]] {
 		if !hasSuffixFold(k, cw.word) || sep == 0 && !opened && !cw.rule.spaced {
@@ -443,30 +423,6 @@ func contextWordEnding(s string, kb int, k string, sep byte, opened bool) *conte
 		return cw.rule
 	}
 	return nil
-}
-
-// minGluedWord is the shortest credential word that names a credential
-// glued to a lower-case qualifier ("adminpassword", "apitoken",
-// "mastersecret"): no ordinary word ends in one of them, where shorter
-// ones end many ("turkey", "bypass").
-const minGluedWord = 5
-
-// partBoundary reports whether k[n:] is a part of the compound name k of
-// its own: after a separator, a capital after a lower-case letter or a
-// digit, or anywhere in a name written in capitals.
-func partBoundary(k string, n int) bool {
-	switch c := k[n-1]; {
-	case c == '_' || c == '-' || c == '.':
-		return true
-	case 'A' <= k[n] && k[n] <= 'Z' && ('a' <= c && c <= 'z' || isDigit(c)):
-		return true
-	}
-	for i := 0; i < len(k); i++ {
-		if 'a' <= k[i] && k[i] <= 'z' {
-			return false
-		}
-	}
-	return true
 }
 
 // qualifiedAway reports whether the qualifier before the word (the part
