@@ -134,7 +134,9 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 // pairAhead returns the value of the pair whose separator is s[sep] when
 // a credential word names it, and else no value and resume.
 func pairAhead(s string, sep, runEnd, resume int) (vs, end int, r *contextRule) {
-	if sep > 0 && runEnd-(sep+1) >= minContextValue {
+	// A name ends in a letter, or in a digit that counts it ("token2"):
+	// an address's or a port's separator ("10.1.2.3:5432") is no pair's.
+	if sep > 1 && runEnd-(sep+1) >= minContextValue && (isLetter(s[sep-1]) || isDigit(s[sep-1]) && isLetter(s[sep-2])) {
 		if r = credentialBefore(s, sep+1); r != nil {
 			return sep + 1, runEnd, r
 		}
@@ -259,15 +261,19 @@ func credentialOrKeyBefore(s string, v int) (r *contextRule, keyed bool) {
 func valueOpeningBefore(s string, v, lo int) (p int, opened, keyLine, spaced bool) {
 	p, opened = openersBefore(s, v, lo)
 	keyLine = true
-	if t := inlineTagsBefore(s, p, lo); t < p {
-		p, opened, keyLine = t, true, false
+	if p > lo && s[p-1] == '>' {
+		if t := inlineTagsBefore(s, p, lo); t < p {
+			p, opened, keyLine = t, true, false
+		}
 	}
 	q := p
 	p = spacesBefore(s, p, lo, true)
 	spaced = p < q
 	if spaced {
+		for k := p; k < q && keyLine; k++ {
+			keyLine = s[k] != '\n'
+		}
 		p = emphasisBefore(s, p, lo)
-		keyLine = keyLine && strings.IndexByte(s[p:q], '\n') < 0
 	}
 	return p, opened, keyLine, spaced
 }
@@ -388,13 +394,18 @@ func contextWordAt(s string, kb, ke int, sep byte, opened bool) *contextRule {
 			return r
 		}
 	}
-	if n := algorithmSuffix(k); n > 0 {
-		return contextWordAt(s, kb, ke-n, sep, opened)
+	// Most names end in a letter other than 'e' and have none of these
+	// suffixes; one comparison turns them away.
+	n := 0
+	switch c := k[len(k)-1]; {
+	case isDigit(c):
+		if n = algorithmSuffix(k); n == 0 {
+			n = countSuffix(k)
+		}
+	case c|0x20 == 'e':
+		n = valuePartSuffix(k)
 	}
-	if n := countSuffix(k); n > 0 {
-		return contextWordAt(s, kb, ke-n, sep, opened)
-	}
-	if n := valuePartSuffix(k); n > 0 {
+	if n > 0 {
 		return contextWordAt(s, kb, ke-n, sep, opened)
 	}
 	return nil
