@@ -4,9 +4,11 @@
 // Public is for text that leaves in a problem body. It promises that the
 // result holds no credential the rules know (vendor-prefixed tokens, JWTs,
 // private keys, a value named by a credential word such as "token", "API
-// key" or "client_secret" with any separator, URL and DSN passwords,
+// key" or "client_secret" with any separator, in prose, key-value syntaxes
+// or markup, URL and DSN passwords,
 // command-line passwords, user:password pairs in plain, quoted or base64
-// form, card numbers), no IP address, internal host name
+// form, a statement's password literals and an INSERT's values for secret
+// columns, card numbers), no IP address, internal host name
 // or file system path, and nothing of a stack trace, a database statement
 // or a database driver message: such text becomes GenericDetail whole. The
 // result is at most MaxPublicLen bytes, valid UTF-8, and a fixed point:
@@ -29,7 +31,7 @@
 // plain its value looks.
 //
 // The rules are tables: tokenFormats (rules.go) for credentials that carry
-// a vendor prefix, contextRules (prose.go) for the words that name a
+// a vendor prefix, contextRules (context_rules.go) for the words that name a
 // credential and the shape of its value, secretKeys and keyQualifiers
 // (kv.go) for key-value syntaxes. A new vendor, word or key is one row.
 package sanitize
