@@ -76,3 +76,18 @@ func TestInsertedSecretColumns(t *testing.T) {
 		}
 	}
 }
+
+// A passcode is a password: its key takes any value, as "password" does,
+// in text and as a log attribute's key.
+func TestPasscodeIsAPassword(t *testing.T) {
+	for _, in := range []string{"passcode=hunter2", `{"passcode":"1234abcd"}`, "vault_passcode: letmein"} {
+		for _, tier := range []func(string) string{Public, Log} {
+			if out := tier(in); !strings.Contains(out, Redacted) {
+				t.Errorf("%q -> %q keeps the passcode", in, out)
+			}
+		}
+	}
+	if got := LogAttr("passcode", "hunter2").Value.Resolve().String(); got != Redacted {
+		t.Errorf("LogAttr(passcode=hunter2) = %q", got)
+	}
+}

@@ -11,7 +11,7 @@ import (
 // list of their own.
 
 var (
-	secretKeys = []string{"password", "passwd", "passphrase", "pass", "pwd", "secret", "token",
+	secretKeys = []string{"password", "passwd", "passphrase", "passcode", "pass", "pwd", "secret", "token",
 		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature", "sig",
 		"secret_key_base", "session", "sessid"}
 	// A key named "<qualifier>_key" ("DD_APP_KEY", "Ocp-Apim-Subscription-Key")
