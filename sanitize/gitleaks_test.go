@@ -187,6 +187,7 @@ var gitleaksContexts = []struct{ name, format string }{
 	{"value-property", "config.apiKey.value = \"%s\";"},
 	{"value-next-line", "upstream said: apiKey:\n%s; retrying"},
 	{"versioned-url", "GET https://api.example.com/v2/auth/verify?passcode=%s HTTP/1.1"},
+	{"stdin-login", "deploy: echo %s | docker login -u deploy --password-stdin registry.example.com: exit status 1"},
 	{"xml-namespaced", "<soapenv:Header><wsse:UsernameToken><wsse:Password>%s</wsse:Password></wsse:UsernameToken></soapenv:Header>"},
 	{"jwt-name", "session rejected: jwt=%s"},
 	{"authentication-header", "Authentication: %s"},

@@ -56,6 +56,7 @@ var hostileUnits = []string{
 	// INSERT rows and namespaced elements.
 	") VALUES (", "(password) VALUES ('", "(a, token) VALUES ('x', '", "(token) VALUES (", "), (",
 	"VALUES ((((", "(token) VALUES ('a'), ('", "<a:", "<wsse:Password>", "<a:Token x=\"", "adminpassword ",
+	"echo a | x --password-stdin ", " --with-token", "echo echo | ", "|--password-stdin ", "echo 'a | --with-token ",
 	"<b>", "</td><td>", "token: <b>", "<td>token</td><td>", "<code>a1b2c3d4e5f6</code>", "< >",
 }
 

@@ -359,7 +359,7 @@ func dashFlags(s string, i int, want flags) flags {
 	}
 	// Each option starts a word after a space: a dash inside a word (a
 	// token's, a hyphenated name's) asks none of them.
-	if want&fUserOption != 0 && (i == 0 || isSpace(s[i-1])) && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0 || passwordFlagAt(s, i) || keystorePassOptionAt(s, i) > 0) {
+	if want&fUserOption != 0 && (i == 0 || isSpace(s[i-1])) && (userOptionAt(s, i) > 0 || secretOptionAt(s, i) > 0 || passwordFlagAt(s, i) || keystorePassOptionAt(s, i) > 0 || stdinSecretOptionAt(s, i)) {
 		f |= fUserOption
 	}
 	return f

@@ -35,6 +35,7 @@ func redactSecrets(s string, f flags, r *passRun) string {
 	if f&fUserOption != 0 {
 		s = r.note(s, userOptionRule.redact(s))
 		s = r.note(s, redactPasswordFlags(s))
+		s = r.note(s, redactStdinSecrets(s))
 	}
 	if f&fAssign != 0 {
 		// Not closed in general: a spaced value ("password=hunter 2
