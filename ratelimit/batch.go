@@ -61,10 +61,10 @@ type check struct {
 	// reply is admitted (1 or 0), the current and the previous count.
 	reply [3]int64
 	err   error
-	// lead is the batch this check's goroutine must send: it was handed the
-	// lane when the round trip before it came back.
-	lead []*check
-	// done is signalled once per use: with the reply, or with lead set.
+	// leads: this check's goroutine was handed the lane when the round
+	// trip before it came back, and sends the next batch.
+	leads bool
+	// done is signalled once per use: with the reply, or with leads set.
 	done chan struct{}
 }
 
@@ -144,26 +144,30 @@ func (b *batcher) run(c *check) {
 	if l.inFlight >= maxInFlight {
 		l.mu.Unlock()
 		<-c.done
-		if c.lead == nil {
+		if !c.leads {
 			return
 		}
+		// c heads the queue: only a leader takes from it, and the lane
+		// has been c's since the round trip before came back. Taking the
+		// batch now rather than then lets it carry the checks that queued
+		// while c was being woken.
+		l.mu.Lock()
 	} else {
 		l.inFlight++
-		c.lead = l.take()
-		l.mu.Unlock()
 	}
-	batch := c.lead
-	c.lead = nil
+	batch := l.take()
+	l.mu.Unlock()
 	defer b.handOff(l, c, batch)
 	b.send(batch)
 }
 
 // handOff runs when the leader c's round trip is over, however it ended:
-// the lane goes to the next batch and every other check of c's batch gets
-// its reply. A panic in send (a go-redis hook's, say) fails the batch's
-// checks instead, which then take the failure mode, and goes on up c's own
-// request as it would have without batching; without this the other
-// checks, and every check after them, would wait forever.
+// the lane goes to the check at the head of the queue and every other
+// check of c's batch gets its reply. A panic in send (a go-redis hook's,
+// say) fails the batch's checks instead, which then take the failure mode,
+// and goes on up c's own request as it would have without batching;
+// without this the other checks, and every check after them, would wait
+// forever.
 func (b *batcher) handOff(l *lane, c *check, batch []*check) {
 	v := recover()
 	if v != nil {
@@ -171,15 +175,17 @@ func (b *batcher) handOff(l *lane, c *check, batch []*check) {
 			o.reply, o.err = [3]int64{}, errBatchPanicked
 		}
 	}
+	var next *check
 	l.mu.Lock()
-	next := l.take()
-	if len(next) == 0 {
+	if len(l.queue) > 0 {
+		next = l.queue[0]
+	} else {
 		l.inFlight--
 	}
 	l.mu.Unlock()
-	if len(next) > 0 {
-		next[0].lead = next
-		next[0].done <- struct{}{}
+	if next != nil {
+		next.leads = true
+		next.done <- struct{}{}
 	}
 	for _, o := range batch {
 		if o != c {
