@@ -36,14 +36,27 @@ type kvFirst struct {
 // of its value left out as skipTo allows.
 func (sc *scanner) scanFirst(s string, lo int, want flags, k *kvFirst) flags {
 	var skips valueSkips
-	f, i := sc.scanUntil(s, lo, len(s), want, fAssign, startFlags(s, lo, want), &skips)
+	// Not one call that picks: its arguments cost prose's scan more than
+	// the choice.
+	long := len(s)-lo >= longScan
+	var f flags
+	var i int
+	if long {
+		f, i = sc.scanLong(s, lo, len(s), want, fAssign, startFlags(s, lo, want), &skips)
+	} else {
+		f, i = sc.scanUntil(s, lo, len(s), want, fAssign, startFlags(s, lo, want), &skips)
+	}
 	if f&fAssign == 0 || i == len(s) && want&^f == 0 {
 		return f
 	}
 	if q := i - 1; k.keyAt(s, q) {
 		skips.context = k.skipTo(s, q, skips.context)
 	}
-	f, _ = sc.scanUntil(s, i, len(s), want, 0, f, &skips)
+	if long {
+		f, _ = sc.scanLong(s, i, len(s), want, 0, f, &skips)
+	} else {
+		f, _ = sc.scanUntil(s, i, len(s), want, 0, f, &skips)
+	}
 	return f
 }
 

@@ -81,6 +81,10 @@ type scanner struct {
 	// quiet are class with the control bytes, the non-ASCII bytes or both
 	// made boring, indexed by quietIndex.
 	quiet [4][256]uint8
+	// marks is class with the triggers of the context and card checks
+	// made boring, for a long scan, which reads them in a pass of their
+	// own (see longScan).
+	marks [256]uint8
 }
 
 // quietIndex picks the table of scanner.quiet for a scan that has found f.
@@ -139,6 +143,7 @@ func newScanner(want flags) *scanner {
 			t[c] = clsTrigger
 		}
 	}
+	sc.marks = marksOf(t)
 	for q := range sc.quiet {
 		sc.quiet[q] = *t
 		for c, cls := range t {
@@ -166,6 +171,10 @@ func withURL(f flags) flags {
 // the context of the whole of s.
 func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 	var skips valueSkips
+	if hi-lo >= longScan {
+		f, _ := sc.scanLong(s, lo, hi, want, 0, startFlags(s, lo, want), &skips)
+		return f
+	}
 	f, _ := sc.scanUntil(s, lo, hi, want, 0, startFlags(s, lo, want), &skips)
 	return f
 }
@@ -176,6 +185,8 @@ func (sc *scanner) scanRange(s string, lo, hi int, want flags) flags {
 // punctuation byte whose checks raise a flag of need (none when need is 0),
 // and returns where it stopped (hi when it read to the end or found every
 // flag), so that a caller can read there and resume (kvFirst).
+//
+// A scan of longScan bytes or more is scanLong's.
 func (sc *scanner) scanUntil(s string, lo, hi int, want, need, f flags, skips *valueSkips) (flags, int) {
 	byteClass := &sc.class
 	// Most bytes are boring and cost a table lookup in a loop of their

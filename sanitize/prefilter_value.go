@@ -27,22 +27,35 @@ func (sk *valueSkips) cardDue(s string, i int) bool {
 // lookup each.
 func valueScan(s string, lo, hi int, want flags) flags {
 	var skips valueSkips
+	return skips.scan(s, lo, hi, want)
+}
+
+// scan is valueScan from the state sk of the checks before s[lo], which
+// it leaves as they are at hi.
+func (sk *valueSkips) scan(s string, lo, hi int, want flags) flags {
 	var f flags
 	for i := lo; i < hi; i++ {
 		if i = nextContextTrigger(s, i, hi); i == hi {
 			break
 		}
-		// s[i] is a context trigger: within a run the context check read,
-		// only a card may start.
-		if i < skips.context && (i < skips.card || !cardStart(s, i)) {
+		if !sk.due(s, i) && !sk.cardDue(s, i) {
 			continue
 		}
-		if f |= valueFlags(s, i, want&^f, &skips); want&^f == 0 {
+		if f |= valueFlags(s, i, want&^f, sk); want&^f == 0 {
 			break
+		}
+		// Within the run the context check read, only a card may start:
+		// the bytes before the next digit from 2 to 6 that no letter,
+		// digit, '.' or '_' joins to a word (cardStart) are due to no
+		// check.
+		for end := min(hi, sk.context); i+1 < end && (!cardDigit[s[i+1]] || cardJoined[s[i]]); i++ {
 		}
 	}
 	return f
 }
+
+// cardDigit marks the digits a card may start with (cardStart).
+var cardDigit = byteSet("23456")
 
 // valueFlags runs the context and card checks, of those in want, at the
 // digit or capital s[i].

@@ -1,6 +1,9 @@
 package sanitize
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // The context rule finds a credential by the word that names it, whatever
 // words surround the two: a credential word ("token", "API key",
@@ -615,9 +618,6 @@ var contextTriggerByte = byteSet("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 func nextContextTrigger(s string, i, hi int) int {
 	const lo7, hi1 = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
 	const ones = lo7 / 0x7f
-	if i < hi && contextTrigger(s, i) {
-		return i
-	}
 	for ; i+8 <= hi; i += 8 {
 		x := load64(s, i)
 		low := x & lo7
@@ -630,8 +630,10 @@ func nextContextTrigger(s string, i, hi int) int {
 		if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
 			after |= 0x80
 		}
-		if (digit|capital&after)&^x&hi1 != 0 {
-			break
+		// The marks are exact, so the first is the trigger: on text dense
+		// with triggers a walk to it byte by byte was a branch a byte.
+		if m := (digit | capital&after) &^ x & hi1; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
 	for i < hi && !contextTrigger(s, i) {
