@@ -473,7 +473,7 @@ func parenFlags(s string, i int, want flags) flags {
 	if want&fSQL != 0 && mysqlErrorAt(s, i) {
 		f |= fSQL
 	}
-	if want&fSQLSecret != 0 && insertRowAt(s, i) {
+	if want&fSQLSecret != 0 && i > 0 && (s[i-1]|0x20 == 's' || s[i-1] == ' ') && insertRowAt(s, i) {
 		f |= fSQLSecret
 	}
 	return f | leadFlags(s, i, want)

@@ -69,23 +69,13 @@ func contextTrigger(s string, i int) bool {
 // ("user:pass", "token=abc" glued to a word).
 func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	runEnd = i
-	// A run's trigger may stand before the pair it holds
-	// ("/v1/verify?otp=...": "v1" names nothing, "otp" does). ahead is
-	// the run's first ':' or '=' after s[i], which pairAhead reads when
-	// nothing announces the trigger; resume is after its last, where the
-	// next triggers are read.
-	ahead, resume := 0, 0
+	// ahead is the run's first ':' or '=' after s[i] (see pairAhead).
+	ahead := 0
 	for runEnd < len(s) && credentialValueByte[s[runEnd]] {
-		if c := s[runEnd]; c == ':' || c == '=' {
-			if ahead == 0 {
-				ahead = runEnd
-			}
-			resume = runEnd + 1
+		if c := s[runEnd]; (c == ':' || c == '=') && ahead == 0 {
+			ahead = runEnd
 		}
 		runEnd++
-	}
-	if resume == 0 {
-		resume = runEnd
 	}
 	lo := max(0, i-maxValueLead)
 	p := i
@@ -105,14 +95,14 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	}
 	spend(runEnd - p)
 	if p > 0 && credentialValueByte[s[p-1]] || runEnd-p < minContextValue {
-		return pairAhead(s, ahead, runEnd, resume)
+		return pairAhead(s, ahead, runEnd)
 	}
 	r, keyed := credentialOrKeyBefore(s, p)
 	if r != nil {
 		return p, runEnd, r
 	}
 	if keyed {
-		return pairAhead(s, ahead, runEnd, resume)
+		return pairAhead(s, ahead, runEnd)
 	}
 	if r = phraseBefore(s, p, true); r != nil {
 		return p, runEnd, r
@@ -131,20 +121,25 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	if r = namedElsewhere(s, p, runEnd); r != nil {
 		return p, runEnd, r
 	}
-	return pairAhead(s, ahead, runEnd, resume)
+	return pairAhead(s, ahead, runEnd)
 }
 
-// pairAhead returns the value of the pair whose separator is s[sep] when
-// a credential word names it, and else no value and resume.
-func pairAhead(s string, sep, runEnd, resume int) (vs, end int, r *contextRule) {
-	// A name ends in a letter, or in a digit that counts it ("token2"):
-	// an address's or a port's separator ("10.1.2.3:5432") is no pair's.
-	if sep > 1 && runEnd-(sep+1) >= minContextValue && (isLetter(s[sep-1]) || isDigit(s[sep-1]) && isLetter(s[sep-2])) {
+// pairAhead returns the value of the pair whose separator s[sep] is the
+// first ':' or '=' after a trigger in its run, when a credential word
+// names it: a run's trigger may stand before the pair it holds
+// ("/v1/verify?otp=...": "v1" names nothing, "otp" does). Otherwise it
+// returns no value and the run's end, where the next triggers are read.
+func pairAhead(s string, sep, runEnd int) (vs, end int, r *contextRule) {
+	// A name ends as a credential word does, or in a digit that counts it
+	// ("token2"): an address's or a port's separator ("10.1.2.3:5432")
+	// is no pair's, and most words' last letters end no credential word.
+	if sep > 1 && runEnd-(sep+1) >= minContextValue &&
+		(len(contextWordsByLast[s[sep-1]]) > 0 || s[sep-1]|0x20 == 's' || isDigit(s[sep-1]) && isLetter(s[sep-2])) {
 		if r = credentialBefore(s, sep+1); r != nil {
 			return sep + 1, runEnd, r
 		}
 	}
-	return 0, resume, nil
+	return 0, runEnd, nil
 }
 
 // maxPairUser bounds the user part of a pair, and maxPairLead how far
