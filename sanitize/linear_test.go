@@ -57,6 +57,7 @@ var hostileUnits = []string{
 	") VALUES (", "(password) VALUES ('", "(a, token) VALUES ('x', '", "(token) VALUES (", "), (",
 	"VALUES ((((", "(token) VALUES ('a'), ('", "<a:", "<wsse:Password>", "<a:Token x=\"", "adminpassword ",
 	"echo a | x --password-stdin ", " --with-token", "echo echo | ", "|--password-stdin ", "echo 'a | --with-token ",
+	"credentials for a:a1b2c3d4e5f6 ", "for a:", "token for for for a:b:c:",
 	"<b>", "</td><td>", "token: <b>", "<td>token</td><td>", "<code>a1b2c3d4e5f6</code>", "< >",
 }
 

@@ -121,7 +121,27 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	if r = namedElsewhere(s, p, runEnd); r != nil {
 		return p, runEnd, r
 	}
+	if sep {
+		if vs, r := qualifiedPairAt(s, p, i); r != nil {
+			return vs, runEnd, r
+		}
+	}
 	return pairAhead(s, ahead, runEnd)
+}
+
+// qualifiedPairAt reads the run at s[p] as a user:password pair that
+// qualifies a credential's name after a preposition ("credentials for
+// bob:<value>", "auth failed for svc:<value>"), and returns where its
+// password starts, with the name's rule.
+func qualifiedPairAt(s string, p, i int) (int, *contextRule) {
+	c := strings.IndexByte(s[p:i], ':')
+	if c <= 0 || pairUserBefore(s, p+c) != p {
+		return 0, nil
+	}
+	if r := qualifiedName(s, p+c, ':', false); r != nil {
+		return p + c + 1, r
+	}
+	return 0, nil
 }
 
 // pairAhead returns the value of the pair whose separator s[sep] is the
