@@ -18,7 +18,7 @@ func TestCredentialNamesInEveryForm(t *testing.T) {
 		"rootpassword '%s'", "Authentication: %s", "authentication=%s", "JWT: %s", "jwt=%s", "invalid jwt %s",
 		"Bearer: %s", "CONFIG SET requirepass %s", "requirepass %s", "masterauth %s", "config set masterauth \"%s\"",
 		"token[0]=%s", "api_keys[]=%s&x=1", "secret[12]: %s", "token2: %s", "password1=%s", "apiKey01 %s",
-		"credentials for bob:%s", "auth for svc_orders:%s", "token rejected for deploy@example.com:%s",
+		"credentials for bob:%s", "password from svc:%s", "auth for svc_orders:%s", "token rejected for deploy@example.com:%s",
 		"passwordValue=%s", "GET /v1/verify?otp=%s HTTP/1.1", "https://api.example.com/v2/x?passcode=%s",
 		"/api/V2/hooks/hmac=%s", "apiKey:\n%s", "X-Auth-Token:\n  %s user=42", "client_secret =\n\t%s", "token.value = %s", "secret_value: \"%s\"", "passwordValue: %s", "{\"client-secret-value\":\"%s\"}",
 	} {

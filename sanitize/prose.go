@@ -129,22 +129,13 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	return pairAhead(s, ahead, runEnd)
 }
 
-// pairPreposition reports whether w puts a user's pair after a name.
-func pairPreposition(w string) bool {
-	return strings.EqualFold(w, "for") || strings.EqualFold(w, "of") || strings.EqualFold(w, "with") || strings.EqualFold(w, "as")
-}
-
 // qualifiedPairAt reads the run at s[p] as a user:password pair that
 // qualifies a credential's name after a preposition ("credentials for
 // bob:<value>", "auth failed for svc:<value>"), and returns where its
 // password starts, with the name's rule.
 func qualifiedPairAt(s string, p, i int) (int, *contextRule) {
-	// A preposition stands before the pair.
-	b := p - 1
-	for b > 0 && p-1-b < 4 && isLetter(s[b-1]) {
-		b--
-	}
-	if p < 4 || s[p-1] != ' ' || !pairPreposition(s[b:p-1]) {
+	// A preposition stands before the pair, as qualifiedName reads one.
+	if p < 2 || s[p-1] != ' ' || classOf(s, letterWordBefore(s, p-1), p-1)&pcPrep == 0 {
 		return 0, nil
 	}
 	c := strings.IndexByte(s[p:i], ':')

@@ -25,20 +25,11 @@ func insertRowAt(s string, i int) bool {
 // open at s[i] ("name, password" for "(name, password) VALUES ("), or ""
 // when s[i] opens none.
 func insertColumnsBefore(s string, i int) string {
-	p := i
-	for p > 0 && s[p-1] == ' ' {
-		p--
-	}
-	if p < len("values") || s[p-1]|0x20 != 's' || !hasSuffixFold(s[:p], "values") {
+	p := plainSpacesBefore(s, i)
+	if !wordSuffixFold(s[:p], "values") {
 		return ""
 	}
-	p -= len("values")
-	if p > 0 && isWordByte(s[p-1]) {
-		return ""
-	}
-	for p > 0 && s[p-1] == ' ' {
-		p--
-	}
+	p = plainSpacesBefore(s, p-len("values"))
 	if p == 0 || s[p-1] != ')' {
 		return ""
 	}
@@ -64,22 +55,11 @@ func secretColumns(columns string) uint64 {
 			columns = ""
 		}
 		name = strings.Trim(name, " \t\n`\"[]")
-		if _, _, ok := secretKeyEnding(name); ok && isIdentifier(name) {
+		if _, _, ok := secretKeyEnding(name); ok && allKeyName(name) {
 			mask |= 1 << k
 		}
 	}
 	return mask
-}
-
-// isIdentifier reports whether name is a column's name, not an expression
-// that happens to end like one.
-func isIdentifier(name string) bool {
-	for i := 0; i < len(name); i++ {
-		if !isKeyNameByte(name[i]) {
-			return false
-		}
-	}
-	return name != ""
 }
 
 // redactInsertedSecrets replaces the literals of secret columns in the
