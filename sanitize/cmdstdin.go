@@ -62,10 +62,10 @@ func pipedWord(s string, lo, o int) (int, int) {
 		return 0, 0
 	}
 	pipe += lo
-	// The writer is the last echo or printf before the pipe, as a word:
-	// it may start the line, follow ';' or "&&", or an error's wrapper
-	// ("ci: echo ... | ...").
-	start := max(lastWordIndex(s[lo:pipe], "echo "), lastWordIndex(s[lo:pipe], "printf "))
+	// The writer is the last echo or printf before the pipe, as a word or
+	// a path's last part: it may start the line, follow ';' or "&&", or
+	// an error's wrapper ("ci: echo ... | ...", "/bin/echo ... | ...").
+	start := max(lastCommand(s[lo:pipe], "echo "), lastCommand(s[lo:pipe], "printf "))
 	if start < 0 {
 		return 0, 0
 	}
@@ -97,19 +97,12 @@ func pipedWord(s string, lo, o int) (int, int) {
 	return vs, ve
 }
 
-// lastWordIndex returns where the last occurrence of w in s that starts a
-// word begins, or -1. It reads s once, forward.
-func lastWordIndex(s, w string) int {
+// lastCommand returns where the last occurrence of name in s that
+// commandAt finds begins, or -1.
+func lastCommand(s, name string) int {
 	last := -1
-	for i := 0; ; {
-		k := strings.Index(s[i:], w)
-		if k < 0 {
-			spend(len(s))
-			return last
-		}
-		if j := i + k; j == 0 || !isAlnum(s[j-1]) && s[j-1] != '-' && s[j-1] != '_' {
-			last = j
-		}
-		i += k + 1
+	for k := commandAt(s, 0, name); k < len(s); k = commandAt(s, k+1, name) {
+		last = k
 	}
+	return last
 }

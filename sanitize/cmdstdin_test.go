@@ -15,6 +15,7 @@ func TestStdinSecrets(t *testing.T) {
 		{"set -e; echo -n s3cr3t | helm registry login --password-stdin ghcr.io", "s3cr3t"},
 		{"printf %s gho_16C7e42F292c6912E7710c838347Ae178B4a | gh auth login --with-token", "gho_16C7e42F292c6912E7710c838347Ae178B4a"},
 		{"run:\necho abc123xyz | oras login --password-stdin reg\nexit 1", "abc123xyz"},
+		{"/bin/echo 'hunter2' | skopeo login --password-stdin quay.io", "hunter2"},
 	} {
 		for _, tier := range []func(string) string{Public, Log} {
 			if out := tier(c.in); strings.Contains(out, c.secret) {
