@@ -88,7 +88,7 @@ func redactPasswordFlags(s string) string {
 }
 
 // optionValue returns the bounds of an option's value at s[p]: inside its
-// quotes, or the word.
+// quotes, or the word, or none when the word is a key.
 func optionValue(s string, p int) (int, int) {
 	if p >= len(s) {
 		return p, p
@@ -99,6 +99,9 @@ func optionValue(s string, p int) (int, int) {
 			return p, p
 		}
 		spend(k)
+		if keyColonAt(s, p+2+k) {
+			return p, p
+		}
 		return p + 1, p + 1 + k
 	}
 	e := p
@@ -106,7 +109,22 @@ func optionValue(s string, p int) (int, int) {
 		e++
 	}
 	spend(e - p)
+	if e-p > 1 && keyColonAt(s, e-1) {
+		return p, p
+	}
 	return p, e
+}
+
+// keyColonAt reports whether s[q] is a colon after a key of the key-value rule
+// ("Cookie:", "password:", `"api_key":`). Such a key is no option's value:
+// that rule redacts the value after it, which redacting the key would
+// leave behind ("sshpass -p password: <value>").
+func keyColonAt(s string, q int) bool {
+	if q >= len(s) || s[q] != ':' {
+		return false
+	}
+	_, _, ok := keyBefore(s, q)
+	return ok
 }
 
 // A commandFinder finds passwordFlagCommands in a text in order. It keeps
