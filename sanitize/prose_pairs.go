@@ -80,6 +80,12 @@ func listedBefore(s string, v int) *contextRule {
 	if w == v-1 || w > 0 && credentialValueByte[s[w-1]] {
 		return nil
 	}
+	// A key glued to a line break the log tier escaped ("\\n000000=")
+	// starts after it, as keyWordStart reads a name: the items before it
+	// are then read across the line break, as they are across a real one.
+	if w > 0 && s[w-1] == '\\' && logEscapeLen(s, w) == 1 && w+1 < v-1 {
+		w++
+	}
 	return itemsBefore(s, w, isChangeMarker(s, w, v-1))
 }
 
