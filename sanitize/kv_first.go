@@ -116,7 +116,7 @@ func (k *kvFirst) settle(f flags) flags {
 		if i = nextContextTrigger(k.s, i, k.v.ce); i == k.v.ce {
 			break
 		}
-		if i >= skip {
+		if i >= skip && contextTrigger(k.s, i) {
 			ok, end := contextAt(k.s, i)
 			if ok {
 				return f | fContext

@@ -165,3 +165,27 @@ func TestUUIDShortcutAgreesWithTheScan(t *testing.T) {
 		}
 	}
 }
+
+// TestLogEscapeStartsWord checks that a capital after an escape the log
+// tier writes is read as a word's start, as it is after the break or the
+// rune the escape stands for: read as inside a word ("nA0"), it answered
+// for its run before the run's other triggers were read, and the tier
+// found on its own output what it had not found on the text.
+func TestLogEscapeStartsWord(t *testing.T) {
+	for _, line := range []string{
+		"0 Cookie: sid=31d4d96e407aad42 ",
+		"Set-Cookie: session=Zk81mQ2xPw7Lr4aT",
+		"token: [redacted]",
+		"note: nothing secret here",
+	} {
+		for _, brk := range []string{"\n", "\r\n", "\t", "\u2028", "\x01", "\u202e"} {
+			for _, item := range []string{"A0=0000A000", "Key9=Xy7zQ2m8Lp", "B12=deadBEEF1234", "Ab=0000A000Cd"} {
+				in := line + brk + item
+				got := Log(in)
+				if again := Log(got); again != got {
+					t.Errorf("Log(%q) not idempotent:\n first %q\nsecond %q", in, got, again)
+				}
+			}
+		}
+	}
+}

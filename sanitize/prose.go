@@ -55,10 +55,16 @@ const maxValueLead = 32
 const contextReach = 112
 
 // contextTrigger reports whether s[i] is a byte the context rule looks
-// back from: a digit, or a capital after a lower-case letter.
+// back from: a digit, or a capital after a lower-case letter. The letter
+// of an escape ("\\nA0=", "\\u202eKey") starts no word the capital is
+// inside: the escape stands for a line break or a rune, after which the
+// capital starts one, as it does after the real one. Read as inside, the
+// capital would answer for its run first, and the run's triggers after it
+// would go unread: the log tier found on its own output, whose escapes it
+// writes, what it had not found on the text.
 func contextTrigger(s string, i int) bool {
 	c := s[i]
-	return isDigit(c) || 'A' <= c && c <= 'Z' && i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z'
+	return isDigit(c) || 'A' <= c && c <= 'Z' && i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' && !afterLogEscape(s, i)
 }
 
 // contextValueAt looks back from the trigger at s[i] for the start of a
@@ -332,11 +338,10 @@ func openersBefore(s string, p, lo int) (int, bool) {
 
 // spacesBefore steps back over spaces and tabs and, when lines is set,
 // one line break (real, or escaped as JSON writes it) with the spaces
-// before it.
+// before it. A tab may be escaped too: the log tier writes it so, and a
+// later pass must read its output as the first read the text.
 func spacesBefore(s string, p, lo int, lines bool) int {
-	for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
-		p--
-	}
+	p = blanksBefore(s, p, lo)
 	// A line break ends in '\n', or in the 'n' or 'r' of an escaped one.
 	if !lines || p == lo || s[p-1] != '\n' && s[p-1] != 'n' && s[p-1] != 'r' {
 		return p
@@ -345,9 +350,20 @@ func spacesBefore(s string, p, lo int, lines bool) int {
 	if n == 0 {
 		return p
 	}
-	p -= n
-	for p > lo && (s[p-1] == ' ' || s[p-1] == '\t') {
-		p--
+	return blanksBefore(s, p-n, lo)
+}
+
+// blanksBefore steps back over spaces and tabs, real or escaped.
+func blanksBefore(s string, p, lo int) int {
+	for p > lo {
+		switch {
+		case s[p-1] == ' ' || s[p-1] == '\t':
+			p--
+		case s[p-1] == 't' && p-1 > lo && s[p-2] == '\\':
+			p -= 2
+		default:
+			return p
+		}
 	}
 	return p
 }
@@ -649,8 +665,10 @@ func nextContextTrigger(s string, i, hi int) int {
 		if i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' {
 			after |= 0x80
 		}
-		// The marks are exact, so the first is the trigger: on text dense
-		// with triggers a walk to it byte by byte was a branch a byte.
+		// The marks are exact but for a capital after an escape's letter
+		// (which its callers check again), so the first is the trigger: on
+		// text dense with triggers a walk to it byte by byte was a branch
+		// a byte.
 		if m := (digit | capital&after) &^ x & hi1; m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
