@@ -64,7 +64,16 @@ const contextReach = 112
 // writes, what it had not found on the text.
 func contextTrigger(s string, i int) bool {
 	c := s[i]
-	return isDigit(c) || 'A' <= c && c <= 'Z' && i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z' && !afterLogEscape(s, i)
+	return c-'0' < 10 || c-'A' < 26 && i > 0 && s[i-1]-'a' < 26 && !escapeLetterBefore(s, i)
+}
+
+// escapeLetterBefore reports whether the lower-case letter before s[i]
+// ends an escape: "\\n" and the like, or "\\u" and four hex digits. It
+// is looser than logEscapeLen (any letter one or five bytes after a
+// backslash), so that contextTrigger stays small enough to be inlined
+// where it is called a byte at a time.
+func escapeLetterBefore(s string, i int) bool {
+	return i >= 2 && (s[i-2] == '\\' || i >= 6 && s[i-6] == '\\')
 }
 
 // contextValueAt looks back from the trigger at s[i] for the start of a
