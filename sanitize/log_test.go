@@ -177,9 +177,11 @@ func TestLogEscapeStartsWord(t *testing.T) {
 		"Set-Cookie: session=Zk81mQ2xPw7Lr4aT",
 		"token: [redacted]",
 		"note: nothing secret here",
+		"0 password=hunter2hunter2 ",
+		"api_key: Zk81mQ2xPw7Lr4aT,",
 	} {
-		for _, brk := range []string{"\n", "\r\n", "\t", "\u2028", "\x01", "\u202e"} {
-			for _, item := range []string{"A0=0000A000", "Key9=Xy7zQ2m8Lp", "B12=deadBEEF1234", "Ab=0000A000Cd"} {
+		for _, brk := range []string{"\n", "\r\n", "\t", " \t", "\t\t", "\u2028", "\x01", "\u202e"} {
+			for _, item := range []string{"A0=0000A000", "Key9=Xy7zQ2m8Lp", "B12=deadBEEF1234", "Ab=0000A000Cd", "0000000000=000A0000", "sha256=9f86d081884c7d65", "v1=Zk81mQ2xPw7L"} {
 				in := line + brk + item
 				got := Log(in)
 				if again := Log(got); again != got {

@@ -77,14 +77,17 @@ func listedBefore(s string, v int) *contextRule {
 	for w > 0 && v-1-w < maxItemKey && (isLetter(s[w-1]) || isDigit(s[w-1])) {
 		w--
 	}
-	if w == v-1 || w > 0 && credentialValueByte[s[w-1]] {
-		return nil
-	}
-	// A key glued to a line break the log tier escaped ("\\n000000=")
-	// starts after it, as keyWordStart reads a name: the items before it
-	// are then read across the line break, as they are across a real one.
-	if w > 0 && s[w-1] == '\\' && logEscapeLen(s, w) == 1 && w+1 < v-1 {
+	// A key glued to a line break or a tab the log tier escaped
+	// ("\\n000000=", "\\t0000000000=") starts after it, as keyWordStart
+	// reads a name, whether the key's bytes reached back to the escape's
+	// letter or stopped at the bound just after it: the items before it
+	// are then read across the escape, as they are across the byte it
+	// stands for.
+	if w > 0 && s[w-1] == '\\' && logEscapeLen(s, w) == 1 {
 		w++
+	}
+	if w >= v-1 || w > 0 && credentialValueByte[s[w-1]] && !afterLogEscape(s, w) {
+		return nil
 	}
 	return itemsBefore(s, w, isChangeMarker(s, w, v-1))
 }
