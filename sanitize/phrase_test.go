@@ -21,6 +21,9 @@ func TestPhraseRedacts(t *testing.T) {
 		"set the api key to %s", "Password Set To %s", "X-Api-Key set to %s", "DB_PASSWORD set to %s",
 		"password updated successfully to %s", "Setting password to %s", "updating the api key to %s",
 		"secret is now: %s", "secretKey now %s", "password set to: %s",
+		// a value the name "has"
+		"token has value %s", "the api key has the value %s", "Password value %s", "client secret had the value %s",
+		"refresh token now has value %s", "API_KEY has its value %s",
 		// qualifiers before a strong separator
 		"password for user alice is %s", "token for tenant 42: %s", "key for bucket logs = %s",
 		"the password used was %s", "token provided was %s", "token was set: %s", "password of user bob was %s",
@@ -97,6 +100,9 @@ func TestPhraseKeepsProse(t *testing.T) {
 		"key ID changed to 7f3e2a1b-0c4d-4e5f-8a9b-0c1d2e3f4a5b", "partition key changed to 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
 		"key=user:42:profile", "key=uploads/2026/inv-8812.pdf", `<add key="Region_EU2" value="eu"/>`,
 		`<entry key="Region_EU2" type="x">`, "Idempotency-Key set to 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "request id you provided: 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"cache key has the value user:42:profile", "primary key has value 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203",
+		"the header has the value a3f9c2e1b7d54a60c2e1b7d5", "token count has value 12345678",
+		"key has the value 42", "password has the value required",
 	})
 }
 

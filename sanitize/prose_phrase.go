@@ -79,8 +79,8 @@ var phraseWords = func() (t [phraseTableSize]struct {
 		"regenerated generated configured switched replaced refreshed overridden overwritten defaulted initialized assigned "+
 		"saved stored issued created moved setting updating changing rotating resetting configuring")
 	add(pcAux, "is was are were has have had been be will would should must just now successfully automatically also "+
-		"still then being gets got")
-	add(pcNow, "now still became becomes remains be")
+		"still then being gets got the its")
+	add(pcNow, "now still became becomes remains be value")
 	add(pcPrep, "for of from in on at with by")
 	add(pcQual, "used provided given supplied sent received entered passed set mismatch mismatched value was is were are "+
 		"generated returned issued configured specified submitted presented changed updated rotated reset "+
