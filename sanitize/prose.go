@@ -154,11 +154,17 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 
 // qualifiedPairAt reads the run at s[p] as a user:password pair that
 // qualifies a credential's name after a preposition ("credentials for
-// bob:<value>", "auth failed for svc:<value>"), and returns where its
+// bob:<value>", "auth failed for user svc:<value>"), and returns where its
 // password starts, with the name's rule.
 func qualifiedPairAt(s string, p, i int) (int, *contextRule) {
-	// A preposition stands before the pair, as qualifiedName reads one.
-	if p < 2 || s[p-1] != ' ' || classOf(s, letterWordBefore(s, p-1), p-1)&pcPrep == 0 {
+	// A preposition stands before the pair, as qualifiedName reads one,
+	// or before a word for the pair's user ("for user bob:<value>").
+	if p < 2 || s[p-1] != ' ' {
+		return 0, nil
+	}
+	w := letterWordBefore(s, p-1)
+	if cls := classOf(s, w, p-1); cls&pcPrep == 0 &&
+		(cls&pcWho == 0 || w < 2 || s[w-1] != ' ' || classOf(s, letterWordBefore(s, w-1), w-1)&pcPrep == 0) {
 		return 0, nil
 	}
 	c := strings.IndexByte(s[p:i], ':')

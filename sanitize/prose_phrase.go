@@ -85,7 +85,7 @@ var phraseWords = func() (t [phraseTableSize]struct {
 	add(pcQual, "used provided given supplied sent received entered passed set mismatch mismatched value was is were are "+
 		"generated returned issued configured specified submitted presented changed updated rotated reset "+
 		"expected invalid wrong incorrect bad rejected does did do not match header field param parameter argument string "+
-		"new current accepted recognized valid authorized")
+		"new current accepted recognized valid authorized failed denied refused")
 	add(pcLink, "is was are were equals")
 	add(pcJoin, "but and while match matches matched equal vs versus")
 	add(pcNot, "not does did do")
