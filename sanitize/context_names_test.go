@@ -21,6 +21,8 @@ func TestCredentialNamesInEveryForm(t *testing.T) {
 		"credentials for bob:%s", "password from svc:%s", "auth for svc_orders:%s", "token rejected for deploy@example.com:%s",
 		"auth failed for bob:%s", "auth failed for user bob:%s", "login failed for user bob:%s", "token refused for client web:%s",
 		"authentication denied for client svc-api:%s", "password rejected for user alice:%s", "credentials for user bob:%s",
+		"requests.get(url, auth=('bob', '%s'))", `auth = ("bob", "%s")`, "session.auth = ('svc', '%s')", "auth=('bob','%s')",
+		"credentials: ['deploy', '%s']",
 		"passwordValue=%s", "GET /v1/verify?otp=%s HTTP/1.1", "https://api.example.com/v2/x?passcode=%s",
 		"/api/V2/hooks/hmac=%s", "apiKey:\n%s", "X-Auth-Token:\n  %s user=42", "client_secret =\n\t%s", "token.value = %s", "secret_value: \"%s\"", "passwordValue: %s", "{\"client-secret-value\":\"%s\"}",
 	} {
@@ -47,7 +49,8 @@ func TestCredentialNamesKeepProse(t *testing.T) {
 		"timeout for db:5432", "token for host:5432", "credentials for bob:required", "report for db:Zq8Kw2Lm9Rt4Vx7Pb3Nc",
 		"auth failed for user bob: invalid password", "auth failed for host db-primary:5432", "login failed for user bob:locked",
 		"report failed for user bob:Zq8Kw2Lm9Rt4Vx7Pb3Nc", "upload failed for client web:retry-after-30s",
-		"auth failed for user 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "connection refused for user bob: server closed the connection",
+		"auth failed for user 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203", "foo=('bob', 'Zq8Kw2Lm9Rt4Vx7Pb3Nc')",
+		"auth=('bob', 'required')", "key=('region', 'eu-west-1')", "connection refused for user bob: server closed the connection",
 		"<soap:Body><m:GetPrice><m:Item>Apples</m:Item></m:GetPrice></soap:Body>",
 	})
 }

@@ -204,14 +204,21 @@ const (
 
 // pairUserStart returns the start of the user part of a pair whose
 // password starts at s[p] after a quote or a brace: the user, up to two
-// quotes or braces around it, a colon, the password's quotes. It returns
-// -1 when there is none.
+// quotes or braces around it, a colon, the password's quotes; or the
+// bracket that opens a (user, password) tuple (see tupleUserStart). It
+// returns -1 when there is none.
 func pairUserStart(s string, p int) int {
 	q := p
 	for n := 0; n < 2 && q > 0 && pairOpeners[s[q-1]]; n++ {
 		q--
 	}
-	if q == p || q == 0 || s[q-1] != ':' {
+	if q == p || q == 0 {
+		return -1
+	}
+	if s[q-1] == ',' || s[q-1] == ' ' {
+		return tupleUserStart(s, q)
+	}
+	if s[q-1] != ':' {
 		return -1
 	}
 	q--
@@ -220,6 +227,27 @@ func pairUserStart(s string, p int) int {
 	}
 	spend(p - q)
 	return pairUserBefore(s, q)
+}
+
+// tupleUserStart returns where a tuple of a quoted user and a quoted
+// password opens, given the password's quote at s[q]: "('bob', '<value>'"
+// as Python's requests takes basic auth ("auth=('bob', '...')",
+// "HTTPBasicAuth('bob', '...')"), or "['bob', '<value>'". It returns -1
+// when there is none.
+func tupleUserStart(s string, q int) int {
+	q = blanksBefore(s, q, 0)
+	if q == 0 || s[q-1] != ',' {
+		return -1
+	}
+	q = blanksBefore(s, q-1, 0)
+	if q < 3 || s[q-1] != '\'' && s[q-1] != '"' {
+		return -1
+	}
+	u := pairUserBefore(s, q-1)
+	if u < 2 || s[u-1] != s[q-1] || s[u-2] != '(' && s[u-2] != '[' {
+		return -1
+	}
+	return u - 2
 }
 
 // pairUserBefore returns the start of the user part of a pair that ends
