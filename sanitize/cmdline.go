@@ -8,7 +8,7 @@ import "strings"
 // others take it as the next word: sshpass, the registry logins ("docker
 // login", podman, helm, oras, skopeo, cf), mongo and mongosh after "-p",
 // redis-cli after "-a", sqlcmd and bcp after "-P", the ldap tools after
-// "-w" (the bind password), zip after "-P". The option is a password only
+// "-w" (the bind password), zip after "-P", openssl (enc) after "-k". The option is a password only
 // after its command on the same line, so "mkdir -p", "ssh -p 22", "ls -a"
 // and "-pedantic" keep their words.
 
@@ -26,6 +26,7 @@ var passwordFlagCommands = [...]struct {
 	{"sshpass", 'p', false, true}, {"login", 'p', false, false}, {"mongo", 'p', false, false},
 	{"redis-cli", 'a', false, false}, {"sqlcmd", 'P', false, false}, {"bcp", 'P', false, false},
 	{"ldap", 'w', false, false}, {"zip", 'P', false, false}, {"unzip", 'P', false, false},
+	{"openssl", 'k', false, false},
 }
 
 // passwordFlagLetters marks the letters of passwordFlagCommands' options.

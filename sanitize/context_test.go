@@ -67,12 +67,13 @@ func TestCommandLinePasswords(t *testing.T) {
 		{"ldapsearch", "ldapsearch -x -D cn=admin,dc=corp -w Ld4pB1nd -H ldap://dir", []string{"Ld4pB1nd"}},
 		{"7z glued", "7z x -pArch1vePw backup.7z", []string{"Arch1vePw"}},
 		{"unzip", "unzip -P z1pPassw0rd bundle.zip", []string{"z1pPassw0rd"}},
+		{"openssl enc", "exec: openssl enc -d -aes-256-cbc -k 0pen5slPhr4se -in backup.enc", []string{"0pen5slPhr4se"}},
 	})
 	checkBenign(t, []string{
 		"mkdir -p data failed", "mysql -p shop prompts for it", "gcc -pedantic main.c",
 		"mysql -u root shop\ndocker run -p8080:80 app", "docker run -p 8080:80 nginx", "ssh -p 2222 deploy@host",
 		"ls -a /data", "redis-cli -p 6380 ping", "docker login\nmkdir -p build",
-		"sshpass -f pw.txt ssh host", "sshpass -e ssh host", "mysql -uroot shop", "tar -uvf backup.tar logs", "sort -u names.txt",
+		"sshpass -f pw.txt ssh host", "sshpass -e ssh host", "curl -k https://api.example.com/v1", "openssl s_client -connect db:5432 -starttls postgres", "mysql -uroot shop", "tar -uvf backup.tar logs", "sort -u names.txt",
 	})
 }
 
