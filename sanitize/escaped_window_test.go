@@ -210,3 +210,30 @@ func TestLogLongRecheckReach(t *testing.T) {
 		}
 	}
 }
+
+// A window whose decoded escape spells only a token's prefix ("7%7C", the
+// '|' of a Facebook app token after a digit) is cleared by the token rule itself, not by a run of the
+// tier; one whose decoding completes a token is still redacted, in random
+// text and in prose, as the whole re-check redacts it.
+func TestLogLongRecheckDecodedPrefix(t *testing.T) {
+	const body = "Zk81mQ2xPw7Lr4aTq9Vb3Nc6Hd0Jf5Gs2Ke8Yt"
+	for _, bg := range []string{randomText(64<<10, true), strings.Repeat("the upstream said no and we retried. ", 1800)} {
+		for _, hidden := range []string{
+			`\u0067hp_` + body[:36],
+			"%67hp_" + body[:36],
+			`sk\u005flive_` + body[:24],
+			"123456789012345%7C" + body[:30],
+		} {
+			for _, at := range []int{100, 30000, 60000} {
+				s := bg[:at] + " 7%7Cx 3%7CAb " + hidden + " " + bg[at+len(hidden)+16:]
+				got := Log(s)
+				if strings.Contains(got, body[:24]) {
+					t.Errorf("%q at %d kept in %q", hidden, at, got[at-20:at+80])
+				}
+				if want := logWhole(s); got != want {
+					t.Errorf("%q at %d: differs from the whole re-check", hidden, at)
+				}
+			}
+		}
+	}
+}
