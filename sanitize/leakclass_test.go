@@ -369,3 +369,29 @@ func TestFoldedValuesAndOptionsRedacted(t *testing.T) {
 		"Access denied for user 'app'@'db' (using password: NO)",
 	})
 }
+
+// A scheme word before a key and '=' announces no token: the key-value
+// rule redacts the value, and the scheme rule must not then read the key
+// and its '=' before the marker as a token (a second run of either tier
+// changed "Bearer password=[redacted]" to "Bearer [redacted][redacted]").
+func TestSchemeWordBeforeKeyValueSettles(t *testing.T) {
+	const v = "hunter2hunter2"
+	for _, scheme := range []string{"Bearer", "BeArer", "basic", "BEARER"} {
+		for _, key := range []string{"password", "api_key", "token", "client_secret", "X-Api-Key"} {
+			for _, sep := range []string{"=", ": ", ":"} {
+				for _, lead := range []string{"", "\x01", "\n", "auth: ", "\t"} {
+					in := lead + scheme + " " + key + sep + v + " 0"
+					for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
+						out := tier(in)
+						if strings.Contains(out, v) {
+							t.Errorf("%s(%q) = %q keeps the value", name, in, out)
+						}
+						if again := tier(out); again != out {
+							t.Errorf("%s not idempotent on %q:\n first %q\nsecond %q", name, in, out, again)
+						}
+					}
+				}
+			}
+		}
+	}
+}

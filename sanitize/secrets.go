@@ -426,9 +426,12 @@ func schemeCredentialAt(s string, i int) (int, int) {
 // startsKeyValue reports a word after a scheme word that is the key of a
 // secret of its own ("Bearer Authorization: token ...", "Basic
 // client_secret: ..."): the key-value rule redacts its value, and taking
-// the key as the scheme's credential would hide it from that rule.
+// the key as the scheme's credential would hide it from that rule. A key
+// and '=' count too: "Bearer password=<value>" is no token (the value's
+// word byte after '=' says so), and once the key-value rule has redacted
+// the value, "Bearer password=[redacted]" must not read as one either.
 func startsKeyValue(s string, start, end int) bool {
-	if end-start < 2 || s[end-1] != ':' {
+	if end-start < 2 || s[end-1] != ':' && s[end-1] != '=' {
 		return false
 	}
 	_, _, ok := keyBefore(s, end-1)
