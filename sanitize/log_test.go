@@ -191,3 +191,22 @@ func TestLogEscapeStartsWord(t *testing.T) {
 		}
 	}
 }
+
+// A name read ahead of a value within a reach ("SignatureDoesNotMatch"
+// after a comparison member) is read as far in the log tier's output as
+// in its text: an escape counts as the byte it stands for. Otherwise a
+// redaction that shortened the text brought the name within reach only
+// once the escape re-check of a second call decoded the tier's escapes.
+func TestLogReachCountsEscapes(t *testing.T) {
+	for _, ctrl := range []string{"\v", "\x01", "\n", "\t", "\u2028", "\u202e"} {
+		for _, between := range []string{" root:myPa55w0rd@tcp(db:3306)/shop ", " password=hunter2hunter2 ", " "} {
+			for pad := 0; pad < 120; pad += 3 {
+				in := `{"expected":"0000A000` + strings.Repeat("0", pad%7) + `",` + between + strings.Repeat("x", pad) + ctrl + `0000 "SignatureDoesNotMatch"}`
+				got := Log(in)
+				if again := Log(got); again != got {
+					t.Fatalf("Log not idempotent on %q:\n first %q\nsecond %q", in, got, again)
+				}
+			}
+		}
+	}
+}

@@ -122,9 +122,11 @@ func linkingAfter(s string, i int) bool {
 // after s[e], the end of a value, read forward to the byte stop or
 // contextReach bytes: a word's end or a part of a name in camel case
 // ("SignatureDoesNotMatch"). The name is read in s[e:], so that none
-// starts inside the value.
+// starts inside the value. An escape the log tier writes counts as the
+// one byte it stands for, so that the tier reads as far in its output
+// ("\\u000b", "\\n") as in the text it escaped.
 func namedAfter(s string, e int, stop byte) *contextRule {
-	t := s[e:min(len(s), e+contextReach)]
+	t := s[e:reachAfter(s, e, contextReach)]
 	spend(len(t))
 	for i := 1; i < len(t) && t[i-1] != stop; i++ {
 		if isLetter(t[i-1]) && (!isLetter(t[i]) || 'a' <= t[i-1] && 'A' <= t[i] && t[i] <= 'Z') {
@@ -134,4 +136,18 @@ func namedAfter(s string, e int, stop byte) *contextRule {
 		}
 	}
 	return nil
+}
+
+// reachAfter returns where n bytes after s[e] end, an escape of the log
+// tier's counted as one byte.
+func reachAfter(s string, e, n int) int {
+	i := e
+	for ; n > 0 && i < len(s); n-- {
+		if s[i] == '\\' {
+			i += logEscapeLen(s, i+1)
+		}
+		i++
+	}
+	spend(i - e)
+	return min(i, len(s))
 }
