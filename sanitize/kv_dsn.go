@@ -81,12 +81,18 @@ func semicolonValueEnd(s string, ve int) int {
 // pairBefore reports whether the word that ends at s[end] (exclusive) is
 // a key=value pair.
 func pairBefore(s string, end int) bool {
+	// The word's first '=' separates its key: "pass=0=" is a pair whose
+	// value ends in '=', as "pass=[redacted]" is once the value is gone,
+	// so that the value after it is read alike before and after.
+	eq := -1
 	for i := end - 1; i >= 0 && end-i < maxDSNGap; i-- {
-		if c := s[i]; endsPairWord[c] {
-			return c == '=' && i > 0 && isKeyNameByte(s[i-1]) && i+1 < end
+		if c := s[i]; c == '=' {
+			eq = i
+		} else if endsPairWord[c] {
+			break
 		}
 	}
-	return false
+	return eq > 0 && isKeyNameByte(s[eq-1]) && eq+1 < end
 }
 
 // endsPairWord holds the bytes pairBefore stops at: the '=' of a pair,

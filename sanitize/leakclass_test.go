@@ -395,3 +395,24 @@ func TestSchemeWordBeforeKeyValueSettles(t *testing.T) {
 		}
 	}
 }
+
+// A key=value pair whose value ends in '=' (base64's padding) counts as a
+// pair before a connection string's next key, as it does once its value
+// is redacted: the value after it is then read over the same words before
+// and after (a second run read "password=[redacted] 0" as one value).
+func TestPairWithPaddedValueSettles(t *testing.T) {
+	for _, first := range []string{"pAss=0=", "secret=c2VjcmV0==", "token=YWJj=", "key=a=b=", "user=app"} {
+		for _, words := range []string{" 0 0=", " 2 user=app", " and more user=app", " x"} {
+			in := first + " password=hunter2hunter2" + words
+			for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
+				out := tier(in)
+				if strings.Contains(out, "hunter2hunter2") {
+					t.Errorf("%s(%q) = %q keeps the password", name, in, out)
+				}
+				if again := tier(out); again != out {
+					t.Errorf("%s not idempotent on %q:\n first %q\nsecond %q", name, in, out, again)
+				}
+			}
+		}
+	}
+}
