@@ -8,9 +8,9 @@ import "strings"
 // others take it as the next word: sshpass, the registry logins ("docker
 // login", podman, helm, oras, skopeo, cf), mongo and mongosh after "-p",
 // redis-cli after "-a", sqlcmd and bcp after "-P", the ldap tools after
-// "-w" (the bind password), zip after "-P", openssl (enc) after "-k". The option is a password only
-// after its command on the same line, so "mkdir -p", "ssh -p 22", "ls -a"
-// and "-pedantic" keep their words.
+// "-w" (the bind password), zip after "-P", openssl (enc) after "-k".
+// The option is a password only after its command on the same line, so
+// "mkdir -p", "ssh -p 22", "ls -a" and "-pedantic" keep their words.
 
 // passwordFlagCommands are the commands whose option is a password: the
 // command's name (or the start of it: "mysql" is mysqldump's too), the

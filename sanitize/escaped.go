@@ -154,10 +154,10 @@ var windowBufs = sync.Pool{New: func() any { return new([4][]byte) }}
 // or by w decoded and then escaped as the log tier writes it (an escape
 // glues its letter to the next word: a decoded tab before "oken=" is
 // logged as "\token="), but the token rule at a prefix with no token
-// after it (noneRedacts), and decoding spelled no marker. The tier's result for w then holds no
-// more markers than w, and the decoded run none more than that: the
-// tier's own escapes in its result decode to the bytes of w they stand
-// for.
+// after it (noneRedacts), and decoding spelled no marker. The tier's
+// result for w then holds no more markers than w, and the decoded run
+// none more than that: the tier's own escapes in its result decode to the
+// bytes of w they stand for.
 func windowInert(w string, sc *scanner, bufs *[4][]byte) bool {
 	redacting := sc.want & publicFlags
 	f := sc.scan(w)
