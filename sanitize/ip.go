@@ -119,6 +119,9 @@ func ipv6At(s string, i int) int {
 
 func validIPv6(s string) bool {
 	spend(len(s))
+	if !ipv6Shape(s) {
+		return false
+	}
 	a, err := netip.ParseAddr(s)
 	return err == nil && a.Is6()
 }
@@ -146,4 +149,42 @@ func withPort(s string, p int) int {
 		}
 	}
 	return p
+}
+
+// ipv6Shape reports whether s may be an IPv6 literal by its shape alone:
+// no ":::", at most one "::", at most eight colons, hex groups of at most
+// four digits, and dots only in the last group (an embedded IPv4). Every
+// address netip accepts has that shape (FuzzIPv6Shape), and most runs of
+// colons and hex in text do not: netip.ParseAddr allocates its error, and
+// a run of colons was about 45 failed parses a pass.
+func ipv6Shape(s string) bool {
+	if z := strings.IndexByte(s, '%'); z >= 0 {
+		s = s[:z]
+	}
+	colons, group, doubled := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ':':
+			if i > 0 && s[i-1] == ':' {
+				if doubled || i > 1 && s[i-2] == ':' {
+					return false
+				}
+				doubled = true
+			}
+			if colons++; colons > 8 {
+				return false
+			}
+			group = 0
+		case c == '.':
+			// An embedded IPv4 ends the address: no colon may follow.
+			return strings.IndexByte(s[i:], ':') < 0
+		case isHex(c):
+			if group++; group > 4 && strings.IndexByte(s[i:], '.') < 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
