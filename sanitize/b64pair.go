@@ -1,9 +1,6 @@
 package sanitize
 
-import (
-	"encoding/base64"
-	"strings"
-)
+import "strings"
 
 // A credential pair encoded in base64 ("dXNlcjpodW50ZXIy" is
 // "user:hunter2") is the value of every entry of a Kubernetes Secret's
@@ -67,22 +64,16 @@ func base64PairAt(s string, q int) (int, int) {
 // without spaces that holds a colon after a name and before a password.
 func decodesToPair(v string) bool {
 	var buf [maxBase64Pair]byte
-	enc := base64.StdEncoding
-	if len(v)%4 != 0 {
-		enc = base64.RawStdEncoding
-	}
-	n, err := enc.Decode(buf[:], []byte(v))
-	if err != nil {
+	n, colon, ok := base64Text(buf[:], v, len(v)%4 == 0)
+	if !ok {
 		return false
 	}
-	d := buf[:n]
-	for _, c := range d {
+	for _, c := range buf[:n] {
 		if c <= ' ' || c > '~' {
 			return false
 		}
 	}
-	colon := strings.IndexByte(string(d), ':')
-	return colon > 0 && len(d)-colon > 3
+	return colon > 0 && n-colon > 3
 }
 
 func isBase64Byte(c byte) bool { return base64Bytes[c] }

@@ -1,7 +1,6 @@
 package sanitize
 
 import (
-	"encoding/base64"
 	"strings"
 )
 
@@ -453,8 +452,8 @@ var token68Bytes = func() (t [256]bool) {
 func looksLikeCredential(tok string, basic bool) bool {
 	if basic {
 		tok := strings.TrimRight(tok, ".:")
-		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding} {
-			if dec, err := enc.DecodeString(tok); err == nil && strings.IndexByte(string(dec), ':') >= 0 {
+		for _, padded := range []bool{true, false} {
+			if _, colon, ok := base64Text(nil, tok, padded); ok && colon >= 0 {
 				return true
 			}
 		}
