@@ -58,7 +58,8 @@ func redactPasswordFlags(s string) string {
 	cmds := newCommandFinder(s)
 	cmd, kind := -1, 0
 	nextCmd, nextKind := cmds.from(0)
-	lineStart, nextBreak := 0, nextLineBreak(s, 0)
+	breaks := newLineBreaks(s)
+	lineStart, nextBreak := 0, breaks.from(0)
 	for i := indexFrom(s, 0, '-'); i < len(s); i = indexFrom(s, i+1, '-') {
 		for nextCmd < i {
 			cmd, kind = nextCmd, nextKind
@@ -66,7 +67,7 @@ func redactPasswordFlags(s string) string {
 		}
 		for nextBreak < i {
 			lineStart = nextBreak + 1
-			nextBreak = nextLineBreak(s, nextBreak+1)
+			nextBreak = breaks.from(nextBreak + 1)
 		}
 		if cmd < lineStart || i < e.last || !passwordFlagAt(s, i) || s[i+1] != passwordFlagCommands[kind].flag {
 			continue
@@ -128,39 +129,41 @@ func keyColonAt(s string, q int) bool {
 	return ok
 }
 
-// A commandFinder finds passwordFlagCommands in a text in order. It keeps
-// the next occurrence of each command, so each command's occurrences are
-// searched for once however many others lie between them: a text of one
-// command repeated does not make every search for the others read to its
-// end again.
-type commandFinder struct {
-	s    string
-	next [len(passwordFlagCommands)]int
-}
+// A commandFinder finds passwordFlagCommands in a text in order, in one
+// forward read for all of them: at a byte that can start one (commandFirst)
+// where a word or a path's last part starts, the names are compared. A
+// search per command (strings.Index) read the text once for each, and
+// where a command's first byte was frequent it stopped at every one.
+type commandFinder struct{ s string }
 
-func newCommandFinder(s string) commandFinder {
-	f := commandFinder{s: s}
-	for k := range f.next {
-		f.next[k] = -1
+func newCommandFinder(s string) commandFinder { return commandFinder{s: s} }
+
+// commandFirst marks the first bytes of passwordFlagCommands' names.
+var commandFirst = func() (t [256]bool) {
+	for _, c := range passwordFlagCommands {
+		t[c.name[0]] = true
 	}
-	return f
-}
+	return t
+}()
 
 // from returns the start of the first command at or after s[i] that
 // starts a word or a path's last part ("/usr/bin/mysql"), and its index in
 // passwordFlagCommands, or len(s).
 func (f *commandFinder) from(i int) (int, int) {
 	s := f.s
-	best, kind := len(s), 0
-	for k, c := range passwordFlagCommands {
-		if f.next[k] < i {
-			f.next[k] = commandAt(s, i, c.name)
+	for p := i; p < len(s); p++ {
+		if !commandFirst[s[p]] || p > 0 && s[p-1] != '/' && isAlnum(s[p-1]) {
+			continue
 		}
-		if f.next[k] < best {
-			best, kind = f.next[k], k
+		for k, c := range passwordFlagCommands {
+			if strings.HasPrefix(s[p:], c.name) {
+				spend(p - i + len(c.name))
+				return p, k
+			}
 		}
 	}
-	return best, kind
+	spend(len(s) - i)
+	return len(s), 0
 }
 
 // commandAt returns the first occurrence of name at or after s[i] that
@@ -181,14 +184,31 @@ func commandAt(s string, i int, name string) int {
 	return len(s)
 }
 
-// nextLineBreak returns the index of the first line break at or after
-// s[i], real or escaped as the log tier writes it, or len(s).
-func nextLineBreak(s string, i int) int {
-	n := indexFrom(s, i, '\n')
-	if k := strings.Index(s[i:n], `\n`); k >= 0 {
-		return i + k
+// lineBreaks finds the line breaks of a text in order, real ones and those
+// escaped as the log tier writes them ("\\n"), each kind searched for once
+// however many of the other lie between: a text of escaped breaks and no
+// real one was read to its end again for each of them.
+type lineBreaks struct {
+	s             string
+	real, escaped int
+}
+
+func newLineBreaks(s string) lineBreaks { return lineBreaks{s: s, real: -1, escaped: -1} }
+
+// from returns the index of the first line break at or after s[i], or
+// len(s). i does not decrease from call to call.
+func (b *lineBreaks) from(i int) int {
+	if b.real < i {
+		b.real = indexFrom(b.s, i, '\n')
 	}
-	return n
+	if b.escaped < i {
+		b.escaped = len(b.s)
+		if k := strings.Index(b.s[i:], `\n`); k >= 0 {
+			b.escaped = i + k
+		}
+		spend(b.escaped - i)
+	}
+	return min(b.real, b.escaped)
 }
 
 // userPartEnd returns the index of the ':' that ends the user part of a

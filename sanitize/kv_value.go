@@ -383,7 +383,7 @@ func placeholderAt(s string, vs, ve int) bool {
 		if ve+1 < len(s) && !endsBareValue[s[ve+1]] {
 			return false
 		}
-		v += "}"
+		v = s[vs : ve+1]
 	}
 	switch {
 	case strings.HasPrefix(v, "${{") && strings.HasSuffix(v, "}}"):
@@ -393,7 +393,9 @@ func placeholderAt(s string, vs, ve int) bool {
 	case v[0] == '%' && v[len(v)-1] == '%':
 		return allReferenceBytes(v[1 : len(v)-1])
 	case v[0] == '$' && 'A' <= v[1] && v[1] <= 'Z':
-		return strings.ToUpper(v) == v && allReferenceBytes(v[1:])
+		// strings.ToUpper(v) == v without the copy ToUpper makes of a
+		// name with a small letter: allReferenceBytes admits ASCII only.
+		return !hasASCIILower(v) && allReferenceBytes(v[1:])
 	case strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}"):
 		return true
 	case strings.HasPrefix(v, "var.") || strings.HasPrefix(v, "local."):
@@ -403,6 +405,16 @@ func placeholderAt(s string, vs, ve int) bool {
 	}
 	// A mask repeats its first byte: most values differ at the second.
 	return len(v) >= 4 && v[1] == v[0] && strings.Count(v, v[:1]) == len(v)
+}
+
+// hasASCIILower reports whether s holds a byte from 'a' to 'z'.
+func hasASCIILower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'a' <= s[i] && s[i] <= 'z' {
+			return true
+		}
+	}
+	return false
 }
 
 // allReferenceBytes reports whether a variable's name is all name bytes.

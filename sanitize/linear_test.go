@@ -31,7 +31,7 @@ var hostileUnits = []string{
 	"aQ~", "0Q~", "1234567890123456|", "0123456789abcdef0123456789abcdef-us1", "-us", "12345:A", ":A",
 	"eyJab . eyJab . ", "eyJab. ", " . ", "%25", "%2525", `\u0025`, "&#", "&#61;", "&#x", "&quot;", "&amp;",
 	"--password ", "--token '", " --api-key x1234567 ", "Authorization: a\n ", "Cookie:\r\n\t", "ya29.", "1//0", "GOCSPX-", "password: |\n  ", "password: >\n", ";Password=a ", ";Password=a b", "LS0tLS1CRUdJTiBQUklWQVRF", "4/0A", " -u a:'", " --user a:\"x",
-	"key a1b2c3d4 ", "token:a1:b2=c3", "Key1", "aB", "a1", "api key \"", "is a1b2c3d4e5f6 ", "=a1b2c3d4e5f6g7h8:", "4111 ", "4111-", "2 ", "mysql -pa ", "-pa", "sshpass -p ", "unzip -P a ", "login -a ", "://a:b", "://a:b\"", "Error 1146 (42S02)", `near "x": syntax error `,
+	"key a1b2c3d4 ", "token:a1:b2=c3", "Key1", "aB", "a1", "api key \"", "is a1b2c3d4e5f6 ", "=a1b2c3d4e5f6g7h8:", "4111 ", "4111-", "2 ", "mysql -pa ", "-pa", `-pa\n`, `mysql -p\n`, "mysql\u00a0", "sshpass -p ", "unzip -P a ", "login -a ", "://a:b", "://a:b\"", "Error 1146 (42S02)", `near "x": syntax error `,
 	": YWRtaW46cGFzc3dvcmQ=", ":YWJjZGVmZ2hpams6", ": 'QUJDREVGR0hJSktMTU5PUA", "BUNDLE_", "BUNDLE_A__B=", `"u":"{p`, "kevin:'", "=${", "%FE",
 	"password set to ", "set password to a1b2c3d4e5f6 ", "token for tenant 42: ", "key for a b c = a1b2c3d4e5f6 ",
 	"got a1b2c3d4e5f6 ", "expected token a1b2c3d4 but got ", "want a1b2c3d4e5f6, ", "signature mismatch: got ",
