@@ -242,6 +242,25 @@ var hostile64K = []struct{ name, s string }{
 	{"json_tokens", "[" + fill(`{"token":"tk_4f9a2c7e1b8d3f6a0c5e9b2d7a4f1c8e"},`)},
 	{"cjk_cyrillic", fill("错误：上游服务拒绝了请求。Ошибка: сервер отклонил запрос. ")},
 	{"nul", fill("\x00")},
+	// Bytes that start or end most rules, drawn at random; words of
+	// credentials, schemes, escapes and options in random order; shapes
+	// that each cost an allocation or a read to the end per occurrence
+	// until 2026-12-07.
+	{"trigger_bytes", randomWords(64<<10, strings.Split(`apsword:=@/ "'k\u0%-_.`, ""), 1)},
+	{"credential_words", randomWords(64<<10, strings.Split(`pass|word|=|:|@|/|//|Bearer |sk-|ghp_|AKIA|0123456789|abcdef| |\u0070|%70|&#x70;|Basic |-p|mysql |\n|$PW`, "|"), 4)},
+	{"mysql_escaped_breaks", fill(`mysql -p\n`)},
+	{"basic_words", fill("basic 0123456789= x ")},
+	{"placeholders", fill("api_key=${Api_Key}\n")},
+}
+
+// randomWords returns n bytes of words drawn from a fixed seed.
+func randomWords(n int, words []string, seed uint64) string {
+	pick := xorshiftPicker(seed)
+	b := make([]byte, 0, n+64)
+	for len(b) < n {
+		b = append(b, words[pick(len(words))]...)
+	}
+	return string(b[:n])
 }
 
 // base64Run is a base64 alphabet run with no break.
