@@ -61,6 +61,11 @@ func redactPasswordFlags(s string) string {
 	breaks := newLineBreaks(s)
 	lineStart, nextBreak := 0, breaks.from(0)
 	for i := indexFrom(s, 0, '-'); i < len(s); i = indexFrom(s, i+1, '-') {
+		if i < e.last || !passwordFlagAt(s, i) {
+			continue
+		}
+		// The command and the line of an option are looked for only
+		// where an option is: a text of dashes does not read for them.
 		for nextCmd < i {
 			cmd, kind = nextCmd, nextKind
 			nextCmd, nextKind = cmds.from(nextCmd + 1)
@@ -69,7 +74,7 @@ func redactPasswordFlags(s string) string {
 			lineStart = nextBreak + 1
 			nextBreak = breaks.from(nextBreak + 1)
 		}
-		if cmd < lineStart || i < e.last || !passwordFlagAt(s, i) || s[i+1] != passwordFlagCommands[kind].flag {
+		if cmd < lineStart || s[i+1] != passwordFlagCommands[kind].flag {
 			continue
 		}
 		v := i + 2
@@ -130,7 +135,7 @@ func keyColonAt(s string, q int) bool {
 }
 
 // A commandFinder finds passwordFlagCommands in a text in order, in one
-// forward read for all of them: at a byte that can start one (commandFirst)
+// forward read for all of them: at a byte that can start one (commandsByFirst)
 // where a word or a path's last part starts, the names are compared. A
 // search per command (strings.Index) read the text once for each, and
 // where a command's first byte was frequent it stopped at every one.
@@ -138,10 +143,11 @@ type commandFinder struct{ s string }
 
 func newCommandFinder(s string) commandFinder { return commandFinder{s: s} }
 
-// commandFirst marks the first bytes of passwordFlagCommands' names.
-var commandFirst = func() (t [256]bool) {
-	for _, c := range passwordFlagCommands {
-		t[c.name[0]] = true
+// commandsByFirst lists, for each byte, the indexes in
+// passwordFlagCommands of the names it starts.
+var commandsByFirst = func() (t [256][]int) {
+	for k, c := range passwordFlagCommands {
+		t[c.name[0]] = append(t[c.name[0]], k)
 	}
 	return t
 }()
@@ -152,12 +158,13 @@ var commandFirst = func() (t [256]bool) {
 func (f *commandFinder) from(i int) (int, int) {
 	s := f.s
 	for p := i; p < len(s); p++ {
-		if !commandFirst[s[p]] || p > 0 && s[p-1] != '/' && isAlnum(s[p-1]) {
+		ks := commandsByFirst[s[p]]
+		if len(ks) == 0 || p > 0 && s[p-1] != '/' && isAlnum(s[p-1]) {
 			continue
 		}
-		for k, c := range passwordFlagCommands {
-			if strings.HasPrefix(s[p:], c.name) {
-				spend(p - i + len(c.name))
+		for _, k := range ks {
+			if name := passwordFlagCommands[k].name; strings.HasPrefix(s[p:], name) {
+				spend(p - i + len(name))
 				return p, k
 			}
 		}
