@@ -1,6 +1,10 @@
 package sanitize
 
-import "strings"
+import (
+	"bytes"
+	"encoding/base64"
+	"strings"
+)
 
 // A credential pair encoded in base64 ("dXNlcjpodW50ZXIy" is
 // "user:hunter2") is the value of every entry of a Kubernetes Secret's
@@ -64,16 +68,24 @@ func base64PairAt(s string, q int) (int, int) {
 // without spaces that holds a colon after a name and before a password.
 func decodesToPair(v string) bool {
 	var buf [maxBase64Pair]byte
-	n, colon, ok := base64Text(buf[:], v, len(v)%4 == 0)
-	if !ok {
+	enc := base64.StdEncoding
+	if len(v)%4 != 0 {
+		enc = base64.RawStdEncoding
+	}
+	n, err := enc.Decode(buf[:], []byte(v))
+	if err != nil {
 		return false
 	}
-	for _, c := range buf[:n] {
+	d := buf[:n]
+	for _, c := range d {
 		if c <= ' ' || c > '~' {
 			return false
 		}
 	}
-	return colon > 0 && n-colon > 3
+	// Searched as bytes: string(d) of more than 32 bytes was a copy on
+	// the heap for every candidate.
+	colon := bytes.IndexByte(d, ':')
+	return colon > 0 && len(d)-colon > 3
 }
 
 func isBase64Byte(c byte) bool { return base64Bytes[c] }

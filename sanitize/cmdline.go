@@ -1,6 +1,9 @@
 package sanitize
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // Command lines that carry a password in a short option. mysql, mysqldump,
 // mariadb and 7z take it glued to "-p" ("-pS3cret": a space after mysql's
@@ -56,10 +59,12 @@ func passwordFlagAt(s string, i int) bool {
 func redactPasswordFlags(s string) string {
 	e := edit{s: s}
 	cmds := newCommandFinder(s)
+	// Nothing is looked for before the first option: the loops below
+	// start from -1.
 	cmd, kind := -1, 0
-	nextCmd, nextKind := cmds.from(0)
+	nextCmd, nextKind := -1, 0
 	breaks := newLineBreaks(s)
-	lineStart, nextBreak := 0, breaks.from(0)
+	lineStart, nextBreak := 0, -1
 	for i := indexFrom(s, 0, '-'); i < len(s); i = indexFrom(s, i+1, '-') {
 		if i < e.last || !passwordFlagAt(s, i) {
 			continue
@@ -135,10 +140,9 @@ func keyColonAt(s string, q int) bool {
 }
 
 // A commandFinder finds passwordFlagCommands in a text in order, in one
-// forward read for all of them: at a byte that can start one (commandsByFirst)
-// where a word or a path's last part starts, the names are compared. A
-// search per command (strings.Index) read the text once for each, and
-// where a command's first byte was frequent it stopped at every one.
+// forward read for all of them: where a word or a path's last part starts
+// with a byte that starts one, the names it starts are compared. A search
+// per command (strings.Index) read the text once for each of the thirteen.
 type commandFinder struct{ s string }
 
 func newCommandFinder(s string) commandFinder { return commandFinder{s: s} }
@@ -152,17 +156,48 @@ var commandsByFirst = func() (t [256][]int) {
 	return t
 }()
 
+// commandFirstBits marks with 1 the bytes commandsByFirst lists names
+// for, commandLeadBits the bytes a name may follow: any but a letter or a
+// digit, which would make it the end of a longer word.
+var (
+	commandFirstBits = func() (t [256]uint8) {
+		for c, ks := range commandsByFirst {
+			if len(ks) > 0 {
+				t[c] = 1
+			}
+		}
+		return t
+	}()
+	commandLeadBits = func() (t [256]uint8) {
+		for c := range t {
+			if !isAlnum(byte(c)) {
+				t[c] = 1
+			}
+		}
+		return t
+	}()
+)
+
 // from returns the start of the first command at or after s[i] that
 // starts a word or a path's last part ("/usr/bin/mysql"), and its index in
-// passwordFlagCommands, or len(s).
+// passwordFlagCommands, or len(s). Eight positions are read a step, each
+// a name's first byte after a byte that ends no word, from two tables and
+// without a branch, so that text whose letters start names often ("s",
+// "o", "r") costs a step, not a stop, for most of them.
 func (f *commandFinder) from(i int) (int, int) {
 	s := f.s
 	for p := i; p < len(s); p++ {
-		ks := commandsByFirst[s[p]]
-		if len(ks) == 0 || p > 0 && s[p-1] != '/' && isAlnum(s[p-1]) {
+		if p > 0 && p+8 <= len(s) {
+			m := packWord(&commandFirstBits, s, p) & packWord(&commandLeadBits, s, p-1)
+			if m == 0 {
+				p += 7
+				continue
+			}
+			p += bits.TrailingZeros64(m) >> 3
+		} else if commandFirstBits[s[p]] == 0 || p > 0 && commandLeadBits[s[p-1]] == 0 {
 			continue
 		}
-		for _, k := range ks {
+		for _, k := range commandsByFirst[s[p]] {
 			if name := passwordFlagCommands[k].name; strings.HasPrefix(s[p:], name) {
 				spend(p - i + len(name))
 				return p, k

@@ -453,7 +453,7 @@ func looksLikeCredential(tok string, basic bool) bool {
 	if basic {
 		tok := strings.TrimRight(tok, ".:")
 		for _, padded := range []bool{true, false} {
-			if _, colon, ok := base64Text(nil, tok, padded); ok && colon >= 0 {
+			if colon, ok := base64Colon(tok, padded); ok && colon >= 0 {
 				return true
 			}
 		}
