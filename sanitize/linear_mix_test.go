@@ -1,0 +1,31 @@
+package sanitize
+
+import "testing"
+
+// Rules meet in mixtures as they never do in one unit repeated: the
+// password-flag rule read to the end of the text for a real line break at
+// every escaped one before a "-p", which no single unit showed until it
+// held both ("mysql -p\n"). Texts of hostile units drawn at random, to
+// each tier's limit, are held to the same bound per byte, with room for
+// the passes a mixture of secrets takes.
+func TestLinearWorkOnMixtures(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		pick := xorshiftPicker(seed * 0x9e3779b97f4a7c15)
+		// A few units per text, so that each recurs often enough to
+		// meet the others many times.
+		units := make([]string, 2+pick(6))
+		for i := range units {
+			units[i] = hostileUnits[pick(len(hostileUnits))]
+		}
+		for _, tier := range []struct {
+			name  string
+			f     func(string) string
+			limit int
+		}{{"Public", Public, MaxPublicLen}, {"Log", Log, MaxLogLen}} {
+			s := randomWords(tier.limit, units, seed)
+			if w := measuredWork(tier.f, s); w > 2*maxWorkPerByte*len(s) {
+				t.Errorf("%s(mixture of %q): work %d, %.0f per byte", tier.name, units, w, float64(w)/float64(len(s)))
+			}
+		}
+	}
+}
