@@ -29,3 +29,26 @@ func TestLinearWorkOnMixtures(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLinearMixture draws two fuzzed units at random to each tier's limit
+// and bounds the work per byte, as FuzzLinear does for one unit repeated.
+func FuzzLinearMixture(f *testing.F) {
+	f.Add("mysql -pa ", `\n`, uint64(1))
+	f.Add("password=", `\u0070`, uint64(2))
+	f.Add("Basic ", "a:b@", uint64(3))
+	f.Fuzz(func(t *testing.T, a, b string, seed uint64) {
+		if a == "" || b == "" || len(a) > 64 || len(b) > 64 {
+			return
+		}
+		for _, tier := range []struct {
+			name  string
+			f     func(string) string
+			limit int
+		}{{"Public", Public, MaxPublicLen}, {"Log", Log, MaxLogLen}} {
+			s := randomWords(tier.limit, []string{a, b}, seed|1)
+			if w := measuredWork(tier.f, s); w > 2*maxWorkPerByte*len(s) {
+				t.Fatalf("%s(mixture of %q and %q, seed %d): work %d, %.0f per byte", tier.name, a, b, seed, w, float64(w)/float64(len(s)))
+			}
+		}
+	})
+}
