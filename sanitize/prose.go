@@ -554,7 +554,13 @@ func redactContextValues(s string) string {
 		if i = nextContextTrigger(s, i, len(s)); i == len(s) {
 			break
 		}
-		if i < skip || !contextTrigger(s, i) {
+		if i < skip {
+			// The rest of a run already read: its triggers (the digits of
+			// "0123456789") answer for nothing more.
+			i = skip - 1
+			continue
+		}
+		if !contextTrigger(s, i) {
 			continue
 		}
 		vs, runEnd, r := contextValueAt(s, i)
