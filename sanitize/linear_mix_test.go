@@ -17,11 +17,7 @@ func TestLinearWorkOnMixtures(t *testing.T) {
 		for i := range units {
 			units[i] = hostileUnits[pick(len(hostileUnits))]
 		}
-		for _, tier := range []struct {
-			name  string
-			f     func(string) string
-			limit int
-		}{{"Public", Public, MaxPublicLen}, {"Log", Log, MaxLogLen}} {
+		for _, tier := range linearTiers {
 			s := randomWords(tier.limit, units, seed)
 			if w := measuredWork(tier.f, s); w > 2*maxWorkPerByte*len(s) {
 				t.Errorf("%s(mixture of %q): work %d, %.0f per byte", tier.name, units, w, float64(w)/float64(len(s)))
@@ -40,11 +36,7 @@ func FuzzLinearMixture(f *testing.F) {
 		if a == "" || b == "" || len(a) > 64 || len(b) > 64 {
 			return
 		}
-		for _, tier := range []struct {
-			name  string
-			f     func(string) string
-			limit int
-		}{{"Public", Public, MaxPublicLen}, {"Log", Log, MaxLogLen}} {
+		for _, tier := range linearTiers {
 			s := randomWords(tier.limit, []string{a, b}, seed|1)
 			if w := measuredWork(tier.f, s); w > 2*maxWorkPerByte*len(s) {
 				t.Fatalf("%s(mixture of %q and %q, seed %d): work %d, %.0f per byte", tier.name, a, b, seed, w, float64(w)/float64(len(s)))

@@ -67,6 +67,13 @@ var hostileUnits = []string{
 // text for each trigger would spend thousands.
 const maxWorkPerByte = 64
 
+// linearTiers are the tiers the work bounds hold, each with its limit.
+var linearTiers = []struct {
+	name  string
+	f     func(string) string
+	limit int
+}{{"Public", Public, MaxPublicLen}, {"Log", Log, MaxLogLen}}
+
 func measuredWork(f func(string) string, s string) int {
 	metering, work = true, 0
 	defer func() { metering = false }()
@@ -76,11 +83,7 @@ func measuredWork(f func(string) string, s string) int {
 
 func TestLinearWork(t *testing.T) {
 	for _, u := range hostileUnits {
-		for _, tier := range []struct {
-			name  string
-			f     func(string) string
-			limit int
-		}{{"Public", Public, MaxPublicLen}, {"Log", Log, MaxLogLen}} {
+		for _, tier := range linearTiers {
 			s := strings.Repeat(u, tier.limit/len(u))
 			if w := measuredWork(tier.f, s); w > maxWorkPerByte*len(s) {
 				t.Errorf("%s(%q x %d): work %d, %.0f per byte", tier.name, u, len(s)/len(u), w, float64(w)/float64(len(s)))
@@ -99,11 +102,7 @@ func FuzzLinear(f *testing.F) {
 		if u == "" || len(u) > 64 {
 			return
 		}
-		for _, tier := range []struct {
-			name  string
-			f     func(string) string
-			limit int
-		}{{"Public", Public, MaxPublicLen}, {"Log", Log, MaxLogLen}} {
+		for _, tier := range linearTiers {
 			s := strings.Repeat(u, tier.limit/len(u))
 			if w := measuredWork(tier.f, s); w > maxWorkPerByte*len(s) {
 				t.Fatalf("%s(%q x %d): work %d, %.0f per byte", tier.name, u, len(s)/len(u), w, float64(w)/float64(len(s)))
