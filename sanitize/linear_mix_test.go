@@ -2,12 +2,6 @@ package sanitize
 
 import "testing"
 
-// Rules meet in mixtures as they never do in one unit repeated: the
-// password-flag rule read to the end of the text for a real line break at
-// every escaped one before a "-p", which no single unit showed until it
-// held both ("mysql -p\n": 635 to 686 work units a byte in mixtures).
-// Texts of hostile units drawn at random, to each tier's limit, are held
-// to mixtureWorkPerByte.
 // mixtureWorkPerByte bounds the work per byte of a mixture: a mixture of
 // options whose values chain ("sshpass -p " among " 00\f0\n00") takes
 // settle's eight passes on the text and eight more on its decoded
@@ -16,6 +10,12 @@ import "testing"
 // found in mixtures spent 635 units a byte and more.
 const mixtureWorkPerByte = 4 * maxWorkPerByte
 
+// Rules meet in mixtures as they never do in one unit repeated: the
+// password-flag rule read to the end of the text for a real line break at
+// every escaped one before a "-p", which no single unit showed until it
+// held both ("mysql -p\n": 635 to 686 work units a byte in mixtures).
+// Texts of hostile units drawn at random, to each tier's limit, are held
+// to mixtureWorkPerByte.
 func TestLinearWorkOnMixtures(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		pick := xorshiftPicker(seed * 0x9e3779b97f4a7c15)
