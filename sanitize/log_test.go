@@ -192,6 +192,33 @@ func TestLogEscapeStartsWord(t *testing.T) {
 	}
 }
 
+// A list item glued to an escape the log tier writes starts after it, as
+// it does after the break the escape stands for: the items before it are
+// read back across the escape to the name that announces the list. Read
+// as part of the item ("n0="), the escape's letter hid the list from a
+// second call, which decoded the escape and found it ("Cookie: [redacted]
+// \n0= 0=000001A0").
+func TestLogItemsAfterEscapeSettle(t *testing.T) {
+	for _, line := range []string{"0 Cookie: sid=31d4d96e407aad42 ", "token: [redacted]", "api_key: Zk81mQ2xPw7Lr4aT,", "note: nothing secret"} {
+		// The breaks as they come and as the log tier writes them.
+		for _, brk := range []string{"\n", "\r\n", "\t", "\v", " \n", `\n`, `\r\n`, `\t`, `\u000b`} {
+			for _, lead := range []string{"0= ", "a= ", "x=1, ", "k=v; ", "n=, ", "0=0 "} {
+				for _, item := range []string{"0=000001A0", "Key9=Xy7zQ2m8Lp", "v1=Zk81mQ2xPw7L", "sha256=9f86d081884c7d65"} {
+					for _, in := range []string{line + brk + lead + item, line + brk + item} {
+						got := Log(in)
+						if again := Log(got); again != got {
+							t.Errorf("Log(%q) not idempotent:\n first %q\nsecond %q", in, got, again)
+						}
+						if p := Public(in); Public(p) != p {
+							t.Errorf("Public(%q) not idempotent: %q", in, p)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // A name read ahead of a value within a reach ("SignatureDoesNotMatch"
 // after a comparison member) is read as far in the log tier's output as
 // in its text: an escape counts as the byte it stands for. Otherwise a

@@ -130,6 +130,14 @@ func itemsBefore(s string, p int, change bool) *contextRule {
 			a--
 		}
 		spend(p - a)
+		// An item glued to an escape the log tier writes ("\\n0=") starts
+		// after it, as it does after the line break the escape stands
+		// for: the items before it are then read across the escape.
+		if a > 0 && s[a-1] == '\\' {
+			if n := logEscapeLen(s, a); n > 0 && a+n < p {
+				a += n
+			}
+		}
 		if a == p {
 			return nil
 		}
