@@ -219,6 +219,27 @@ func TestLogItemsAfterEscapeSettle(t *testing.T) {
 	}
 }
 
+// A key glued to an escape the log tier writes ("\\u000cCookie:",
+// "\\tpassword:") is read as it is after the control or the tab the
+// escape stands for, not as a path's segment after a backslash: otherwise
+// the list after its value was found only by a second call, whose escape
+// re-check decoded the escape ("\fCookie: 0\n0=0000A000").
+func TestLogKeyAfterEscapeSettles(t *testing.T) {
+	for _, ctrl := range []string{"\f", "\x01", "\t", "\v", "\x1b", "\u2028", " \t"} {
+		for _, key := range []string{"Cookie:", "password:", "Authorization:", "api_key:", "token="} {
+			for _, value := range []string{"0", "hunter2hunter2", "[redacted]"} {
+				for _, tail := range []string{"\n0=0000A000", "\n0= 0=000001A0", " x=1, v1=Zk81mQ2xPw7L", "\r\nsha256=9f86d081884c7d65"} {
+					in := ctrl + key + " " + value + tail
+					got := Log(in)
+					if again := Log(got); again != got {
+						t.Errorf("Log(%q) not idempotent:\n first %q\nsecond %q", in, got, again)
+					}
+				}
+			}
+		}
+	}
+}
+
 // A name read ahead of a value within a reach ("SignatureDoesNotMatch"
 // after a comparison member) is read as far in the log tier's output as
 // in its text: an escape counts as the byte it stands for. Otherwise a
