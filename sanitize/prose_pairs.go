@@ -125,19 +125,7 @@ func itemsBefore(s string, p int, change bool) *contextRule {
 		case c == ']':
 			return redactedKeyBefore(s, p)
 		}
-		a := p
-		for a > 0 && p-a < maxValueLead && credentialValueByte[s[a-1]] {
-			a--
-		}
-		spend(p - a)
-		// An item glued to an escape the log tier writes ("\\n0=") starts
-		// after it, as it does after the line break the escape stands
-		// for: the items before it are then read across the escape.
-		if a > 0 && s[a-1] == '\\' {
-			if n := logEscapeLen(s, a); n > 0 && a+n < p {
-				a += n
-			}
-		}
+		a := itemStartBefore(s, p)
 		if a == p {
 			return nil
 		}
@@ -160,6 +148,25 @@ func itemsBefore(s string, p int, change bool) *contextRule {
 		p = b
 	}
 	return nil
+}
+
+// itemStartBefore returns where the list item that ends at s[p] starts:
+// at the first of its value bytes, up to maxValueLead of them. An item
+// glued to an escape the log tier writes ("\\n0=") starts after it, as
+// it does after the line break the escape stands for: the items before it
+// are then read across the escape.
+func itemStartBefore(s string, p int) int {
+	a := p
+	for a > 0 && p-a < maxValueLead && credentialValueByte[s[a-1]] {
+		a--
+	}
+	spend(p - a)
+	if a > 0 && s[a-1] == '\\' {
+		if n := logEscapeLen(s, a); n > 0 && a+n < p {
+			a += n
+		}
+	}
+	return a
 }
 
 // redactedKeyBefore reports the credential row when the marker that
