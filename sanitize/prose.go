@@ -115,10 +115,8 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 	// A run glued to an escape the log tier writes ("\\t0000=...") starts
 	// after it, as it does after the tab or the line break the escape
 	// stands for: the tier reads its own output as it read the text.
-	if p > 0 && s[p-1] == '\\' {
-		if n := logEscapeLen(s, p); n > 0 && p+n <= i {
-			p += n
-		}
+	if q := pastLogEscape(s, p); q <= i {
+		p = q
 	}
 	r, keyed := credentialOrKeyBefore(s, p)
 	if r != nil {

@@ -37,6 +37,17 @@ func logEscapeLen(s string, i int) int {
 	return 0
 }
 
+// pastLogEscape returns where the text goes on after an escape the log
+// tier writes whose backslash is s[p-1] (see logEscapeLen), or p when
+// no such escape starts there: a word glued to the escape starts after
+// it, as it does after the byte the escape stands for.
+func pastLogEscape(s string, p int) int {
+	if p > 0 && s[p-1] == '\\' {
+		return p + logEscapeLen(s, p)
+	}
+	return p
+}
+
 // afterLogEscape reports whether the name at s[kb] follows an escape the
 // log tier writes (see logEscapeLen).
 func afterLogEscape(s string, kb int) bool {

@@ -161,10 +161,8 @@ func itemStartBefore(s string, p int) int {
 		a--
 	}
 	spend(p - a)
-	if a > 0 && s[a-1] == '\\' {
-		if n := logEscapeLen(s, a); n > 0 && a+n < p {
-			a += n
-		}
+	if q := pastLogEscape(s, a); q < p {
+		a = q
 	}
 	return a
 }
