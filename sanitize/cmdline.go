@@ -58,7 +58,6 @@ func passwordFlagAt(s string, i int) bool {
 // "-p" are found by searches that only move forward.
 func redactPasswordFlags(s string) string {
 	e := edit{s: s}
-	cmds := newCommandFinder(s)
 	// Nothing is looked for before the first option: the loops below
 	// start from -1.
 	cmd, kind := -1, 0
@@ -73,7 +72,7 @@ func redactPasswordFlags(s string) string {
 		// where an option is: a text of dashes does not read for them.
 		for nextCmd < i {
 			cmd, kind = nextCmd, nextKind
-			nextCmd, nextKind = cmds.from(nextCmd + 1)
+			nextCmd, nextKind = commandFrom(s, nextCmd+1)
 		}
 		for nextBreak < i {
 			lineStart = nextBreak + 1
@@ -139,14 +138,6 @@ func keyColonAt(s string, q int) bool {
 	return ok
 }
 
-// A commandFinder finds passwordFlagCommands in a text in order, in one
-// forward read for all of them: where a word or a path's last part starts
-// with a byte that starts one, the names it starts are compared. A search
-// per command (strings.Index) read the text once for each of the thirteen.
-type commandFinder struct{ s string }
-
-func newCommandFinder(s string) commandFinder { return commandFinder{s: s} }
-
 // commandsByFirst lists, for each byte, the indexes in
 // passwordFlagCommands of the names it starts.
 var commandsByFirst = func() (t [256][]int) {
@@ -178,14 +169,15 @@ var (
 	}()
 )
 
-// from returns the start of the first command at or after s[i] that
-// starts a word or a path's last part ("/usr/bin/mysql"), and its index in
-// passwordFlagCommands, or len(s). Eight positions are read a step, each
-// a name's first byte after a byte that ends no word, from two tables and
-// without a branch, so that text whose letters start names often ("s",
-// "o", "r") costs a step, not a stop, for most of them.
-func (f *commandFinder) from(i int) (int, int) {
-	s := f.s
+// commandFrom returns the start of the first command at or after s[i]
+// that starts a word or a path's last part ("/usr/bin/mysql"), and its
+// index in passwordFlagCommands, or len(s). The commands are found in one
+// forward read for all of them (a search per command, strings.Index, read
+// the text once for each of the thirteen): eight positions are read a
+// step, each a name's first byte after a byte that ends no word, from two
+// tables and without a branch, so that text whose letters start names
+// often ("s", "o", "r") costs a step, not a stop, for most of them.
+func commandFrom(s string, i int) (int, int) {
 	for p := i; p < len(s); p++ {
 		if p > 0 && p+8 <= len(s) {
 			m := packWord(&commandFirstBits, s, p) & packWord(&commandLeadBits, s, p-1)
