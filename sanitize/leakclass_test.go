@@ -381,13 +381,9 @@ func TestSchemeWordBeforeKeyValueSettles(t *testing.T) {
 			for _, sep := range []string{"=", ": ", ":"} {
 				for _, lead := range []string{"", "\x01", "\n", "auth: ", "\t"} {
 					in := lead + scheme + " " + key + sep + v + " 0"
-					for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
-						out := tier(in)
-						if strings.Contains(out, v) {
+					for name, check := range map[string]func(*testing.T, string) string{"Public": checkPublic, "Log": checkLog} {
+						if out := check(t, in); strings.Contains(out, v) {
 							t.Errorf("%s(%q) = %q keeps the value", name, in, out)
-						}
-						if again := tier(out); again != out {
-							t.Errorf("%s not idempotent on %q:\n first %q\nsecond %q", name, in, out, again)
 						}
 					}
 				}
@@ -404,13 +400,9 @@ func TestPairWithPaddedValueSettles(t *testing.T) {
 	for _, first := range []string{"pAss=0=", "secret=c2VjcmV0==", "token=YWJj=", "key=a=b=", "user=app"} {
 		for _, words := range []string{" 0 0=", " 2 user=app", " and more user=app", " x"} {
 			in := first + " password=hunter2hunter2" + words
-			for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
-				out := tier(in)
-				if strings.Contains(out, "hunter2hunter2") {
+			for name, check := range map[string]func(*testing.T, string) string{"Public": checkPublic, "Log": checkLog} {
+				if out := check(t, in); strings.Contains(out, "hunter2hunter2") {
 					t.Errorf("%s(%q) = %q keeps the password", name, in, out)
-				}
-				if again := tier(out); again != out {
-					t.Errorf("%s not idempotent on %q:\n first %q\nsecond %q", name, in, out, again)
 				}
 			}
 		}
