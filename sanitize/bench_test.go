@@ -167,7 +167,7 @@ var worstUnits = []string{"token=", "Cookie: ", "passwd:", "password='", `\"pass
 // public tier reads its first MaxPublicLen bytes).
 func BenchmarkWorst(b *testing.B) {
 	for _, u := range worstUnits {
-		s := strings.Repeat(u, (64<<10)/len(u))
+		s := fill(u)
 		b.Run("Public/"+u, func(b *testing.B) {
 			b.SetBytes(int64(len(s)))
 			for b.Loop() {
