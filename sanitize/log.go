@@ -94,15 +94,40 @@ func logPass(s string, f flags) (string, bool) { return (*kvFirst)(nil).logPass(
 // key-value rule k may have read.
 func (k *kvFirst) logPass(s string, f flags) (string, bool) {
 	r := passRun{first: k}
-	s = redactSecrets(s, f, &r)
-	if f&(fCtrl|fNonASCII) != 0 {
-		// The rules saw the text before its escapes: an escape that changes
-		// it spoils the proof.
-		if e := escapeControls(s, MaxLogLen); e != s {
-			return e, false
+	t := redactSecrets(s, f, &r)
+	if f&(fCtrl|fNonASCII) == 0 {
+		return t, r.closed()
+	}
+	e := escapeAt(t)
+	if e < 0 {
+		return t, r.closed()
+	}
+	// The rules settle on the text before its escapes: an escape counts
+	// six bytes ("\u0003") where the rules' reach back counts one, so a
+	// name a redaction brought within reach of a value would be out of it
+	// again in the escaped text, and the next call, which decodes the
+	// tier's escapes to look for hidden secrets, would find it. Only the
+	// first pass over a text has escapes to write.
+	for range 7 {
+		if t == s {
+			break
+		}
+		nf := logScanner.rescan(s, f, t)
+		if r.closed() && nf == f {
+			break
+		}
+		s, f, r = t, nf, passRun{}
+		spend(len(s))
+		if t = redactSecrets(s, f, &r); t != s {
+			e = escapeAt(t)
 		}
 	}
-	return s, r.closed()
+	// The rules saw the text before its escapes: an escape that changes
+	// it spoils the proof.
+	if e < 0 {
+		return t, false
+	}
+	return escapeFrom(t, e, MaxLogLen), false
 }
 
 // escapeAt returns the index of the first rune that must be escaped, or of
@@ -202,19 +227,6 @@ var asciiEscapes = func() (t [utf8.RuneSelf]string) {
 	return t
 }()
 
-// escapeControls returns s with the runes of textclass.IsEscaped written
-// as escapes, or only its first limit bytes and a few more when the
-// escaped text is longer: an escape is up to ten bytes for one to four,
-// and the tier cuts its text to limit anyway (clip reads no more than
-// that, and sees the result is longer), so random bytes are not escaped
-// to six times their length, through a growing buffer, to be cut.
-func escapeControls(s string, limit int) string {
-	if i := escapeAt(s); i >= 0 {
-		return escapeFrom(s, i, limit)
-	}
-	return s
-}
-
 // asciiEscapeBytes are asciiEscapes padded to six bytes, for appendEscaped.
 var asciiEscapeBytes = func() (t [utf8.RuneSelf][6]byte) {
 	for c, e := range asciiEscapes {
@@ -223,6 +235,12 @@ var asciiEscapeBytes = func() (t [utf8.RuneSelf][6]byte) {
 	return t
 }()
 
+// escapeFrom returns s with the runes of textclass.IsEscaped from s[i] on
+// written as escapes, or only its first limit bytes and a few more when
+// the escaped text is longer: an escape is up to ten bytes for one to
+// four, and the tier cuts its text to limit anyway (clip reads no more
+// than that, and sees the result is longer), so random bytes are not
+// escaped to six times their length, through a growing buffer, to be cut.
 func escapeFrom(s string, i, limit int) string {
 	// A text of half the limit or more gets room for the limit: text that
 	// is mostly controls stops there without growing the buffer. A

@@ -241,3 +241,28 @@ func TestLogReachCountsEscapes(t *testing.T) {
 		}
 	}
 }
+
+// The same read back from a value: a redaction before the value that
+// brings its name within reach ("signature" before a webhook URL and a run
+// of controls) must do so in the first call, whose rules settle on the
+// text before its escapes, not only in a second call whose escape
+// re-check decodes the tier's own "\u0003".
+func TestLogReachBackCountsEscapes(t *testing.T) {
+	shorteners := []string{
+		"https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+		"postgres://report:Zq8wLm3nXp2Kd9Vb@db-7.internal:5432/ledger",
+		"Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		"ghp_0123456789abcdefABCDEF0123456789abcd",
+	}
+	for _, name := range []string{"signAtureA", "password", "API key", "secret_token"} {
+		for _, short := range shorteners {
+			for _, ctrl := range []string{"\x03", "\t", "\x7f", "\u2028", "\u202e", "\r"} {
+				for n := 4; n <= 28; n += 4 {
+					for _, value := range []string{"<EXpeCt>0000A000", " 3fa9c2e1b7d54a60", ": Zq8wLm3nXp2"} {
+						checkLog(t, name+" "+short+" 0000"+strings.Repeat(ctrl, n)+value)
+					}
+				}
+			}
+		}
+	}
+}

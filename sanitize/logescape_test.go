@@ -145,3 +145,12 @@ func TestEscapeShortcuts(t *testing.T) {
 		}
 	}
 }
+
+// escapeControls returns s as the log pass escapes it (escapeFrom), for
+// tests that compare the tier's output with what escaping alone makes.
+func escapeControls(s string, limit int) string {
+	if i := escapeAt(s); i >= 0 {
+		return escapeFrom(s, i, limit)
+	}
+	return s
+}
