@@ -32,7 +32,7 @@ func valueAt(s string, q int, line bool) (int, int) {
 	case !line && s[q] == ':' && p < len(s) && s[p] == '!':
 		p = afterYAMLTag(s, p)
 	}
-	if !line && p < len(s) && (s[p] == '{' || s[p] == '[') {
+	if !line && p < len(s) && (s[p] == '{' || s[p] == '[' || s[p] == '(') {
 		return p, structureEnd(s, p)
 	}
 	e := valueEnd(s, p, line)
@@ -136,10 +136,10 @@ func isTagByte(c byte) bool {
 // maxStructure bounds how far structureEnd reads for the closing bracket.
 const maxStructure = 256
 
-// structureEnd returns the end of the object or array that opens at s[p]
-// ({"value": "..."}, [..., ...], YAML's {value: ...}): a secret key's value
-// that is a structure is redacted whole, since the secret is somewhere
-// inside it. Quoted strings are skipped, escapes respected. A structure
+// structureEnd returns the end of the object, array or tuple that opens at
+// s[p] ({"value": "..."}, [..., ...], YAML's {value: ...}, Python's
+// ('user', '...')): a secret key's value that is a structure is redacted
+// whole, since the secret is somewhere inside it. Quoted strings are skipped, escapes respected. A structure
 // that does not close within maxStructure bytes ends at the first line
 // break after its opening, or at the bound.
 func structureEnd(s string, p int) int {
@@ -160,9 +160,9 @@ func structureEnd(s string, p int) int {
 				}
 				e++
 			}
-		case '{', '[':
+		case '{', '[', '(':
 			depth++
-		case '}', ']':
+		case '}', ']', ')':
 			depth--
 			if depth == 0 {
 				e++

@@ -277,9 +277,15 @@ func TestStructuredSecretValuesRedacted(t *testing.T) {
 		{"pretty json", "{\n  \"token\": [\n    \"tok0123456789abcdef\"\n  ]\n}", []string{"tok0123456789abcdef"}},
 		{"unterminated", "token: [tok0123456789abcdef, more", []string{"tok0123456789abcdef"}},
 		{"yaml tag", "password: !!str Hunt3rSecr3tXq", []string{"Hunt3rSecr3tXq"}},
+		{"python tuple", "token=('Hunt3rSecr3tXq', 'refresh')", []string{"Hunt3rSecr3tXq", "refresh"}},
+		{"tuple double quoted", `api_key = ("k_live_0123456789",)`, []string{"k_live_0123456789"}},
+		{"tuple spaced", "password: ( 'Hunt3rSecr3tXq' ) rejected", []string{"Hunt3rSecr3tXq"}},
+		{"tuple second member", `secret=("bob", "Hunt3rSecr3tXq")`, []string{"Hunt3rSecr3tXq"}},
+		{"nested call", "credentials=(Secret(\"Hunt3rSecr3tXq\"), 'x')", []string{"Hunt3rSecr3tXq"}},
 	})
 	checkBenign(t, []string{
 		`{"order": {"id": "ord_9", "total": 12}}`,
+		"retry (attempt 3 of 5) failed",
 		`"items": ["a", "b"]`,
 	})
 }
