@@ -147,6 +147,9 @@ func contextValueAt(s string, i int) (vs, runEnd int, r *contextRule) {
 			return vs, runEnd, r
 		}
 	}
+	if r = callArgumentBefore(s, p); r != nil {
+		return p, runEnd, r
+	}
 	return pairAhead(s, ahead, runEnd)
 }
 

@@ -1,0 +1,30 @@
+package sanitize
+
+import "testing"
+
+// A traceback prints the line of source that failed, and the credentials
+// a call to an authenticating function was given in it: every argument
+// after the first (the user or the identity) is redacted, in any
+// language's quotes, spacing and naming.
+func TestAuthCallArgumentsRedacted(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"python requests", `  File "sync.py", line 41, in push` + "\n" + `    r = requests.get(url, auth=HTTPBasicAuth('deploy', 'Hunt3rSecr3tXq'))`, []string{"Hunt3rSecr3tXq"}},
+		{"python digest", `auth = HTTPDigestAuth("ops", "Zq8wLm3nXp2Kd9")`, []string{"Zq8wLm3nXp2Kd9"}},
+		{"python smtp", `    server.login("alerts@example.com", "Tr0ub4dor3xq")`, []string{"Tr0ub4dor3xq"}},
+		{"go basic auth", `req.SetBasicAuth("admin", "s3cr3t-Passw0rd")`, []string{"s3cr3t-Passw0rd"}},
+		{"go plain auth", `auth := smtp.PlainAuth("", "bob@example.com", "Tr0ub4dor3xq", "smtp.example.com")`, []string{"Tr0ub4dor3xq"}},
+		{"csharp", `var c = new NetworkCredential("svc_backup", "P@55w0rdSvc!");`, []string{"P@55w0rdSvc!"}},
+		{"java", `new UsernamePasswordCredentials( "svc" , "Qx7mLp9sR4tVw8" )`, []string{"Qx7mLp9sR4tVw8"}},
+		{"js", "await client.signIn('ops', 'h7Gf2kLq9Zx');", []string{"h7Gf2kLq9Zx"}},
+		{"oauth1 four", `OAuth1('client-key', 'Cs3cr3tValue', 'owner-key', 'Os3cr3tValue')`, []string{"Cs3cr3tValue", "Os3cr3tValue"}},
+		{"snake case", `db.authenticate('reporting', 'R3p0rtPassw0rd')`, []string{"R3p0rtPassw0rd"}},
+		{"keyword first", `ldap_login(user='cn=admin', secret_value="Zq8wLm3nXp2Kd9")`, []string{"Zq8wLm3nXp2Kd9"}},
+	})
+	checkBenign(t, []string{
+		`login("bob") failed: account locked`,
+		`author("Jane", "Doe2")`,
+		`authorize("orders", "Read2")`,
+		`format("%s-%d", "Order7")`,
+		`fmt.Errorf("login %s: %w", user, err)`,
+	})
+}
