@@ -115,8 +115,11 @@ func optionValue(s string, p int) (int, int) {
 		}
 		return p + 1, p + 1 + k
 	}
+	// A word ends at a blank, and at the log tier's escape of one: read
+	// through "\\t", "-p" glued to a tab in the tier's output took the
+	// words after the tab, which the text's "-p" and tab did not.
 	e := p
-	for e < len(s) && !endsWord[s[e]] {
+	for e < len(s) && !endsWord[s[e]] && !escapedBlankAt(s, e) {
 		e++
 	}
 	spend(e - p)

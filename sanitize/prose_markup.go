@@ -48,6 +48,23 @@ func pastLogEscape(s string, p int) int {
 	return p
 }
 
+// escapedBlankAt reports whether s[i] is the backslash of an escape the
+// log tier writes for a byte that ends a word (endsWord): "\\t", "\\n",
+// "\\r", "\\u000b", "\\u000c". A word read in the tier's output ends
+// there as it ended at the byte in the text.
+func escapedBlankAt(s string, i int) bool {
+	if s[i] != '\\' || i+1 >= len(s) {
+		return false
+	}
+	switch logEscapeLen(s, i+1) {
+	case 1:
+		return true
+	case 5:
+		return s[i+2:i+5] == "000" && (s[i+5] == 'b' || s[i+5] == 'c')
+	}
+	return false
+}
+
 // afterLogEscape reports whether the name at s[kb] follows an escape the
 // log tier writes (see logEscapeLen).
 func afterLogEscape(s string, kb int) bool {
