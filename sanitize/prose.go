@@ -381,7 +381,22 @@ func contextWordAt(s string, kb, ke int, sep byte, opened bool) *contextRule {
 	if n > 0 {
 		return contextWordAt(s, kb, ke-n, sep, opened)
 	}
-	return nil
+	return sessionIDAt(s, kb, k)
+}
+
+// sessionIDAt reports the credential row when the name k at s[kb] is
+// "id" after the word "session" ("invalid session ID: ..."): a session's
+// identifier is the credential that holds it open, as "session_id=" is
+// to the key-value rule, while "id" alone names every other thing.
+func sessionIDAt(s string, kb int, k string) *contextRule {
+	const word = "session "
+	if len(k) != 2 || k[0]|0x20 != 'i' || k[1]|0x20 != 'd' || kb < len(word) || !hasPrefixFold(s[kb-len(word):], word) {
+		return nil
+	}
+	if b := kb - len(word); b > 0 && isWordByte(s[b-1]) {
+		return nil
+	}
+	return credentialRule
 }
 
 func contextWordEnding(s string, kb int, k string, sep byte, opened bool) *contextRule {

@@ -28,3 +28,23 @@ func TestAuthCallArgumentsRedacted(t *testing.T) {
 		`fmt.Errorf("login %s: %w", user, err)`,
 	})
 }
+
+// A session's identifier holds the session open: named in prose ("invalid
+// session ID: ...") it goes as "session_id=" does, while "id" after any
+// other word, and a session's short number, stay.
+func TestSessionIDInProseRedacted(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"colon", "invalid session ID: 8f2b9c1d7e6a4f30", []string{"8f2b9c1d7e6a4f30"}},
+		{"spaced", "no cart for session id 8f2b9c1d7e6a4f30 (user 42)", []string{"8f2b9c1d7e6a4f30"}},
+		{"equals", "Session Id=Zq8wLm3nXp2Kd9Vb; expired", []string{"Zq8wLm3nXp2Kd9Vb"}},
+		{"quoted", `session id "k8s7d6f5g4h3j2k1" not found`, []string{"k8s7d6f5g4h3j2k1"}},
+		{"is", "the SESSION ID is 0a1b2c3d4e5f6a7b8c9d", []string{"0a1b2c3d4e5f6a7b8c9d"}},
+	})
+	checkBenign(t, []string{
+		"session id 42 closed",
+		"the cart of session 90417 was left as it was",
+		"request id 0193b1c2-7d1e-7a3b-9c4d-5e6f70819203 failed",
+		"order id A1B2C3D4E5F6 not found",
+		"possession id card 8f2b9c1d",
+	})
+}
