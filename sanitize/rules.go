@@ -530,13 +530,14 @@ func redactTokens(s string) string {
 		if !tokenMayStart(s, i) {
 			continue
 		}
-		start, end := tokenAt(s, i, rc)
+		start, end := tokenAt(s, i, e.last, rc)
 		// A token found from its anchor may start before the end of the
 		// last span: only the rest of it is new.
 		start = max(start, e.last)
 		if end <= start {
 			continue
 		}
+
 		e.replace(start, end, Redacted)
 		i = end - 1
 	}

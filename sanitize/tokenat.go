@@ -59,7 +59,13 @@ func (a *anchored) prevList(s string, i int) []trigger {
 // triggers with the same byte before it is long, and its bytes after the
 // anchor and two before it turn most away without a comparison of the
 // whole text.
-func tokenAt(s string, i int, rc *runs) (int, int) {
+//
+// from is where the text after the rule's last redaction starts: a token
+// starts a word there whatever byte stood before it, as it does in the
+// rule's output, where the marker's ']' stands before it. Otherwise a
+// token glued to the end of another ("AKIA...EXAMPLEghp_...") was left
+// whole until a second call found it after the marker.
+func tokenAt(s string, i, from int, rc *runs) (int, int) {
 	a := triggersByAnchor[s[i]]
 	var m tokenMatch
 	if a == nil {
@@ -68,20 +74,20 @@ func tokenAt(s string, i int, rc *runs) (int, int) {
 	if i+1 < len(s) {
 		if b := a.next[s[i+1]]; b != 0 {
 			for k := range a.byNext[b-1] {
-				m.try(s, i, &a.byNext[b-1][k], rc)
+				m.try(s, i, &a.byNext[b-1][k], from, rc)
 			}
 		}
 	}
-	if wordStart(s, i) {
+	if i == from || wordStart(s, i) {
 		for k := range a.first {
-			m.try(s, i, &a.first[k], rc)
+			m.try(s, i, &a.first[k], from, rc)
 		}
 	}
 	if i > 0 {
 		ts := a.prevList(s, i)
 		for k := range ts {
 			if t := &ts[k]; nextMatches(s, i, t) && secondBeforeMatches(s, i, t) {
-				m.try(s, i, t, rc)
+				m.try(s, i, t, from, rc)
 			}
 		}
 	}
@@ -93,21 +99,21 @@ type tokenMatch struct{ start, end int }
 
 // try takes the token of t anchored at s[i], if there is one and it ends
 // after the longest so far.
-func (m *tokenMatch) try(s string, i int, t *trigger, rc *runs) {
+func (m *tokenMatch) try(s string, i int, t *trigger, from int, rc *runs) {
 	if !triggerIs(s, i, t) {
 		return
 	}
 	p := i - t.at
 	ts := p
 	if t.before != nil {
-		for ts > 0 && t.before[s[ts-1]] {
+		for ts > from && t.before[s[ts-1]] {
 			ts--
 		}
-		if t.rule.lead != "" && (!strings.HasPrefix(s[ts:p], t.rule.lead) || !wordStart(s, ts)) ||
+		if t.rule.lead != "" && (!strings.HasPrefix(s[ts:p], t.rule.lead) || ts != from && !wordStart(s, ts)) ||
 			p-ts < t.rule.beforeMin {
 			return
 		}
-	} else if !wordStart(s, p) {
+	} else if p != from && !wordStart(s, p) {
 		return
 	}
 	if e := t.bodyEnd(s, p+len(t.text), rc); e > m.end {

@@ -29,7 +29,7 @@ func tokenAtEvery(s string, i int, rc *runs) (int, int) {
 	for _, ts := range lists {
 		for k := range ts {
 			if t := &ts[k]; i >= t.at && strings.HasPrefix(s[i-t.at:], t.text) {
-				m.try(s, i, t, rc)
+				m.try(s, i, t, 0, rc)
 			}
 		}
 	}
@@ -110,7 +110,7 @@ func TestTokenAtLists(t *testing.T) {
 			if triggersByAnchor[s[i]] == nil {
 				continue
 			}
-			a, b := tokenAt(s, i, &rc)
+			a, b := tokenAt(s, i, 0, &rc)
 			x, y := tokenAtEvery(s, i, &rcEvery)
 			if a != x || b != y {
 				t.Fatalf("tokenAt at %d of %q: %d:%d, trying every trigger %d:%d", i, s, a, b, x, y)
@@ -183,4 +183,30 @@ func wordTexts() []string {
 	return []string{"card 4111111111111111 ok", "a4111-1111-1111-1111", "token=Ab12Cd34Ef56 x", "id 2345678901234567",
 		"x 5500 0000 0000 0004 y", "ORDER123 Ref45 aBcD", "password: Tr0ub4dor3xyz", "v1.2.3 build 20261201",
 		`{"token":"tk_4f9a2c7e1b8d3f6a0c5e9b2d7a4f1c8e"}`, "api key a1B2c3D4e5F6", "3 4 5 6 2", "A1 B2 C3 _4 .5"}
+}
+
+// A token glued to the end of one whose format ends it (an AWS key ID is
+// "AKIA" and 16 bytes: "AKIA...EXAMPLEghp_...") starts a word where the
+// first one's redaction ends, as it does in the output, where the
+// marker's ']' stands before it: the first call redacts both cores, and a
+// second call finds nothing more.
+func TestGluedTokensRedactedInOneCall(t *testing.T) {
+	var tokens []seeded
+	for _, c := range credentialSeeds {
+		if strings.Trim(c.secret, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.") == "" {
+			tokens = append(tokens, c)
+		}
+	}
+	for _, a := range []seeded{{"AKIAIOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"}, {"ASIAY34FZKBOKMUTVV7A", "Y34FZKBOKMUTVV7A"}} {
+		for _, b := range tokens {
+			for _, around := range [][2]string{{"", ""}, {"key=", " tail"}, {"(", ")"}, {"x ", "\n"}} {
+				in := around[0] + a.secret + b.secret + around[1]
+				for _, out := range []string{checkLog(t, in), checkPublic(t, in)} {
+					if strings.Contains(out, a.core) || strings.Contains(out, b.core) {
+						t.Errorf("%q keeps a core: %q", in, out)
+					}
+				}
+			}
+		}
+	}
 }
