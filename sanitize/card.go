@@ -14,45 +14,79 @@ const (
 	maxCardChain = 2 * maxCardDigits
 )
 
-// cardChain reads the chain of digits that starts a word at s[i], with
-// single spaces, dashes or dots between groups, and returns its end and the
-// number of digits, or 0 digits when it is not written as a card is: part
-// of a longer word or dashed token (a UUID's 8-4-4-4-12), more digits than
-// a card, or groups unlike a card's (printed cards group by four first,
-// then two to six: 4-4-4-4, 4-6-5, 4-4-4-4-2, 4-4-4-4-3).
-func cardChain(s string, i int) (end, digits int) {
-	// Every chain it takes starts with four digits: thirteen or more
+// cardFrom returns the end of the longest card number that starts a
+// word at s[p], or 0, and the end of its first group of digits. A number
+// counts when it is written as a card is: 13 to 19 digits, together or in
+// groups joined by single spaces, dashes or dots, as printed cards group
+// them (4-4-4-4, 4-6-5, 4-4-4-4-2, 4-4-4-4-3), and, when luhnCheck is set,
+// passing the Luhn check. It ends where the digits and their separators
+// end, unless that is inside a longer word or dashed token (a UUID's
+// 8-4-4-4-12); or at a space before more groups: cards listed one after
+// another ("4111 1111 1111 1111 5500 0000 0000 0004") are each a card, and
+// were once read as one number too long to be any. A dash or a dot before
+// more digits goes on with the same number.
+//
+// It reads no more than maxCardChain bytes from p.
+func cardFrom(s string, p int, luhnCheck bool) (card, first int) {
+	// Every number it takes starts with four digits: thirteen or more
 	// together, or a first group of four. Most numbers of prose are
 	// shorter, and cost no more than this.
-	if i+3 >= len(s) || !isDigit(s[i+1]) || !isDigit(s[i+2]) || !isDigit(s[i+3]) {
-		return i + 1, 0
+	if p+3 >= len(s) || !isDigit(s[p+1]) || !isDigit(s[p+2]) || !isDigit(s[p+3]) {
+		return 0, p + 1
 	}
-	e := i
-	group, groups, shaped := 0, 0, true
+	e := p
+	digits, group, groups, shaped := 0, 0, 0, true
 	var sep byte
-	for e < len(s) && e-i < maxCardChain {
-		switch c := s[e]; {
-		case isDigit(c):
+	defer func() { spend(e - p) }()
+	for e < len(s) && e-p < maxCardChain {
+		c := s[e]
+		if isDigit(c) {
 			digits++
 			group++
-		case (c == ' ' || c == '-' || c == '.') && e+1 < len(s) && isDigit(s[e+1]) && isDigit(s[e-1]):
-			// Dots join a card's groups only when they join all of them:
-			// "4111.1111.1111.1111", not a date or a version beside a
-			// number.
-			if groups > 0 && (c == '.') != (sep == '.') {
-				shaped = false
-			}
-			sep = c
-			shaped = shaped && cardGroup(groups, group)
-			groups++
-			group = 0
-		default:
-			return cardEnd(s, e, digits, shaped && (groups == 0 || cardGroup(groups, group)))
+			e++
+			continue
+		}
+		if c != ' ' && c != '-' && c != '.' || e+1 >= len(s) || !isDigit(s[e+1]) {
+			break
+		}
+		if first == 0 {
+			first = e
+		}
+		if c == ' ' && cardNumber(s[p:e], digits, shaped && (groups == 0 || cardGroup(groups, group)), luhnCheck) {
+			card = e
+		}
+		// Dots join a card's groups only when they join all of them:
+		// "4111.1111.1111.1111", not a date or a version beside a number.
+		if groups > 0 && (c == '.') != (sep == '.') {
+			shaped = false
+		}
+		shaped = shaped && cardGroup(groups, group)
+		sep = c
+		groups++
+		group = 0
+		if digits > maxCardDigits {
+			return card, first
 		}
 		e++
 	}
-	spend(e - i)
-	return cardEnd(s, e, digits, shaped && (groups == 0 || cardGroup(groups, group)))
+	if first == 0 {
+		first = e
+	}
+	if e-p >= maxCardChain && e < len(s) && isDigit(s[e]) {
+		// Cut inside a group: the number goes on, longer than a card.
+		return card, first
+	}
+	if cardEnds(s, e) && cardNumber(s[p:e], digits, shaped && (groups == 0 || cardGroup(groups, group)), luhnCheck) {
+		card = e
+	}
+	return card, first
+}
+
+// cardNumber reports whether the digits of n make a card number: as many
+// as a card has, in groups shaped as a card's, passing the Luhn check when
+// luhnCheck is set.
+func cardNumber(n string, digits int, shaped, luhnCheck bool) bool {
+	return shaped && minCardDigits <= digits && digits <= maxCardDigits && (!luhnCheck || luhn(n))
 }
 
 // cardGroup reports whether the n-th group (from 0) of a separated number
@@ -64,18 +98,14 @@ func cardGroup(n, digits int) bool {
 	return 2 <= digits && digits <= 6
 }
 
-func cardEnd(s string, e, digits int, shaped bool) (int, int) {
-	if !shaped || digits > maxCardDigits {
-		return e, 0
-	}
+// cardEnds reports whether a number that ends at s[e] ends there: not
+// inside a longer word, nor a dashed token going on after it (an
+// identifier, not a card).
+func cardEnds(s string, e int) bool {
 	if e < len(s) && (isAlnum(s[e]) || s[e] == '_') {
-		return e, 0
+		return false
 	}
-	if e+1 < len(s) && s[e] == '-' && isAlnum(s[e+1]) {
-		// The chain goes on as a dashed token: an identifier, not a card.
-		return e, 0
-	}
-	return e, digits
+	return e+1 >= len(s) || s[e] != '-' || !isAlnum(s[e+1])
 }
 
 // cardStart reports whether s[i] may start a card number.
@@ -112,11 +142,16 @@ func luhn(s string) bool {
 	return sum%10 == 0
 }
 
-// cardAt is the prefilter's check at s[i], as redactCards reads it; it
-// returns the end of what it read.
+// cardAt is the prefilter's check at s[i], as redactCards reads it
+// without the Luhn check; it returns the end of what the next check need
+// not read again: the card, or the first group of digits, after which
+// another card may start.
 func cardAt(s string, i int) (bool, int) {
-	end, digits := cardChain(s, i)
-	return digits >= minCardDigits, end
+	card, first := cardFrom(s, i, false)
+	if card > 0 {
+		return true, card
+	}
+	return false, first
 }
 
 // redactCards replaces every card number but its last four digits.
@@ -126,16 +161,18 @@ func redactCards(s string) string {
 		if !isDigit(s[i]) || !cardStart(s, i) {
 			continue
 		}
-		end, digits := cardChain(s, i)
-		if digits >= minCardDigits && luhn(s[i:end]) {
-			keep, n := end, 0
-			for n < 4 {
-				if keep--; isDigit(s[keep]) {
-					n++
-				}
-			}
-			e.replace(i, keep, Redacted)
+		end, first := cardFrom(s, i, true)
+		if end == 0 {
+			i = first - 1
+			continue
 		}
+		keep, n := end, 0
+		for n < 4 {
+			if keep--; isDigit(s[keep]) {
+				n++
+			}
+		}
+		e.replace(i, keep, Redacted)
 		i = end - 1
 	}
 	return e.result()

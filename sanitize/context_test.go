@@ -101,6 +101,15 @@ func TestCardNumbers(t *testing.T) {
 		{"maestro eighteen", `bad input "6304 0000 0000 0000 00"`, []string{"0000 0000 0000"}},
 		{"dotted", "card 4111.1111.1111.1111 declined", []string{"4111.1111.1111"}},
 		{"dotted mastercard", "pan=5555.5555.5555.4444;", []string{"5555.5555.5555"}},
+		// Cards listed one after another, which the rule once read as one
+		// number too long to be a card, and kept whole.
+		{"two spaced", "cards 4111 1111 1111 1111 5500 0000 0000 0004 declined", []string{"4111 1111 1111", "5500 0000 0000"}},
+		{"two together", "batch 4111111111111111 5555555555554444 failed", []string{"411111111111", "555555555555"}},
+		{"two dashed", "4111-1111-1111-1111 6011-0009-9013-9424", []string{"4111-1111-1111", "6011-0009-9013"}},
+		{"three mixed", "pans: 378282246310005 4111 1111 1111 1111 5555.5555.5555.4444", []string{"3782822463", "4111 1111 1111", "5555.5555.5555"}},
+		{"after a number", "row 2024 4111 1111 1111 1111", []string{"4111 1111 1111"}},
+		{"dotted then spaced", "5555.5555.5555.4444 4111 1111 1111 1111", []string{"5555.5555.5555", "4111 1111 1111"}},
+		{"log escape after", "card 4111 1111 1111 1111 4111 1111 1111 1111\u00e9", []string{"4111 1111 1111"}},
 	})
 	for _, tier := range []func(string) string{Public, Log} {
 		if out := tier("card 4111 1111 1111 1111"); !strings.HasSuffix(out, "1111") {
@@ -109,7 +118,7 @@ func TestCardNumbers(t *testing.T) {
 	}
 	checkBenign(t, []string{"order 4111111111111112 shipped", "ts=1733050000123 done", "id 12345678901234567890123",
 		"at 2024.01.01 4111", "1.234.567.890.123", "build 4111.1111.1111.1112", "4111.1111.1111.1111.5", "v4111.1111.1111.1111",
-		"4111-1111.1111-1111"})
+		"4111-1111.1111-1111", "4111-1111-1111-1111-2222 shipped", "4111.1111.1111.1111.1111"})
 }
 
 // A UUID's or any dashed identifier's leading digits can pass the Luhn
