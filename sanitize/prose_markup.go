@@ -65,6 +65,12 @@ func escapedBlankAt(s string, i int) bool {
 	return false
 }
 
+// escapedBlankBefore reports whether an escape of escapedBlankAt ends at
+// s[i-1], for the rules that read a word backwards.
+func escapedBlankBefore(s string, i int) bool {
+	return i >= 2 && s[i-1] != 'u' && escapedBlankAt(s, i-2) || i >= 6 && s[i-5] == 'u' && escapedBlankAt(s, i-6)
+}
+
 // afterLogEscape reports whether the name at s[kb] follows an escape the
 // log tier writes (see logEscapeLen).
 func afterLogEscape(s string, kb int) bool {

@@ -210,8 +210,11 @@ func redactDSNUserinfo(s string) string {
 			}
 			continue
 		}
+		// The user starts after a blank, and after the log tier's escape
+		// of one ("-u admin:\\n" before "root:...@tcp("), as it did in the
+		// text the escape was written for.
 		start := i
-		for start > e.last && !isSpace(s[start-1]) && !dsnUserStops[s[start-1]] {
+		for start > e.last && !isSpace(s[start-1]) && !dsnUserStops[s[start-1]] && !escapedBlankBefore(s, start) {
 			start--
 		}
 		spend(i - start)

@@ -54,3 +54,19 @@ func TestUserinfoSettled(t *testing.T) {
 		t.Fatalf("only %d texts settled", settledOnce)
 	}
 }
+
+// A MySQL DSN's user starts after a blank, and after the log tier's escape
+// of one: read through "\n" in the tier's output, the user took the word
+// before the line break ("-u admin:\n" before "root:...@tcp(") and made
+// an option's value of the DSN's host, which a second call redacted.
+func TestDSNUserAfterEscapedBlankSettles(t *testing.T) {
+	for _, before := range []string{"-u admin:", "x", "password:", "-u", "user="} {
+		for _, blank := range []string{"\n", "\t", "\r\n", "\v", "\f"} {
+			for _, dsn := range []string{"root:myPa55w0rd@tcp(db:3306)/shop", "app:S3cret@unix(/tmp/my.sock)/x", "u:p@tcp6([::1]:3306)/d"} {
+				for _, tail := range []string{"", "old=hunter2hunter2", " done"} {
+					checkLog(t, "x\n"+before+blank+dsn+tail)
+				}
+			}
+		}
+	}
+}
