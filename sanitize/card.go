@@ -37,7 +37,6 @@ func cardFrom(s string, p int, luhnCheck bool) (card, first int) {
 	e := p
 	digits, group, groups, shaped := 0, 0, 0, true
 	var sep byte
-	defer func() { spend(e - p) }()
 	for e < len(s) && e-p < maxCardChain {
 		c := s[e]
 		if isDigit(c) {
@@ -65,9 +64,13 @@ func cardFrom(s string, p int, luhnCheck bool) (card, first int) {
 		groups++
 		group = 0
 		if digits > maxCardDigits {
-			return card, first
+			break
 		}
 		e++
+	}
+	spend(e - p)
+	if digits > maxCardDigits {
+		return card, first
 	}
 	if first == 0 {
 		first = e

@@ -19,6 +19,15 @@ func callArgumentBefore(s string, v int) *contextRule {
 	if v < 2 || s[v-1] != '"' && s[v-1] != '\'' {
 		return nil
 	}
+	// An argument after the first follows a comma: most quoted values
+	// ("id = 'ord_9'") are turned away here, before the read back.
+	c := v - 1
+	for c > 0 && s[c-1] == ' ' {
+		c--
+	}
+	if c == 0 || s[c-1] != ',' {
+		return nil
+	}
 	lo := max(0, v-contextReach)
 	i, commas := v-1, 0
 	defer func() { spend(v - i) }()
