@@ -75,14 +75,21 @@ func cardFrom(s string, p int, luhnCheck bool) (card, first int) {
 	if first == 0 {
 		first = e
 	}
-	if e-p >= maxCardChain && e < len(s) && isDigit(s[e]) {
-		// Cut inside a group: the number goes on, longer than a card.
-		return card, first
-	}
-	if cardEnds(s, e) && cardNumber(s[p:e], digits, shaped && (groups == 0 || cardGroup(groups, group)), luhnCheck) {
+	if lastCard(s, p, e, digits, shaped && (groups == 0 || cardGroup(groups, group)), luhnCheck) {
 		card = e
 	}
 	return card, first
+}
+
+// lastCard reports whether s[p:e], a number read to where its digits and
+// separators end, is a card number: not cut inside a group at
+// maxCardChain (the number goes on, longer than a card), ending there
+// (cardEnds), and made as a card is (cardNumber).
+func lastCard(s string, p, e, digits int, shaped, luhnCheck bool) bool {
+	if e-p >= maxCardChain && e < len(s) && isDigit(s[e]) {
+		return false
+	}
+	return cardEnds(s, e) && cardNumber(s[p:e], digits, shaped, luhnCheck)
 }
 
 // cardNumber reports whether the digits of n make a card number: as many
