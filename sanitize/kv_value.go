@@ -139,9 +139,10 @@ const maxStructure = 256
 // structureEnd returns the end of the object, array or tuple that opens at
 // s[p] ({"value": "..."}, [..., ...], YAML's {value: ...}, Python's
 // ('user', '...')): a secret key's value that is a structure is redacted
-// whole, since the secret is somewhere inside it. Quoted strings are skipped, escapes respected. A structure
-// that does not close within maxStructure bytes ends at the first line
-// break after its opening, or at the bound.
+// whole, since the secret is somewhere inside it. Quoted strings are
+// skipped, escapes respected. A structure that does not close within
+// maxStructure bytes ends at the first line break after its opening, or
+// at the bound.
 func structureEnd(s string, p int) int {
 	limit := min(len(s), p+maxStructure)
 	depth, e := 0, p

@@ -537,7 +537,6 @@ func redactTokens(s string) string {
 		if end <= start {
 			continue
 		}
-
 		e.replace(start, end, Redacted)
 		i = end - 1
 	}
