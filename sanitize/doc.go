@@ -5,7 +5,8 @@
 // result holds no credential the rules know (vendor-prefixed tokens, JWTs,
 // private keys, a value named by a credential word such as "token", "API
 // key" or "client_secret" with any separator, in prose, key-value syntaxes
-// or markup, URL and DSN passwords,
+// or markup, the arguments after the first of a call that authenticates
+// (a traceback's HTTPBasicAuth('user', '...')), URL and DSN passwords,
 // command-line passwords, user:password pairs in plain, quoted or base64
 // form, a statement's password literals and an INSERT's values for secret
 // columns, card numbers), no IP address, internal host name
