@@ -45,9 +45,10 @@ var contextRules = []contextRule{
 	},
 	{
 		// Words that name a credential only as a key of their own
-		// ("SONAR.LOGIN ::= ...", "db_pass: ..."): in prose they are verbs.
+		// ("SONAR.LOGIN ::= ...", "db_pass: ...", "tok: ...", "tkn=..."):
+		// in prose they are verbs, or abbreviations too short to tell.
 		name:        "credential-key",
-		words:       []string{"login", "pass"},
+		words:       []string{"login", "pass", "tok", "tkn"},
 		ignoreAfter: []string{"idempotency"},
 		shape:       valueShape{min: 8, max: 1024, digitsOnly: 16},
 	},

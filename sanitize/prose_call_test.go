@@ -48,3 +48,16 @@ func TestSessionIDInProseRedacted(t *testing.T) {
 		"possession id card 8f2b9c1d",
 	})
 }
+
+// "tok" and "tkn" abbreviate a token as a key of their own ("tok: ...",
+// "X-Tok: ...", "tkn=..."); in prose, and before an ordinary word, they
+// name nothing.
+func TestTokenAbbreviationKeysRedacted(t *testing.T) {
+	checkLeakCases(t, []leakCase{
+		{"colon", "refresh failed, tok: Tr0ub4dor3xq", []string{"Tr0ub4dor3xq"}},
+		{"equals", "GET /cb?tkn=Zq8wLm3nXp2Kd9&x=1", []string{"Zq8wLm3nXp2Kd9"}},
+		{"header", "X-Tok: Zq8wLm3nXp2Kd9", []string{"Zq8wLm3nXp2Kd9"}},
+		{"snake", "auth_tok=k8s7d6f5g4h3j2k1;", []string{"k8s7d6f5g4h3j2k1"}},
+	})
+	checkBenign(t, []string{"tok: the", "TikTok: 2024 Trends", "the tok Zq8wLm3nXp2Kd9 here", "stock: 42 units"})
+}
