@@ -68,18 +68,23 @@ func escapedBlankAt(s string, i int) bool {
 // escapedBlankBefore reports whether an escape of escapedBlankAt ends at
 // s[i-1], for the rules that read a word backwards.
 func escapedBlankBefore(s string, i int) bool {
-	return i >= 2 && s[i-1] != 'u' && escapedBlankAt(s, i-2) || i >= 6 && s[i-5] == 'u' && escapedBlankAt(s, i-6)
+	b := logEscapeBefore(s, i)
+	return b >= 0 && escapedBlankAt(s, b)
 }
 
 // afterLogEscape reports whether the name at s[kb] follows an escape the
 // log tier writes (see logEscapeLen).
-func afterLogEscape(s string, kb int) bool {
+func afterLogEscape(s string, kb int) bool { return logEscapeBefore(s, kb) >= 0 }
+
+// logEscapeBefore returns the index of the backslash of an escape the log
+// tier writes that ends at s[i-1], or -1.
+func logEscapeBefore(s string, i int) int {
 	for _, n := range [...]int{1, 5} {
-		if kb > n && s[kb-n-1] == '\\' && logEscapeLen(s, kb-n) == n {
-			return true
+		if i > n && s[i-n-1] == '\\' && logEscapeLen(s, i-n) == n {
+			return i - n - 1
 		}
 	}
-	return false
+	return -1
 }
 
 // escapedNameStart returns where the name that ends at s[q] starts when
