@@ -21,21 +21,18 @@ func callArgumentBefore(s string, v int) *contextRule {
 	}
 	// An argument after the first follows a comma: most quoted values
 	// ("id = 'ord_9'") are turned away here, before the read back.
-	c := v - 1
-	for c > 0 && s[c-1] == ' ' {
-		c--
+	comma := v - 1
+	for comma > 0 && s[comma-1] == ' ' {
+		comma--
 	}
-	if c == 0 || s[c-1] != ',' {
+	if comma == 0 || s[comma-1] != ',' {
 		return nil
 	}
 	lo := max(0, v-contextReach)
-	i, commas := v-1, 0
+	i := comma - 1
 	defer func() { spend(v - i) }()
 	for i > lo {
 		switch c := s[i-1]; {
-		case c == ',':
-			commas++
-			i--
 		case c == '"' || c == '\'':
 			j := strings.LastIndexByte(s[lo:i-1], c)
 			if j < 0 {
@@ -43,11 +40,11 @@ func callArgumentBefore(s string, v int) *contextRule {
 			}
 			i = lo + j
 		case c == '(':
-			if commas == 0 || !authCallee(s[lo:i-1]) {
+			if !authCallee(s[lo : i-1]) {
 				return nil
 			}
 			return credentialRule
-		case isWordByte(c) || c == ' ' || c == '.' || c == '=':
+		case isWordByte(c) || c == ' ' || c == ',' || c == '.' || c == '=':
 			i--
 		default:
 			return nil
