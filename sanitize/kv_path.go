@@ -14,7 +14,7 @@ func inPath(s string, start, q int) bool {
 	// the name ("\\tpassword:", "\\u000cCookie:"), stands for the tab or
 	// the control before it, not a path's separator: the log tier's second
 	// call reads the name as its first read it.
-	if q := pastLogEscape(s, w); q > w && q <= start {
+	if past := pastLogEscape(s, w); past > w && past <= start {
 		return false
 	}
 	return w > 0 && (s[w-1] == '/' || s[w-1] == '\\' && (w < 2 || s[w-2] != '"' && s[w-2] != '{' && s[w-2] != ','))
