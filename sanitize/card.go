@@ -69,11 +69,11 @@ func cardFrom(s string, p int, luhnCheck bool) (card, first int) {
 		e++
 	}
 	spend(e - p)
-	if digits > maxCardDigits {
-		return card, first
-	}
 	if first == 0 {
 		first = e
+	}
+	if digits > maxCardDigits {
+		return card, first
 	}
 	if lastCard(s, p, e, digits, shaped && (groups == 0 || cardGroup(groups, group)), luhnCheck) {
 		card = e

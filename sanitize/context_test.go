@@ -121,6 +121,31 @@ func TestCardNumbers(t *testing.T) {
 		"4111-1111.1111-1111", "4111-1111-1111-1111-2222 shipped", "4111.1111.1111.1111.1111"})
 }
 
+// A run of more than a card's digits is no card, and the rule steps past
+// it: a run of 20 and more digits from 2 to 6 on, with a card elsewhere in
+// the text, once sent redactCards back to the start of the text for ever
+// (FuzzLinearMixture's 5cc7d5bc0beb3ac2). Each tier returns, redacts the
+// card and keeps the long number.
+func TestCardRuleStepsPastLongDigitRuns(t *testing.T) {
+	for _, lead := range "23456" {
+		for n := 19; n <= 60; n += 7 {
+			run := string(lead) + strings.Repeat("0", n)
+			for _, in := range []string{
+				"card 4111 1111 1111 1111 and id " + run + " done",
+				run + " after card 4111 1111 1111 1111",
+				run + "!" + run + " 5555-5555-5555-4444",
+			} {
+				for _, tier := range []func(string) string{Public, Log} {
+					out := tier(in)
+					if strings.Contains(out, "1111 1111 1111") || strings.Contains(out, "5555-5555-5555") || !strings.Contains(out, run) {
+						t.Errorf("%q: %q", in, out)
+					}
+				}
+			}
+		}
+	}
+}
+
 // A UUID's or any dashed identifier's leading digits can pass the Luhn
 // check by chance (one in ten): they are not a card, as the 8-4-4-4-12
 // grouping and the token going on after them say.
