@@ -118,9 +118,14 @@ func cardEnds(s string, e int) bool {
 	return e+1 >= len(s) || s[e] != '-' || !isAlnum(s[e+1])
 }
 
-// cardStart reports whether s[i] may start a card number.
+// cardStart reports whether s[i] may start a card number: not after a
+// byte that joins it to a word or a number, nor after a dash between
+// digits, which goes on with the number before it as cardFrom reads it
+// ("4111 1111 1111 1111-4111 ..." is one dashed number, and neither half a
+// card: read as a card, the second half's redaction would make the first
+// end before a dash and a marker, a card to a second call).
 func cardStart(s string, i int) bool {
-	return '2' <= s[i] && s[i] <= '6' && (i == 0 || !cardJoined[s[i-1]])
+	return '2' <= s[i] && s[i] <= '6' && (i == 0 || !cardJoined[s[i-1]] && (s[i-1] != '-' || i < 2 || !isDigit(s[i-2])))
 }
 
 // cardJoined holds the bytes that join a digit after them to a word or a
@@ -165,10 +170,17 @@ func cardAt(s string, i int) (bool, int) {
 }
 
 // redactCards replaces every card number but its last four digits.
+//
+// The four digits it keeps follow the marker in its output, where they
+// may start a card with the groups after them, so they are read as a
+// start here too ("5555-5555-5555-4444 2411 1111 1111 1111": 4444 and
+// the next three groups may pass the Luhn check); otherwise a second call
+// found a card the first had passed over.
 func redactCards(s string) string {
 	e := edit{s: s}
+	kept := -1
 	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) || !cardStart(s, i) {
+		if !isDigit(s[i]) || !cardStart(s, i) && (i != kept || s[i] < '2' || s[i] > '6') {
 			continue
 		}
 		end, first := cardFrom(s, i, true)
@@ -183,7 +195,7 @@ func redactCards(s string) string {
 			}
 		}
 		e.replace(i, keep, Redacted)
-		i = end - 1
+		kept, i = keep, keep-1
 	}
 	return e.result()
 }

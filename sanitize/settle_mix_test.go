@@ -61,3 +61,22 @@ func TestNoCoreSurvivesMixtures(t *testing.T) {
 		checkEmbedded(t, prefix, suffix, credentialSeeds, checkPublic)
 	}
 }
+
+// Card numbers among digits, separators and other numbers: a card's
+// redaction leaves its last four digits after the marker, where they may
+// start a card of their own, and a dash between digits joins two numbers
+// into one. Random mixtures of such pieces are held to the package's
+// checks in both tiers.
+func TestCardsSettleOnMixtures(t *testing.T) {
+	pieces := []string{"2", "3", "4", "5", "6", "0", "1", "9", "20", "2411", "4111", "1111", "4444 ", " ", "-", ".", "!", "x", "_", "\n", "card ",
+		"4111 1111 1111 1111", "5555-5555-5555-4444", "378282246310005"}
+	pick := xorshiftPicker(0x853c49e6748fea9b)
+	for range 40000 {
+		var b strings.Builder
+		for n := 3 + pick(40); n > 0; n-- {
+			b.WriteString(pieces[pick(len(pieces))])
+		}
+		checkLog(t, b.String())
+		checkPublic(t, b.String())
+	}
+}
