@@ -36,7 +36,11 @@ var contextRules = []contextRule{
 			"authentication",
 			// Redis' settings of a server's and a replica's password,
 			// written "requirepass <value>" in redis.conf and CONFIG SET.
-			"requirepass", "masterauth"},
+			"requirepass", "masterauth",
+			// The word for a password in other languages, as ASCII
+			// spells it (see secretKeys).
+			"passwort", "kennwort", "wachtwoord", "senha", "contrasena", "haslo", "heslo", "losenord",
+			"passord", "salasana", "sifre", "jelszo", "lozinka", "geslo", "adgangskode", "katasandi", "matkhau"},
 		spaced: true,
 		ignoreAfter: []string{"idempotency", "primary", "foreign", "sort", "partition", "cache", "object", "unique",
 			"composite", "routing", "lookup", "shard", "hash", "map", "row", "dedup", "dedupe", "bucket", "index",

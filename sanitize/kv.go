@@ -13,7 +13,18 @@ import (
 var (
 	secretKeys = []string{"password", "passwd", "passphrase", "passcode", "pass", "pwd", "secret", "token",
 		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature", "sig",
-		"secret_key_base", "session", "sessid"}
+		"secret_key_base", "session", "sessid",
+		// The word for a password in the languages whose services log
+		// their own keys ("Passwort=", "senha:", "wachtwoord ="), as
+		// ASCII spells it.
+		"passwort", "kennwort", "wachtwoord", "senha", "contrasena", "haslo", "heslo", "losenord",
+		"passord", "salasana", "sifre", "jelszo", "lozinka", "geslo", "adgangskode", "katasandi", "kata_sandi",
+		"matkhau", "motdepasse", "mot_de_passe",
+		// Short secrets that PCI DSS forbids keeping after use (a card's
+		// verification value, a PIN) and one-time codes, which are the
+		// second factor of a login while they live.
+		"cvv", "cvc", "cvv2", "cvc2", "pin", "otp", "mfa_code", "2fa_code", "verification_code",
+		"auth_code", "authorization_code", "recovery_code", "backup_code", "privkey"}
 	// A key named "<qualifier>_key" ("DD_APP_KEY", "Ocp-Apim-Subscription-Key")
 	// holds a credential; "key" alone names too many other things.
 	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account",
@@ -27,6 +38,10 @@ var (
 		"resend", "mistral", "cohere", "groq", "replicate", "huggingface", "pinecone", "supabase", "clerk"}
 	// Header keys take the rest of the line as their value.
 	lineKeys = []string{"authorization", "cookie"}
+	// wholeKeys end too many other words ("spin", "kingpin") to match
+	// glued to a lower-case letter: they name a secret alone or as the
+	// last part of a compound ("card_pin", "cardPin", "PIN").
+	wholeKeys = []string{"pin"}
 )
 
 type keyword struct {
@@ -37,6 +52,7 @@ type keyword struct {
 	// tail is a match of the word.
 	tail    keyTail
 	letters bool
+	whole   bool
 }
 
 // keysByLast groups the key names by their last byte, in either case, so
@@ -45,7 +61,7 @@ type keyword struct {
 // so the grouping cannot change which one matches.
 var keysByLast = func() (t [256][]keyword) {
 	add := func(w string, line bool) {
-		k := keyword{word: w, line: line, tail: tailOf(w), letters: len(w) <= 8}
+		k := keyword{word: w, line: line, tail: tailOf(w), letters: len(w) <= 8, whole: slices.Contains(wholeKeys, w)}
 		for i := 0; i < len(w); i++ {
 			k.letters = k.letters && 'a' <= w[i] && w[i] <= 'z'
 		}
@@ -313,7 +329,9 @@ func secretKeyEnding(k string) (start int, line, ok bool) {
 			continue
 		}
 		if len(k) >= 8 && w.letters || hasSuffixFold(k, w.word) {
-			return len(k) - len(w.word), w.line, true
+			if start := len(k) - len(w.word); !w.whole || !gluedWord(k, start) {
+				return start, w.line, true
+			}
 		}
 	}
 	if k[len(k)-1]|0x20 == 'y' && hasSuffixFold(k, "key") {
@@ -331,6 +349,15 @@ func secretKeyEnding(k string) (start int, line, ok bool) {
 		}
 	}
 	return 0, false, false
+}
+
+// gluedWord reports that the word at k[start] continues the one before
+// it: a letter precedes it, and it does not start a camel-case part.
+func gluedWord(k string, start int) bool {
+	if start == 0 || !isLetter(k[start-1]) {
+		return false
+	}
+	return !('A' <= k[start] && k[start] <= 'Z' && 'a' <= k[start-1] && k[start-1] <= 'z')
 }
 
 // proseKeywords name a secret in a sentence, the value quoted after them:

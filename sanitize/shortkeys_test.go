@@ -1,0 +1,53 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+)
+
+// keyForms writes a key and a value the ways configuration, query
+// strings, JSON, YAML, environment dumps and headers do.
+var keyForms = []string{"%k=%v", "%k: %v", `{"%k":"%v"}`, "  %k: '%v'\n", "export %k=\"%v\"", "X-%k: %v", "?a=1&%k=%v&b=2", "%k = %v;"}
+
+func checkKeysRedacted(t *testing.T, keys, values []string) {
+	t.Helper()
+	for _, k := range keys {
+		for _, f := range keyForms {
+			for _, v := range values {
+				in := strings.NewReplacer("%k", k, "%v", v).Replace(f)
+				for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
+					if out := tier(in); strings.Contains(out, v) {
+						t.Errorf("%s(%q) = %q keeps the value", name, in, out)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The word for a password in the languages whose services name their
+// settings in them, spelt as ASCII and glued or cased as code writes it.
+func TestPasswordWordsOfOtherLanguagesRedacted(t *testing.T) {
+	checkKeysRedacted(t, []string{"Passwort", "db_passwort", "KENNWORT", "wachtwoord", "senha", "DB_SENHA", "contrasena",
+		"haslo", "heslo", "losenord", "passord", "salasana", "sifre", "jelszo", "lozinka", "geslo", "adgangskode",
+		"kata_sandi", "katasandi", "matkhau", "mot_de_passe", "userPasswort"},
+		[]string{"geheim", "Zq8Kw2Lm9Rt4", "minha1"})
+	checkBenign(t, []string{"Passwort falsch", "senhas incorretas", "passord er feil", "the heslo field is empty",
+		"Kennwort vergessen?", "mot de passe oublié"})
+}
+
+// A card's verification value and a PIN, which PCI DSS forbids keeping
+// once used, and one-time codes, which are a login's second factor while
+// they live: short, often digits alone, and secret by their key.
+func TestShortSecretKeysRedacted(t *testing.T) {
+	checkKeysRedacted(t, []string{"cvv", "CVV2", "card_cvc", "cvc2", "cardCvc", "pin", "PIN", "card_pin", "cardPin",
+		"otp", "totp", "HOTP", "mfa_code", "2fa_code", "verification_code", "auth_code", "authorization_code",
+		"recovery_code", "backup_code", "privkey", "eth_privkey"},
+		[]string{"4821", "739", "604213", "Xk29fLq8Qz"})
+}
+
+// "pin" ends too many words to match glued to a lower-case letter.
+func TestWholeKeysKeepLongerWords(t *testing.T) {
+	checkBenign(t, []string{"spin=3", "SPIN=3", "kingpin: 2", "hairpin=true", "tenpin=10", "pinned=true", "pin_count=3",
+		"pins: 4", "otp_enabled=true", "cvv_check: pass", "pin count=4"})
+}
