@@ -20,6 +20,10 @@ var (
 		"passwort", "kennwort", "wachtwoord", "senha", "contrasena", "haslo", "heslo", "losenord",
 		"passord", "salasana", "sifre", "jelszo", "lozinka", "geslo", "adgangskode", "katasandi", "kata_sandi",
 		"matkhau", "motdepasse", "mot_de_passe",
+		// and as the language writes it, in the cases a key is written
+		// (the comparison folds ASCII letters only).
+		"contraseña", "hasło", "lösenord", "şifre", "jelszó", "mật_khẩu", "пароль", "Пароль", "ПАРОЛЬ",
+		"密码", "密碼", "パスワード", "비밀번호", "كلمة_المرور", "סיסמה", "पासवर्ड",
 		// Short secrets that PCI DSS forbids keeping after use (a card's
 		// verification value, a PIN) and one-time codes, which are the
 		// second factor of a login while they live.

@@ -26,14 +26,18 @@ func checkKeysRedacted(t *testing.T, keys, values []string) {
 }
 
 // The word for a password in the languages whose services name their
-// settings in them, spelt as ASCII and glued or cased as code writes it.
+// settings in them, spelt as ASCII or as the language writes it, glued or
+// cased as code writes it.
 func TestPasswordWordsOfOtherLanguagesRedacted(t *testing.T) {
 	checkKeysRedacted(t, []string{"Passwort", "db_passwort", "KENNWORT", "wachtwoord", "senha", "DB_SENHA", "contrasena",
 		"haslo", "heslo", "losenord", "passord", "salasana", "sifre", "jelszo", "lozinka", "geslo", "adgangskode",
-		"kata_sandi", "katasandi", "matkhau", "mot_de_passe", "userPasswort"},
+		"kata_sandi", "katasandi", "matkhau", "mot_de_passe", "userPasswort",
+		"contraseña", "Contraseña", "hasło", "lösenord", "db_şifre", "jelszó", "Mật_khẩu", "пароль", "Пароль", "ПАРОЛЬ",
+		"db_пароль", "密码", "用户密码", "密碼", "パスワード", "비밀번호", "كلمة_المرور", "סיסמה", "पासवर्ड"},
 		[]string{"geheim", "Zq8Kw2Lm9Rt4", "minha1"})
 	checkBenign(t, []string{"Passwort falsch", "senhas incorretas", "passord er feil", "the heslo field is empty",
-		"Kennwort vergessen?", "mot de passe oublié"})
+		"Kennwort vergessen?", "mot de passe oublié",
+		"пароль неверный", "密码错误", "パスワードが違います"})
 }
 
 // A card's verification value and a PIN, which PCI DSS forbids keeping
