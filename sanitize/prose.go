@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"math/bits"
+	"slices"
 	"strings"
 )
 
@@ -206,14 +207,43 @@ func credentialOrKeyBefore(s string, v int) (r *contextRule, keyed bool) {
 	if r := contextWordAt(s, kb, ke, sep, opened); r != nil {
 		return r, false
 	}
-	// A filler word between the name and its colon: "Invalid API key
-	// provided: ...", "token received: ...".
-	if sep == ':' && kb > lo+1 && s[kb-1] == ' ' && ke-kb <= 12 && isLowerWord(s[kb:ke]) {
+	return namedBeforeWord(s, kb, ke, lo, sep), false
+}
+
+// namedBeforeWord reports the rule of a credential named by the word
+// before s[kb:ke], the word that stands between the name and the value.
+func namedBeforeWord(s string, kb, ke, lo int, sep byte) *contextRule {
+	switch {
+	case sep == 0 && saslCommandBefore(s, kb, ke, lo):
+		return &contextRules[0]
+	case sep == ':' && kb > lo+1 && s[kb-1] == ' ' && ke-kb <= 12 && isLowerWord(s[kb:ke]):
+		// A filler word between the name and its colon: "Invalid API
+		// key provided: ...", "token received: ...".
 		ke = kb - 1
 		kb = keyWordStart(s, ke, lo)
-		return contextWordAt(s, kb, ke, sep, true), false
+		return contextWordAt(s, kb, ke, sep, true)
 	}
-	return nil, false
+	return nil
+}
+
+// saslMechanisms name how a mail or directory client proves who it is;
+// the credential follows the name ("AUTH PLAIN <base64>").
+var saslMechanisms = []string{"plain", "login", "xoauth2", "oauthbearer", "cram-md5", "digest-md5",
+	"scram-sha-1", "scram-sha-256", "external"}
+
+// saslCommandBefore reports that s[kb:ke] names a SASL mechanism after an
+// AUTH or AUTHENTICATE command, as SMTP, POP3 and IMAP transcripts write
+// them: the value after the mechanism is the client's credential, which
+// the command announces as "password" would.
+func saslCommandBefore(s string, kb, ke, lo int) bool {
+	if kb-lo < len("auth ") || s[kb-1] != ' ' || !slices.ContainsFunc(saslMechanisms, func(m string) bool {
+		return len(m) == ke-kb && hasPrefixFold(s[kb:ke], m)
+	}) {
+		return false
+	}
+	cb := keyWordStart(s, kb-1, lo)
+	c := s[cb : kb-1]
+	return len(c) == len("auth") && hasPrefixFold(c, "auth") || len(c) == len("authenticate") && hasPrefixFold(c, "authenticate")
 }
 
 // valueOpeningBefore steps back from the value at s[v] over what opens it:

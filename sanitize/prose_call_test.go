@@ -1,6 +1,9 @@
 package sanitize
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A traceback prints the line of source that failed, and the credentials
 // a call to an authenticating function was given in it: every argument
@@ -60,4 +63,26 @@ func TestTokenAbbreviationKeysRedacted(t *testing.T) {
 		{"snake", "auth_tok=k8s7d6f5g4h3j2k1;", []string{"k8s7d6f5g4h3j2k1"}},
 	})
 	checkBenign(t, []string{"tok: the", "TikTok: 2024 Trends", "the tok Zq8wLm3nXp2Kd9 here", "stock: 42 units"})
+}
+
+// SMTP, POP3 and IMAP transcripts (a client's debug output, a mail
+// relay's log) write the credential after the command and the SASL
+// mechanism's name: "AUTH PLAIN <base64 of \0user\0password>".
+func TestSASLCredentialsRedacted(t *testing.T) {
+	values := []string{"AGJvYgBodW50ZXIyMDI0", "AHVzZXJAZXhhbXBsZS5jb20Ac2VjcmV0UGFzcw==",
+		"dXNlcj1ib2JAZXhhbXBsZS5jb20BYXV0aD1CZWFyZXIgeWEyOS52Rm9vMTIzAQE="}
+	for _, f := range []string{"AUTH PLAIN %s", "smtp: AUTH PLAIN %s\r\n", "C: auth plain %s", "send: 'AUTH PLAIN %s\\r\\n'",
+		"A1 AUTHENTICATE XOAUTH2 %s", "a002 authenticate OAUTHBEARER %s", "AUTH LOGIN %s", "AUTH CRAM-MD5 %s",
+		"> AUTH SCRAM-SHA-256 %s", "AUTH DIGEST-MD5 %s"} {
+		for _, v := range values {
+			in := strings.ReplaceAll(f, "%s", v)
+			for _, tier := range []func(string) string{Public, Log} {
+				if out := tier(in); strings.Contains(out, v) {
+					t.Errorf("%q -> %q keeps the credential", in, out)
+				}
+			}
+		}
+	}
+	checkBenign(t, []string{"250-AUTH PLAIN LOGIN CRAM-MD5", "250 AUTH LOGIN PLAIN XOAUTH2", "AUTH PLAIN",
+		"the plain text AGJvYgBodW50ZXIyMDI0", "login AGJvYgBodW50ZXIyMDI0 was slow"})
 }
