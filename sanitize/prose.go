@@ -2,7 +2,6 @@ package sanitize
 
 import (
 	"math/bits"
-	"slices"
 	"strings"
 )
 
@@ -188,6 +187,10 @@ func credentialOrKeyBefore(s string, v int) (r *contextRule, keyed bool) {
 			}
 		}
 		p = spacesBefore(s, p, lo, false)
+	case p > lo && cellSeparatorBefore(s, p, lo) > 0:
+		// Read as a space is: the rules that take a spaced value and the
+		// value's shape decide.
+		p = spacesBefore(s, p-cellSeparatorBefore(s, p, lo), lo, false)
 	case spaced && linkingWordBefore(s, p, lo) > 0:
 		sep = 'i'
 		p = spacesBefore(s, p-linkingWordBefore(s, p, lo), lo, false)
@@ -224,26 +227,6 @@ func namedBeforeWord(s string, kb, ke, lo int, sep byte) *contextRule {
 		return contextWordAt(s, kb, ke, sep, true)
 	}
 	return nil
-}
-
-// saslMechanisms name how a mail or directory client proves who it is;
-// the credential follows the name ("AUTH PLAIN <base64>").
-var saslMechanisms = []string{"plain", "login", "xoauth2", "oauthbearer", "cram-md5", "digest-md5",
-	"scram-sha-1", "scram-sha-256", "external"}
-
-// saslCommandBefore reports that s[kb:ke] names a SASL mechanism after an
-// AUTH or AUTHENTICATE command, as SMTP, POP3 and IMAP transcripts write
-// them: the value after the mechanism is the client's credential, which
-// the command announces as "password" would.
-func saslCommandBefore(s string, kb, ke, lo int) bool {
-	if kb-lo < len("auth ") || s[kb-1] != ' ' || !slices.ContainsFunc(saslMechanisms, func(m string) bool {
-		return len(m) == ke-kb && hasPrefixFold(s[kb:ke], m)
-	}) {
-		return false
-	}
-	cb := keyWordStart(s, kb-1, lo)
-	c := s[cb : kb-1]
-	return len(c) == len("auth") && hasPrefixFold(c, "auth") || len(c) == len("authenticate") && hasPrefixFold(c, "authenticate")
 }
 
 // valueOpeningBefore steps back from the value at s[v] over what opens it:
@@ -333,13 +316,32 @@ func blanksBefore(s string, p, lo int) int {
 	return p
 }
 
-// linkingWordBefore returns the length of "is", "was" or "are" ending at
-// s[p] after a space, or 0.
+// cellSeparators part a name from its value in a table's row (psql's
+// " | ", a Markdown table), an arrow of a mapping, and the
+// full-width colon and equals sign of CJK text.
+var cellSeparators = [...]string{"|", "->", "<-", "\u2192", "\uff1a", "\uff1d"}
+
+// cellSeparatorBefore returns the length of a cell separator that ends at
+// s[p], or 0.
+func cellSeparatorBefore(s string, p, lo int) int {
+	if c := s[p-1]; c != '|' && c != '>' && c != '-' && c < 0x80 {
+		return 0
+	}
+	for _, sep := range cellSeparators {
+		if p-len(sep) >= lo && s[p-len(sep):p] == sep {
+			return len(sep)
+		}
+	}
+	return 0
+}
+
+// linkingWordBefore returns the length of "is", "was", "are", "as" or
+// "equals" ending at s[p] after a space, or 0.
 func linkingWordBefore(s string, p, lo int) int {
 	if p == lo || s[p-1]|0x20 != 's' && s[p-1]|0x20 != 'e' {
 		return 0
 	}
-	for _, w := range [...]string{"is", "was", "are"} {
+	for _, w := range [...]string{"is", "was", "are", "as", "equals"} {
 		if p-len(w)-1 >= lo && hasSuffixFold(s[:p], w) && s[p-len(w)-1] == ' ' {
 			return len(w)
 		}

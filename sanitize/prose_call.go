@@ -1,6 +1,9 @@
 package sanitize
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // authCallees are the last words of the names of functions whose
 // arguments after the first hold a credential: a user or an identity
@@ -71,4 +74,24 @@ func authCallee(s string) bool {
 		}
 	}
 	return false
+}
+
+// saslMechanisms name how a mail or directory client proves who it is;
+// the credential follows the name ("AUTH PLAIN <base64>").
+var saslMechanisms = []string{"plain", "login", "xoauth2", "oauthbearer", "cram-md5", "digest-md5",
+	"scram-sha-1", "scram-sha-256", "external"}
+
+// saslCommandBefore reports that s[kb:ke] names a SASL mechanism after an
+// AUTH or AUTHENTICATE command, as SMTP, POP3 and IMAP transcripts write
+// them: the value after the mechanism is the client's credential, which
+// the command announces as "password" would.
+func saslCommandBefore(s string, kb, ke, lo int) bool {
+	if kb-lo < len("auth ") || s[kb-1] != ' ' || !slices.ContainsFunc(saslMechanisms, func(m string) bool {
+		return len(m) == ke-kb && hasPrefixFold(s[kb:ke], m)
+	}) {
+		return false
+	}
+	cb := keyWordStart(s, kb-1, lo)
+	c := s[cb : kb-1]
+	return len(c) == len("auth") && hasPrefixFold(c, "auth") || len(c) == len("authenticate") && hasPrefixFold(c, "authenticate")
 }

@@ -55,3 +55,24 @@ func TestWholeKeysKeepLongerWords(t *testing.T) {
 	checkBenign(t, []string{"spin=3", "SPIN=3", "kingpin: 2", "hairpin=true", "tenpin=10", "pinned=true", "pin_count=3",
 		"pins: 4", "otp_enabled=true", "cvv_check: pass", "pin count=4"})
 }
+
+// A table's row (psql's " | ", Markdown), a mapping's arrow and CJK
+// text's full-width colon part a credential's name from its value as ':'
+// does; the value's shape decides, as after a space.
+func TestCredentialAfterCellSeparators(t *testing.T) {
+	values := []string{"Zq8Kw2Lm9Rt4Vx7Pb3Nc", "a3f9c2e1b7d54a60c2e1b7d5", "hQ-7rT_2xWp9LmZk4Vb8Nc3D"}
+	for _, f := range []string{" password | %s", "| api_key | %s |", "token\t| %s", "secret -> %s", "password <- %s",
+		"apiKey → %s", "password：%s", "token ＝ %s", "set the password as %s", "client secret equals %s",
+		" db_password | %s | 2026-01-01"} {
+		for _, v := range values {
+			in := strings.ReplaceAll(f, "%s", v)
+			for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
+				if out := tier(in); strings.Contains(out, v) {
+					t.Errorf("%s(%q) = %q keeps the value", name, in, out)
+				}
+			}
+		}
+	}
+	checkBenign(t, []string{"token -> expired", "| token | string | The API token |", "password as required",
+		"expired token; 4bf92f3577b34da6a3ce929d0e0e4736", "cache key -> user:42:profile"})
+}
