@@ -81,6 +81,13 @@ func Middleware(opts ...Option) mcp.Middleware {
 				}
 			}()
 			res, err = next(ctx, method, req)
+			var pending *Pending
+			if err != nil && method == "tools/call" && errors.As(err, &pending) {
+				// A raw ToolHandler returns its error as the method's: the
+				// approval still pends, and an internal failure would tell
+				// the agent to repeat a call the queue does not deduplicate.
+				return renderPending(ctx, wr, id, pending)
+			}
 			if err != nil {
 				p := fromProtocolError(wr, err)
 				p = wr.Report(ctx, id, p)
@@ -101,15 +108,8 @@ func Middleware(opts ...Option) mcp.Middleware {
 				// The handler built its own error result on purpose.
 				return res, nil
 			}
-			var pending *Pending
 			if errors.As(cause, &pending) {
-				if pending.ApprovalID != "" {
-					return pending.result(id), nil
-				}
-				// Nothing to poll, and the call must not be repeated: the
-				// agent would wait forever on a result that looks fine.
-				p := wr.Report(ctx, id, problem.New(problem.Internal).Wrap(errors.New("mcpfault: Pending without an approval ID")))
-				return nil, rpcError(p.RPCCode(), p)
+				return renderPending(ctx, wr, id, pending)
 			}
 			var p *problem.Problem
 			if st.reached || !isSchemaRejection(cause) {
@@ -129,6 +129,18 @@ func Middleware(opts ...Option) mcp.Middleware {
 			return toolError(p), nil
 		}
 	}
+}
+
+// renderPending answers a call whose handler returned a [Pending], as a
+// tool error or as the method's error.
+func renderPending(ctx context.Context, wr *problem.Writer, id string, pending *Pending) (mcp.Result, error) {
+	if pending.ApprovalID != "" {
+		return pending.result(id), nil
+	}
+	// Nothing to poll, and the call must not be repeated: the agent would
+	// wait forever on a result that looks fine.
+	p := wr.Report(ctx, id, problem.New(problem.Internal).Wrap(errors.New("mcpfault: Pending without an approval ID")))
+	return nil, rpcError(p.RPCCode(), p)
 }
 
 // isSchemaRejection tells the SDK's refusal of a call's arguments (schema

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/faultline-go/faultline/internal/testlog"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline-go/faultline/mcpfault"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,5 +57,39 @@ func TestPendingWithoutApprovalIDIsAFailure(t *testing.T) {
 	}
 	if !strings.Contains(string(wire.Data), `"code":"internal"`) || !strings.Contains(logs.String(), "approval") {
 		t.Errorf("data %s\nlog %s", wire.Data, logs)
+	}
+}
+
+// TestRawToolPendingIsNotAFailure: a raw ToolHandler (Server.AddTool) has
+// only the method's error to return a Pending through, bare or wrapped. It
+// must still reach the agent as the pending result: an internal problem
+// says retry, and a repeated call would queue a second approval.
+func TestRawToolPendingIsNotAFailure(t *testing.T) {
+	s := newServer(&testlog.Buffer{}, nil)
+	for name, err := range map[string]error{
+		"raw_bare":    &mcpfault.Pending{ApprovalID: "apr-31"},
+		"raw_wrapped": fmt.Errorf("refund 12: %w", &mcpfault.Pending{ApprovalID: "apr-32", RetryAfter: 3 * time.Second}),
+	} {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, err })
+	}
+	cs := connect(t, s)
+	for name, want := range map[string]map[string]any{
+		"raw_bare":    {"approval_id": "apr-31", "retry_after_ms": float64(1000)},
+		"raw_wrapped": {"approval_id": "apr-32", "retry_after_ms": float64(3000)},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: want a pending result, got %v %+v", name, err, res)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		var doc map[string]any
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc["action"] != "poll" || doc["state"] != "pending" || doc["approval_id"] != want["approval_id"] ||
+			doc["retry_after_ms"] != want["retry_after_ms"] {
+			t.Errorf("%s: structuredContent %s", name, raw)
+		}
 	}
 }
