@@ -76,7 +76,8 @@
 //
 // http.route is the route pattern, never the request's path: chi's pattern,
 // looked up in the router (so a problem written by a middleware in r.Use,
-// before chi routes, still gets its route), or http.ServeMux's (see
+// before chi routes, still gets its route; a HEAD without a HEAD route gets
+// the GET route Stack serves it on), or http.ServeMux's (see
 // WithServeMux). It is RouteUnmatched when the request matches no route (a
 // 404 or 405), so the number of series is bounded by the routes and codes
 // a service declares. With

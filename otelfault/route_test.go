@@ -47,6 +47,11 @@ func TestRouteIsThePatternNeverThePath(t *testing.T) {
 		{"DELETE", "/items/4", "", "method_not_allowed", otelfault.RouteUnmatched},
 		{"GET", "/../etc/passwd", "", "not_found", otelfault.RouteUnmatched},
 		{"GET", "/items/%0d%0aX:1/extra", "", "not_found", otelfault.RouteUnmatched},
+		// Stack serves HEAD on GET routes: the route matched is GET's.
+		{"HEAD", "/items/5", "", "gone", "/items/{id}"},
+		{"HEAD", "/items/6", "yes", "forbidden", "/items/{id}"},
+		{"HEAD", "/v2/items/8/parts/c", "", "gone", "/v2/items/{id}/parts/*"},
+		{"HEAD", "/nothing/here", "", "not_found", otelfault.RouteUnmatched},
 	}
 	for _, c := range cases {
 		var h []string
@@ -54,6 +59,10 @@ func TestRouteIsThePatternNeverThePath(t *testing.T) {
 			h = []string{"X-Refuse", c.refuse}
 		}
 		res := g.do(t, c.method, c.path, "", h...)
+		if c.method == http.MethodHead {
+			// No body: the code header names the problem.
+			res.body = map[string]any{"code": res.header.Get(problem.DefaultCodeHeader)}
+		}
 		if res.body["code"] != c.code {
 			t.Fatalf("%s %s: %d %v, want %s", c.method, c.path, res.status, res.body, c.code)
 		}

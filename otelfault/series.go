@@ -129,10 +129,13 @@ func (t *Telemetry) route(r *http.Request) string {
 		if path == "" {
 			path = r.URL.Path
 		}
-		lookup := routeContexts.Get().(*chi.Context)
-		lookup.Reset()
-		p := rc.Routes.Find(lookup, r.Method, path)
-		routeContexts.Put(lookup)
+		p := findRoute(rc.Routes, r.Method, path)
+		if p == "" && r.Method == http.MethodHead {
+			// middleware.Stack routes a HEAD without a HEAD route to the
+			// GET route of its path (RFC 9110 §9.1), so that is the route
+			// it matched: a failure there is not an unmatched request.
+			p = findRoute(rc.Routes, http.MethodGet, path)
+		}
 		if p != "" {
 			return p
 		}
@@ -148,6 +151,14 @@ func (t *Telemetry) route(r *http.Request) string {
 		return p[i:]
 	}
 	return RouteUnmatched
+}
+
+func findRoute(routes chi.Routes, method, path string) string {
+	lookup := routeContexts.Get().(*chi.Context)
+	lookup.Reset()
+	p := routes.Find(lookup, method, path)
+	routeContexts.Put(lookup)
+	return p
 }
 
 // routeContexts are scratch space for chi's lookup, which records what it
