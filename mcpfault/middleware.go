@@ -148,12 +148,19 @@ func renderPending(ctx context.Context, wr *problem.Writer, id string, pending *
 // before the handler runs, from an error the handler itself returned: a
 // handler not wrapped with Tool leaves no other trace of having run, and
 // its failure must not tell the agent to change arguments that were fine.
+// The SDK hands its refusal over as the decoder or validator made it,
+// never wrapped, so an error that wraps another is the handler's own, even
+// when what it wraps is a JSON error (an upstream's HTML error page, a
+// stored document that does not decode).
 func isSchemaRejection(err error) bool {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
+	switch err.(type) {
+	case *json.SyntaxError, *json.UnmarshalTypeError:
+		return true
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }:
+		return false
+	}
 	msg := err.Error()
-	return errors.As(err, &syntax) || errors.As(err, &typ) ||
-		strings.HasPrefix(msg, `validating "arguments"`) || strings.HasPrefix(msg, "json: ")
+	return strings.HasPrefix(msg, `validating "arguments"`) || strings.HasPrefix(msg, "json: ")
 }
 
 // legacyResourceNotFound is the code SDKs before v1.7.0 (and peers still
