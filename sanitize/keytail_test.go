@@ -74,14 +74,15 @@ func secretKeyEndingSlow(k string) (start int, line, ok bool) {
 	}
 	if k[len(k)-1]|0x20 == 'y' && hasSuffixFold(k, "key") {
 		r := k[:len(k)-3]
-		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") {
+		spaced := strings.HasSuffix(r, " ")
+		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") || spaced {
 			r = r[:len(r)-1]
 		}
 		if r == "" {
 			return 0, false, false
 		}
 		for _, w := range qualifiersByLast[r[len(r)-1]|0x20] {
-			if hasSuffixFold(r, w) {
+			if hasSuffixFold(r, w) && !(spaced && verbQualifier(w)) {
 				return len(r) - len(w), false, true
 			}
 		}

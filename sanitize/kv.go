@@ -10,44 +10,6 @@ import (
 // a key matches by its ending, so "db_password" and "X-Api-Key" need no
 // list of their own.
 
-var (
-	secretKeys = []string{"password", "passwd", "passphrase", "passcode", "pass", "pwd", "secret", "token",
-		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature", "sig",
-		"secret_key_base", "session", "sessid",
-		// The word for a password in the languages whose services log
-		// their own keys ("Passwort=", "senha:", "wachtwoord ="), as
-		// ASCII spells it.
-		"passwort", "kennwort", "wachtwoord", "senha", "contrasena", "haslo", "heslo", "losenord",
-		"passord", "salasana", "sifre", "jelszo", "lozinka", "geslo", "adgangskode", "katasandi", "kata_sandi",
-		"matkhau", "motdepasse", "mot_de_passe",
-		// and as the language writes it, in the cases a key is written
-		// (the comparison folds ASCII letters only).
-		"contraseña", "hasło", "lösenord", "şifre", "jelszó", "mật_khẩu", "пароль", "Пароль", "ПАРОЛЬ",
-		"密码", "密碼", "パスワード", "비밀번호", "كلمة_المرور", "סיסמה", "पासवर्ड",
-		// Short secrets that PCI DSS forbids keeping after use (a card's
-		// verification value, a PIN) and one-time codes, which are the
-		// second factor of a login while they live.
-		"cvv", "cvc", "cvv2", "cvc2", "pin", "otp", "mfa_code", "2fa_code", "verification_code",
-		"auth_code", "authorization_code", "recovery_code", "backup_code", "privkey"}
-	// A key named "<qualifier>_key" ("DD_APP_KEY", "Ocp-Apim-Subscription-Key")
-	// holds a credential; "key" alone names too many other things.
-	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account",
-		"subscription", "license", "application", "app", "functions", "auth", "session", "shared", "storage",
-		"deploy", "write", "consumer", "webhook",
-		// Vendors whose API keys services keep in "<VENDOR>_KEY" variables.
-		"stripe", "openai", "anthropic", "sendgrid", "mailgun", "mailchimp", "twilio", "github", "gitlab",
-		"slack", "google", "gcp", "firebase", "algolia", "pusher", "mapbox", "segment", "mixpanel", "heroku",
-		"vercel", "netlify", "cloudflare", "digitalocean", "aws", "azure", "paypal", "braintree", "shopify",
-		"hubspot", "intercom", "zendesk", "airtable", "notion", "discord", "telegram", "sentry", "postmark",
-		"resend", "mistral", "cohere", "groq", "replicate", "huggingface", "pinecone", "supabase", "clerk"}
-	// Header keys take the rest of the line as their value.
-	lineKeys = []string{"authorization", "cookie"}
-	// wholeKeys end too many other words ("spin", "kingpin") to match
-	// glued to a lower-case letter: they name a secret alone or as the
-	// last part of a compound ("card_pin", "cardPin", "PIN").
-	wholeKeys = []string{"pin"}
-)
-
 type keyword struct {
 	word string
 	line bool
@@ -340,20 +302,28 @@ func secretKeyEnding(k string) (start int, line, ok bool) {
 	}
 	if k[len(k)-1]|0x20 == 'y' && hasSuffixFold(k, "key") {
 		r := k[:len(k)-3]
-		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") {
+		// "secret_key", "Secret-Key" and, in prose and YAML written by
+		// hand, "secret key", where a verb does not qualify ("write
+		// key=value pairs").
+		spaced := strings.HasSuffix(r, " ")
+		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") || spaced {
 			r = r[:len(r)-1]
 		}
 		if r == "" {
 			return 0, false, false
 		}
 		for _, w := range qualifiersByLast[r[len(r)-1]|0x20] {
-			if hasSuffixFold(r, w) {
+			if hasSuffixFold(r, w) && !(spaced && verbQualifier(w)) {
 				return len(r) - len(w), false, true
 			}
 		}
 	}
 	return 0, false, false
 }
+
+// verbQualifier reports the qualifiers that are verbs too: "write key",
+// "deploy key" name a key glued, and an action spaced.
+func verbQualifier(w string) bool { return w == "write" || w == "deploy" }
 
 // gluedWord reports that the word at k[start] continues the one before
 // it: a letter precedes it, and it does not start a camel-case part.

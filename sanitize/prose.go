@@ -448,13 +448,18 @@ func contextWordEnding(s string, kb int, k string, sep byte, opened bool) *conte
 		if n == 0 && sep == '=' && cw.word == "key" && keyNamesEntry(s, kb) {
 			continue
 		}
-		if qualifiedAway(s, kb, k[:n], cw.rule) {
+		if namesIdentifiers(cw.word) && qualifiedAway(s, kb, k[:n], cw.rule) {
 			return nil
 		}
 		return cw.rule
 	}
 	return nil
 }
+
+// namesIdentifiers reports the words that a qualifier makes name an
+// identifier ("primary key", "page token"): a password, a secret or a
+// passphrase stays one whatever its qualifier ("registry password").
+func namesIdentifiers(w string) bool { return w == "key" || w == "token" || w == "tok" || w == "tkn" }
 
 // qualifiedAway reports whether the qualifier before the word (the part
 // of the name before it, or else the word before the name) is one of the

@@ -76,3 +76,25 @@ func TestCredentialAfterCellSeparators(t *testing.T) {
 	checkBenign(t, []string{"token -> expired", "| token | string | The API token |", "password as required",
 		"expired token; 4bf92f3577b34da6a3ce929d0e0e4736", "cache key -> user:42:profile"})
 }
+
+// Names of credentials that the key-value rule read only in some of their
+// forms: a qualifier spaced from "key" as prose and hand-written YAML
+// write it, OpenLDAP's "rootpw" and "bind_pw", the keys of an HMAC, an SSH
+// or a JWT signing secret, a passphrase by its other name, and a password
+// whose qualifier names identifiers elsewhere ("registry key" is one,
+// "registry password" is a credential).
+func TestMoreCredentialNamesRedacted(t *testing.T) {
+	checkKeysRedacted(t, []string{"secret key", "license key", "API key", "secret access key", "rootpw", "bind_pw", "db_pw",
+		"olcRootPW", "hmac_key", "ssh_key", "JWT_KEY", "keyphrase", "signing_keyphrase"},
+		[]string{"hunter22", "s3cr3t", "Zq8Kw2Lm9Rt4Vx7P"})
+	for _, in := range []string{"registry_password Zq8Kw2Lm9Rt4Vx7P", "cache password Zq8Kw2Lm9Rt4Vx7P",
+		"index secret Zq8Kw2Lm9Rt4Vx7P", "public passphrase Zq8Kw2Lm9Rt4Vx7P"} {
+		for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
+			if out := tier(in); strings.Contains(out, "Zq8Kw2Lm9Rt4Vx7P") {
+				t.Errorf("%s(%q) = %q keeps the value", name, in, out)
+			}
+		}
+	}
+	checkBenign(t, []string{"write key=value pairs", "the primary key=5", "sort key=name", "deploy key=rotated",
+		"registry key a3f9c2e1b7d54a60c2e1b7d5", "page token Zq8Kw2Lm9Rt4Vx7P", "password hash updated"})
+}
