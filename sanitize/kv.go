@@ -221,6 +221,9 @@ func keyEndBefore(s string, q int) (int, bool) {
 	}
 	if j > 1 && s[j-1] == ']' && (s[j-2] == '\'' || s[j-2] == '"') {
 		j--
+	} else if j > 1 && s[j-1] == ']' && isAlnum(s[j-2]) {
+		// A bare array key: PHP's print_r writes "[password] => ...".
+		return j - 1, true
 	}
 	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
 		j--

@@ -98,3 +98,20 @@ func TestMoreCredentialNamesRedacted(t *testing.T) {
 	checkBenign(t, []string{"write key=value pairs", "the primary key=5", "sort key=name", "deploy key=rotated",
 		"registry key a3f9c2e1b7d54a60c2e1b7d5", "page token Zq8Kw2Lm9Rt4Vx7P", "password hash updated"})
 }
+
+// A bare array key: PHP's print_r ("[password] => ..."), form fields of
+// nested parameters ("user[password]=..."), PHP's $cfg[password].
+func TestBareArrayKeysRedacted(t *testing.T) {
+	for _, f := range []string{"Array\n(\n    [user] => bob\n    [password] => %s\n)\n", "    [api_key] => %s", "user[password]=%s&commit=Save",
+		"$cfg[db_password] = '%s';", "[token]=%s", "params[client_secret]: %s"} {
+		for _, v := range []string{"hunter22", "Zq8Kw2Lm9Rt4Vx7P"} {
+			in := strings.ReplaceAll(f, "%s", v)
+			for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
+				if out := tier(in); strings.Contains(out, v) {
+					t.Errorf("%s(%q) = %q keeps the value", name, in, out)
+				}
+			}
+		}
+	}
+	checkBenign(t, []string{"items[0] => 5", "[status] => ok", "    [user] => bob", "rows[42]=7"})
+}
