@@ -60,8 +60,12 @@ func ipv4At(s string, i int) int {
 			p++
 		}
 		// Leading zeros are accepted: some resolvers read them as octal, and
-		// the literal still names a host.
-		if p == start || p-start > 3 || n > 255 {
+		// the literal still names a host. So does a part of four digits
+		// that is octal written as such ("0177.0.0.1" is 127.0.0.1).
+		if p-start == 4 && s[start] == '0' {
+			n = octalPart(s[start+1 : p])
+		}
+		if p == start || n > 255 || p-start > 3 && s[start] != '0' {
 			return 0
 		}
 	}
@@ -69,6 +73,19 @@ func ipv4At(s string, i int) int {
 		return 0
 	}
 	return withPort(s, p)
+}
+
+// octalPart returns the value of three octal digits, or 256 when one is
+// not octal.
+func octalPart(d string) int {
+	n := 0
+	for i := 0; i < len(d); i++ {
+		if d[i] > '7' {
+			return 256
+		}
+		n = n*8 + int(d[i]-'0')
+	}
+	return n
 }
 
 // The longest textual IPv6 address ("ffff:...:255.255.255.255") and a

@@ -26,20 +26,23 @@ func redactPaths(s string) string {
 	e := edit{s: s}
 	for i := 0; i < len(s); i++ {
 		var from int
-		start := i
+		start, windows := i, false
 		switch {
 		case s[i] == '/' && unixPathAt(s, i):
 			from = i + 1
 		case s[i] == '/' && homePathAt(s, i) >= 0:
 			start, from = homePathAt(s, i), i+1
 		case s[i] == '\\' && uncPathAt(s, i):
-			from = i + 2
+			from, windows = i+2, true
 		case drivePathAt(s, i):
-			from = i + 3
+			from, windows = i+3, true
 		default:
 			continue
 		}
 		end := pathEnd(s, from)
+		if windows {
+			end = spacedSegmentsEnd(s, end)
+		}
 		e.replace(start, end, Redacted)
 		i = end - 1
 	}
@@ -110,6 +113,50 @@ func uncPathAt(s string, i int) bool {
 
 // pathEnd extends a path to the first byte that cannot be part of it in
 // running text, leaving a sentence's final period outside.
+// spacedSegmentsEnd extends a Windows path that ends at s[end] over the
+// spaces of its directory names ("C:\Program Files (x86)\App\app.ini",
+// "\\srv\Team Share\x"): a space followed, within three words, by a
+// word that holds a separator goes on with the same path.
+func spacedSegmentsEnd(s string, end int) int {
+	for {
+		k, found := end, false
+		for n := 0; n < 3 && !found && k+1 < len(s) && s[k] == ' '; n++ {
+			w := dirWordEnd(s, k+1)
+			if w == k+1 {
+				break
+			}
+			if strings.ContainsAny(s[k+1:w], `\/`) {
+				end, found = w, true
+			}
+			k = w
+		}
+		if !found {
+			return end
+		}
+	}
+}
+
+// dirWordEnd returns the end of the word at s[i] read as a directory's
+// name: a path's bytes and the parentheses of "(x86)", less a closing
+// parenthesis it did not open and the dots that end a sentence.
+func dirWordEnd(s string, i int) int {
+	j, open := i, 0
+	for j < len(s) && (!isPathStop(s[j]) || s[j] == '(' || s[j] == ')' && open > 0) {
+		switch s[j] {
+		case '(':
+			open++
+		case ')':
+			open--
+		}
+		j++
+	}
+	spend(j - i)
+	for j > i && s[j-1] == '.' {
+		j--
+	}
+	return j
+}
+
 func pathEnd(s string, i int) int {
 	from := i
 	for i < len(s) && !isPathStop(s[i]) {
