@@ -125,8 +125,8 @@ func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = pref
 func WithRedisTimeout(d time.Duration) Option { return func(c *config) { c.redisTimeout = d } }
 
 // WithFailClosed refuses requests with 503 unavailable (action retry,
-// Retry-After when Redis is tried again, once a second) while Redis is
-// unreachable. Without it the limiter fails open: requests are counted by
+// outcome not_started, Retry-After when Redis is tried again, once a
+// second) while Redis is unreachable. Without it the limiter fails open: requests are counted by
 // an in-process counter of the same policy, so each instance still
 // enforces the limit on its own.
 func WithFailClosed() Option { return func(c *config) { c.failClosed = true } }
@@ -330,9 +330,14 @@ func (l *Limiter) keyFailed(w http.ResponseWriter, r *http.Request, p *policy, e
 	l.write(w, r, misconfigured)
 }
 
+// unavailable refuses a request before its handler ran. It says so
+// (not_started): a 503 that names no outcome leaves a write's fate unknown,
+// and a contract client would verify a POST that never ran instead of
+// sending it again.
 func (l *Limiter) unavailable(w http.ResponseWriter, r *http.Request, p *policy, err error) {
 	l.write(w, r, problem.New(problem.Unavailable).
 		WithDetail("The rate limiter cannot reach its shared counter; try again shortly.").
+		WithOutcome(problem.OutcomeNotStarted).
 		WithRetryAfter(l.unavailableRetry).
 		Wrap(err).
 		WithLogAttrs(slog.String("ratelimit_policy", p.Name)))

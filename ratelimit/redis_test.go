@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
+	"github.com/faultline-go/faultline/client"
 	"github.com/faultline-go/faultline/internal/redistest"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
@@ -379,3 +380,40 @@ type statusRecorder struct {
 func (r *statusRecorder) Header() http.Header         { return r.header }
 func (r *statusRecorder) Write(b []byte) (int, error) { return len(b), nil }
 func (r *statusRecorder) WriteHeader(status int)      { r.status = status }
+
+// TestFailClosedRefusalSaysNothingRan: a fail-closed 503 is given before
+// the handler runs, so it must say so (outcome not_started). Without an
+// outcome a 503 leaves a write's fate unknown, and a client that follows
+// the contract verifies a POST instead of sending it again, although
+// nothing was done.
+func TestFailClosedRefusalSaysNothingRan(t *testing.T) {
+	rs := redistest.Start(t)
+	in := newInstance(t, rs.Addr(),
+		[]ratelimit.Policy{{Limit: 1000, Window: time.Hour, Key: ratelimit.ByIP}},
+		ratelimit.WithFailClosed(),
+		ratelimit.WithRedisTimeout(testTimeout), ratelimit.WithProbeInterval(200*time.Millisecond))
+	rs.Kill()
+	for _, method := range []string{http.MethodPost, http.MethodPatch, http.MethodDelete, http.MethodPut, http.MethodGet} {
+		req, err := http.NewRequest(method, in.url+"/orders", strings.NewReader(`{"n":1}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		p, err := problem.Parse(body)
+		if resp.StatusCode != 503 || err != nil || p.Code() != "unavailable" {
+			t.Fatalf("%s: status %d body %s", method, resp.StatusCode, body)
+		}
+		if p.Outcome() != problem.OutcomeNotStarted {
+			t.Errorf("%s: outcome %q, want not_started: %s", method, p.Outcome(), body)
+		}
+		d := client.Policy{}.Decide(client.Attempt{Method: method, Problem: p, Number: 1})
+		if d.Verdict != client.Retry {
+			t.Errorf("%s: a contract client decides %v (%s) on a request that never ran", method, d.Verdict, d.Reason)
+		}
+	}
+}
