@@ -83,6 +83,38 @@ func TestRedisCluster(t *testing.T) {
 		}
 	})
 
+	// The limiter puts each key's hashtag in its Redis names itself; a
+	// brace in the prefix would take that over. With "{}" Redis hashes the
+	// whole name, so a key's two windows land in different slots; with a
+	// lone "}" the limiter's batches mixed keys of different slots. Either
+	// way every script failed CROSSSLOT and each instance counted alone,
+	// for good. A prefix must be refused, or share limits exactly.
+	t.Run("a prefix cannot break the hashtag", func(t *testing.T) {
+		for i, prefix := range []string{"rl:{}:", "rl}:", "{rl}:", "a{b}c:", "x{", "app:rl:", "x"} {
+			policies := []ratelimit.Policy{{Name: "prefix" + strconv.Itoa(i), Limit: 5, Window: time.Hour, Key: ratelimit.ByHeader("X-Key")}}
+			if _, err := ratelimit.New(policies, ratelimit.WithRedis(admin), ratelimit.WithPrefix(prefix)); err != nil {
+				if !strings.Contains(err.Error(), strconv.Quote(prefix)) {
+					t.Errorf("prefix %q refused without naming it: %v", prefix, err)
+				}
+				continue
+			}
+			a := newInstanceOn(t, newClusterClient(t, cluster), policies, ratelimit.WithPrefix(prefix))
+			b := newInstanceOn(t, newClusterClient(t, cluster), policies, ratelimit.WithPrefix(prefix))
+			var wg sync.WaitGroup
+			for k := range 6 {
+				wg.Go(func() {
+					if counts := burst(t, 20, "key-"+strconv.Itoa(k), a, b); counts[200] != 5 {
+						t.Errorf("prefix %q, key %d: statuses %v, want exactly 5 admitted", prefix, k, counts)
+					}
+				})
+			}
+			wg.Wait()
+			if strings.Contains(a.logs.String()+b.logs.String(), "unreachable") {
+				t.Errorf("prefix %q: Redis was considered down:\n%s%s", prefix, a.logs, b.logs)
+			}
+		}
+	})
+
 	t.Run("failover of the master owning the slot", func(t *testing.T) {
 		failover := []ratelimit.Policy{{Name: "failover", Limit: limit, Window: time.Hour, Key: ratelimit.ByHeader("X-Key")}}
 		// A dead master refuses connections at once; the timeout only has

@@ -117,6 +117,9 @@ func WithRedis(client redis.UniversalClient) Option {
 }
 
 // WithPrefix sets the prefix of every Redis key (default "faultline:rl:").
+// It may not hold '{' or '}' (New fails): each key's names carry a Redis
+// Cluster hashtag of the limiter's own, which a brace before it would
+// replace, putting every key in one slot or a key's two windows in two.
 func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = prefix } }
 
 // WithRedisTimeout bounds each Redis call (default 100ms): a stalled Redis
@@ -196,6 +199,9 @@ func New(policies []Policy, opts ...Option) (*Limiter, error) {
 	}
 	if cfg.redisTimeout <= 0 || cfg.probeInterval <= 0 {
 		return nil, errors.New("ratelimit: the Redis timeout and probe interval must be positive")
+	}
+	if strings.ContainsAny(cfg.prefix, "{}") {
+		return nil, fmt.Errorf("ratelimit: the Redis key prefix %q may not hold '{' or '}': the limiter sets each key's Cluster hashtag itself", cfg.prefix)
 	}
 	if cfg.maxKeys < memoryShards {
 		return nil, fmt.Errorf("ratelimit: WithMaxKeys needs at least %d keys", memoryShards)
