@@ -92,14 +92,14 @@ func Run(ctx context.Context, hs *http.Server, ln net.Listener, opts ...Option) 
 	t.draining.Store(true)
 	log.Info("shutdown: draining",
 		slog.Int("in_flight", t.inFlight()),
-		slog.Duration("budget", cfg.budget))
+		durationAttr("budget", cfg.budget))
 	grace := min(time.Second, cfg.budget/5)
 	drainCtx, cancel := context.WithTimeout(context.Background(), cfg.budget-grace)
 	err := hs.Shutdown(drainCtx)
 	cancel()
 	if err == nil {
 		<-errc
-		log.Info("shutdown: drained", slog.Duration("took", time.Since(began)))
+		log.Info("shutdown: drained", durationAttr("took", time.Since(began)))
 		return nil
 	}
 
@@ -117,11 +117,18 @@ func Run(ctx context.Context, hs *http.Server, ln net.Listener, opts ...Option) 
 	log.Warn("shutdown: budget ended with requests in flight",
 		slog.Int("answered", answered),
 		slog.Int("cut_mid_response", broken),
-		slog.Duration("took", time.Since(began)))
+		durationAttr("took", time.Since(began)))
 	if broken > 0 {
 		return ErrResponsesCut
 	}
 	return nil
+}
+
+// durationAttr logs d as text ("1.5s"): slog's JSON handler writes a
+// Duration as a count of nanoseconds, which an operator cannot read at a
+// glance. Milliseconds are precision enough for a shutdown.
+func durationAttr(key string, d time.Duration) slog.Attr {
+	return slog.String(key, d.Round(time.Millisecond).String())
 }
 
 // Option configures Run.

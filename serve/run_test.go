@@ -321,3 +321,53 @@ func TestRunLeavesCompleteResponsesAlone(t *testing.T) {
 		t.Fatalf("records: %v", sink.records(t))
 	}
 }
+
+// Operators read shutdown records in JSON logs: a duration must read as
+// one ("1.5s"), not as slog's nanosecond count, in every record of a clean
+// drain and of a cut one, configured budgets and measured times alike.
+func TestShutdownRecordsTellDurationsAsText(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		handler time.Duration
+		budget  time.Duration
+	}{
+		{"drained", 100 * time.Millisecond, 3 * time.Second},
+		{"cut", 5 * time.Second, 1500 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wr, sink := newWriter()
+			entered := make(chan struct{})
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				close(entered)
+				select {
+				case <-time.After(tc.handler):
+				case <-r.Context().Done():
+				}
+			})
+			url, shutdown, done := started(t, h, wr, tc.budget)
+			res := make(chan result, 1)
+			go func() { res <- send(url, tc.name, http.MethodGet, nil) }()
+			<-entered
+			shutdown()
+			<-res
+			<-done
+			seen := 0
+			for _, rec := range sink.records(t) {
+				for _, key := range []string{"budget", "took", "running", "shutdown_budget"} {
+					v, ok := rec[key]
+					if !ok {
+						continue
+					}
+					seen++
+					s, isText := v.(string)
+					if _, err := time.ParseDuration(s); !isText || err != nil {
+						t.Errorf("%q: %s is %v, not a duration as text", rec["msg"], key, v)
+					}
+				}
+			}
+			if seen < 2 {
+				t.Errorf("%d durations in the records: %v", seen, sink.records(t))
+			}
+		})
+	}
+}

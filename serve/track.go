@@ -144,8 +144,8 @@ func (t *tracker) cut(c *call, budget time.Duration) bool {
 	}
 	p = p.WithLogAttrs(
 		slog.String("written_by", "faultline.serve"),
-		slog.Duration("running", time.Since(c.started)),
-		slog.Duration("shutdown_budget", budget),
+		durationAttr("running", time.Since(c.started)),
+		durationAttr("shutdown_budget", budget),
 	)
 	if c.wroteHeader {
 		if c.complete() {
