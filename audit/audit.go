@@ -33,8 +33,11 @@ type Event struct {
 	// Route is the route pattern when the router exposes it (chi's, also
 	// before it has routed; ServeMux's once it has), else the escaped
 	// request path through sanitize's log tier.
-	Route     string `json:"route"`
-	Status    int    `json:"status,omitempty"`
+	Route  string `json:"route"`
+	Status int    `json:"status,omitempty"`
+	// Code is the problem's code, read from the header the writer sends
+	// it under; empty for a bare error status, or when the writer sends
+	// no code header (problem.WithCodeHeader("")).
 	Code      string `json:"code,omitempty"`
 	Principal string `json:"principal,omitempty"`
 }

@@ -17,10 +17,9 @@ import (
 type Option func(*config)
 
 type config struct {
-	strict     bool
-	principal  func(*http.Request) string
-	timeout    time.Duration
-	codeHeader string
+	strict    bool
+	principal func(*http.Request) string
+	timeout   time.Duration
 }
 
 // retryAfter is the retry hint of an audit_unavailable rejection: a sink
@@ -45,7 +44,7 @@ func WithSinkTimeout(d time.Duration) Option { return func(c *config) { c.timeou
 // Middleware records denied and failed requests to sink; see the package
 // documentation for strict mode.
 func Middleware(sink Sink, opts ...Option) func(http.Handler) http.Handler {
-	c := config{timeout: 500 * time.Millisecond, codeHeader: problem.DefaultCodeHeader}
+	c := config{timeout: 500 * time.Millisecond}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -60,7 +59,7 @@ func Middleware(sink Sink, opts ...Option) func(http.Handler) http.Handler {
 					return
 				}
 			}
-			rec := &recorder{ResponseWriter: w, codeHeader: c.codeHeader}
+			rec := &recorder{ResponseWriter: w, r: r}
 			defer func() {
 				// A panic fails the request as a 500 once the recoverer
 				// above has answered; it is audited as such, then goes on
@@ -179,15 +178,22 @@ func logLost(r *http.Request, ev Event, err error) {
 // recorder notes the status and the problem code of the response.
 type recorder struct {
 	http.ResponseWriter
-	codeHeader string
-	status     int
-	code       string
+	r      *http.Request
+	status int
+	code   string
 }
 
+// WriteHeader reads an error's code under the header the request's writer
+// sends it (problem.WithCodeHeader): a service that renamed it configured
+// the name once, on the writer, and its events keep their codes.
 func (w *recorder) WriteHeader(status int) {
 	if w.status == 0 {
 		w.status = status
-		w.code = w.Header().Get(w.codeHeader)
+		if status >= 400 {
+			if name := problemhook.FactsOf(problem.FromContext(w.r.Context())).CodeHeader; name != "" {
+				w.code = w.Header().Get(name)
+			}
+		}
 	}
 	w.ResponseWriter.WriteHeader(status)
 }

@@ -300,7 +300,7 @@ func (wr *Writer) observe(r *http.Request, res *Problem) {
 func init() {
 	problemhook.FactsOf = func(v any) problemhook.WriterFacts {
 		wr := v.(*Writer)
-		f := problemhook.WriterFacts{Brand: wr.brand, CorrelationHeader: wr.correlationHeader, LegacyActive: wr.legacyActive()}
+		f := problemhook.WriterFacts{Brand: wr.brand, CorrelationHeader: wr.correlationHeader, CodeHeader: wr.codeHeader, LegacyActive: wr.legacyActive()}
 		if wr.legacy != nil {
 			// The documentation (problemdocs' type-URI pages) announces
 			// the legacy members and their end date.

@@ -71,6 +71,9 @@ type WriterFacts struct {
 	Brand string
 	// CorrelationHeader is the header the ID is echoed under.
 	CorrelationHeader string
+	// CodeHeader is the header that carries a problem's code
+	// (WithCodeHeader), empty when it is disabled.
+	CodeHeader string
 	// Legacy is the problem.Legacy window WithLegacy configured, nil
 	// without one; LegacyActive says whether its members are sent now.
 	Legacy       any
