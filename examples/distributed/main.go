@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -24,7 +25,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/faultline-go/faultline/correlation"
-	"github.com/faultline-go/faultline/internal/redislog"
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/ratelimit"
@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	base := slog.New(correlation.NewHandler(sanitize.NewLogHandler(slog.NewJSONHandler(stderr, nil))))
 	// go-redis logs failed dials and the like on its own, process-wide:
 	// as records of the same JSON log, not as plain text lines beside it.
-	redis.SetLogger(redislog.Logger{Logger: base})
+	redis.SetLogger(redisLog{base})
 
 	var clients []*redis.Client
 	// Servers drain before the Redis clients close, so a request in flight
@@ -153,4 +153,19 @@ func newInstance(name string, client redis.UniversalClient, wr *problem.Writer, 
 		_ = json.NewEncoder(w).Encode(map[string]string{"served_by": name})
 	})
 	return r, nil
+}
+
+// redisLog turns each line go-redis logs into a warning record of the JSON
+// log. The text passes the log tier: go-redis may quote an address with
+// its credentials.
+type redisLog struct{ logger *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	if ctx == nil {
+		// Some of go-redis's background work logs without one; the
+		// correlation handler reads it.
+		ctx = context.Background()
+	}
+	text := strings.TrimRight(fmt.Sprintf(format, v...), "\n")
+	l.logger.LogAttrs(ctx, slog.LevelWarn, "redis client", sanitize.LogAttr("redis_log", text))
 }

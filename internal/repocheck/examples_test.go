@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,29 @@ func TestExamplesBuildOneWriter(t *testing.T) {
 		if len(at) > 1 {
 			t.Errorf("%s builds %d Writers (%s): build one and hand it down", dir, len(at), strings.Join(at, ", "))
 		}
+	}
+}
+
+// TestExamplesImportNoInternalPackage: an example program is what a team
+// copies into its own module, where Go refuses any of the kit's internal
+// packages ("use of internal package ... not allowed"). What an example
+// needs from the kit must be public; its tests may use internal helpers.
+func TestExamplesImportNoInternalPackage(t *testing.T) {
+	fset := token.NewFileSet()
+	seen := 0
+	for _, rel := range goFiles(t) {
+		if !strings.Contains("/"+rel, "/examples/") || strings.HasSuffix(rel, "_test.go") {
+			continue
+		}
+		seen++
+		for _, imp := range parse(t, fset, rel).Imports {
+			path := strings.Trim(imp.Path.Value, `"`)
+			if strings.HasPrefix(path, "github.com/faultline-go/faultline/") && slices.Contains(strings.Split(path, "/"), "internal") {
+				t.Errorf("%s imports %s: a copy of it in another module would not build", rel, path)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("the walk found no example programs")
 	}
 }

@@ -1,4 +1,4 @@
-package redislog_test
+package main
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/faultline-go/faultline/internal/redislog"
 	"github.com/faultline-go/faultline/internal/redistest"
 	"github.com/faultline-go/faultline/internal/testlog"
 )
@@ -25,7 +24,7 @@ func (discard) Printf(context.Context, string, ...any) {}
 // are JSON records of the service's log, not plain text lines.
 func TestRedisLogLinesAreRecords(t *testing.T) {
 	var logs testlog.Buffer
-	redis.SetLogger(redislog.Logger{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	redis.SetLogger(redisLog{slog.New(slog.NewJSONHandler(&logs, nil))})
 	t.Cleanup(func() { redis.SetLogger(discard{}) })
 
 	rs := redistest.Start(t)
@@ -64,7 +63,7 @@ func TestRedisLogLinesAreRecords(t *testing.T) {
 func TestRedisLogLinesPassTheLogTier(t *testing.T) {
 	for _, secret := range []string{"hunter2-pw", "Tr0ub4dor&3"} {
 		var logs testlog.Buffer
-		l := redislog.Logger{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}
+		l := redisLog{slog.New(slog.NewJSONHandler(&logs, nil))}
 		l.Printf(context.Background(), "redis: failed to dial redis://app:%s@10.0.0.5:6379/0: %s", secret, "connection refused")
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(logs.String()), &rec); err != nil {
