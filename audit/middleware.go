@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -20,7 +21,24 @@ type config struct {
 	strict    bool
 	principal func(*http.Request) string
 	timeout   time.Duration
+	// pending holds a token for each write under way on the sink,
+	// including those the timeout gave up on (see maxPendingWrites).
+	pending chan struct{}
 }
+
+// maxPendingWrites bounds the writes waiting on the sink at once. A write
+// the timeout gave up on keeps waiting on a sink that ignores its context
+// (a file whose fsync hangs on a dead disk), with its goroutine and event;
+// unbounded, a service answering thousands of requests a second would pile
+// them up until it ran out of memory. Beyond the bound the sink counts as
+// refusing at once: strict mode rejects, a failure event goes to the log.
+// A healthy sink has far fewer pending: requests per second times its
+// latency.
+const maxPendingWrites = 1024
+
+// errSinkSaturated is the refusal of a write while maxPendingWrites wait
+// on the sink.
+var errSinkSaturated = errors.New("audit: too many writes pending on the sink; it is not keeping up or hangs")
 
 // retryAfter is the retry hint of an audit_unavailable rejection: a sink
 // that refused a write is usually back within seconds (a Redis failover, a
@@ -39,12 +57,14 @@ func WithPrincipal(f func(*http.Request) string) Option { return func(c *config)
 
 // WithSinkTimeout bounds each write to the sink (default 500ms): in strict
 // mode a sink slower than this rejects the request rather than stalling it.
+// A sink that ignores its context keeps the writes it was given; while 1024
+// of them are pending, the sink counts as refusing at once.
 func WithSinkTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // Middleware records denied and failed requests to sink; see the package
 // documentation for strict mode.
 func Middleware(sink Sink, opts ...Option) func(http.Handler) http.Handler {
-	c := config{timeout: 500 * time.Millisecond}
+	c := config{timeout: 500 * time.Millisecond, pending: make(chan struct{}, maxPendingWrites)}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -96,10 +116,19 @@ func (c *config) recordFailure(r *http.Request, status int, code string, sink Si
 // deadline is an attempt recorded for a request that was refused, or a
 // failure both stored and logged; over-recording, never a loss.
 func (c *config) write(parent context.Context, sink Sink, ev Event) error {
+	select {
+	case c.pending <- struct{}{}:
+	default:
+		return errSinkSaturated
+	}
 	ctx, cancel := context.WithTimeout(parent, c.timeout)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- sink.Write(ctx, ev) }()
+	go func() {
+		// The token goes back when the sink returns, not at the timeout.
+		defer func() { <-c.pending }()
+		done <- sink.Write(ctx, ev)
+	}()
 	select {
 	case err := <-done:
 		return err
