@@ -58,12 +58,14 @@ type Approval struct {
 // neither spins nor guesses.
 const DefaultPollInterval = time.Second
 
-// pollAfter is how long the client waits before its next poll.
+// pollAfter is how long the client waits before its next poll. It is at
+// least a millisecond, as a problem's retry time is: a shorter one would
+// read as no retry_after_ms at all.
 func (a Approval) pollAfter() time.Duration {
 	if a.RetryAfter <= 0 {
 		return DefaultPollInterval
 	}
-	return a.RetryAfter
+	return max(a.RetryAfter, time.Millisecond)
 }
 
 // document is the status document. Its members follow the contract's names

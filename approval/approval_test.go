@@ -2,6 +2,7 @@ package approval_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -87,4 +88,24 @@ func ExamplePollHandler() {
 	// Output:
 	// 200 5 application/json
 	// 404  application/problem+json
+}
+
+// A pending approval's poll interval can be computed (time.Until the next
+// check) and come out below a millisecond: the document still says when to
+// poll, never omits retry_after_ms while the header says 1, as problems do.
+func TestPollIntervalBelowAMillisecondIsStillTold(t *testing.T) {
+	for _, d := range []time.Duration{time.Nanosecond, 300 * time.Microsecond, time.Millisecond - time.Nanosecond} {
+		a := approval.Approval{ID: "apr_9", State: approval.Pending, PollURL: "/v1/approvals/apr_9", RetryAfter: d}
+		rec := httptest.NewRecorder()
+		approval.WriteAccepted(rec, httptest.NewRequest(http.MethodPost, "/v1/refunds", nil), a)
+		var doc struct {
+			RetryAfterMS *int64 `json:"retry_after_ms"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.RetryAfterMS == nil || *doc.RetryAfterMS < 1 || rec.Header().Get("Retry-After") != "1" {
+			t.Errorf("RetryAfter %v: Retry-After %q, document %s", d, rec.Header().Get("Retry-After"), rec.Body)
+		}
+	}
 }
