@@ -256,6 +256,11 @@ func userPartEnd(s string, p int) int {
 		if c := p + q + 2; q > 0 && c < len(s) && s[c] == ':' {
 			return c
 		}
+		// The pair quoted whole, as shells need it when the password
+		// holds a '!' or a space: 'api:pa ss!'.
+		if c := strings.IndexByte(s[p+1:p+1+q], ':'); q > 0 && c >= 0 {
+			return p + 1 + c
+		}
 		return -1
 	}
 	end := p

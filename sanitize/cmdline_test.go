@@ -1,6 +1,9 @@
 package sanitize
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // An option that takes a password as its next word must not take a key of
 // the key-value rule instead: redacting "Cookie:" or `"api_key":` left the
@@ -29,4 +32,24 @@ func TestPasswordFlagBeforeEscapedBlankSettles(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A shell needs the user:password pair quoted whole when the password
+// holds a '!', a space or a '$': the password goes to the closing quote,
+// the user stays.
+func TestQuotedUserPasswordPairRedacted(t *testing.T) {
+	for _, f := range []string{"curl -s --user '%s' https://api.example.com/v2/x", `curl -u "%s" https://x`, "curl --user '%s'",
+		"curl -s --user '%s' \\\n    https://api.mailgun.net/v2/messages", `wget --user "%s" https://x`} {
+		for _, pw := range []string{"d2LkV78zLx!t", "hunter22", "pa ss$word", "Zq8Kw2Lm9Rt4Vx7P"} {
+			in := strings.ReplaceAll(f, "%s", "api:"+pw)
+			for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
+				if out := tier(in); strings.Contains(out, pw) || !strings.Contains(out, "api:") {
+					t.Errorf("%s(%q) = %q, want the password gone and the user kept", name, in, out)
+				}
+			}
+		}
+	}
+	checkBenign(t, []string{"curl -u 'api:' https://x", `curl -sL --user "$1:$2" "$3"`, "curl -i -u 'test:test'",
+		`curl --user "xxx:yyy"`, `curl -X POST --user "$(cat ./login.txt):$(cat ./password.txt)"`, `curl --user "username:password"`,
+		"curl -u admin:$ADMIN_PW https://x", "curl -u USER:PASSWORD https://x"})
 }

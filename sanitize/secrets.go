@@ -353,6 +353,15 @@ func userOptionPasswordAt(s string, i int) (int, int) {
 		return 0, 0
 	}
 	v++
+	if c := s[p]; (c == '\'' || c == '"') && v <= p+quotedLen(s, p) {
+		// A pair quoted whole ('api:pa ss!') ends at its closing quote.
+		// "<user:password>" names the pair a reader writes there.
+		if e := p + 1 + quotedLen(s, p); e > v && !placeholderAt(s, v, e) && !(s[p+1] == '<' && s[e-1] == '>') &&
+			!examplePair(s[p+1:v-1], s[v:e]) {
+			return v, e
+		}
+		return 0, 0
+	}
 	// A quoted password ("kevin:'pa ss'") ends at its closing quote, which
 	// stays.
 	if v < len(s) && (s[v] == '\'' || s[v] == '"') {
@@ -366,10 +375,29 @@ func userOptionPasswordAt(s string, i int) (int, int) {
 		end++
 	}
 	spend(end - v)
-	if v >= end || placeholderAt(s, v, end) {
+	if v >= end || placeholderAt(s, v, end) || examplePair(s[p:v-1], s[v:end]) {
 		return 0, 0
 	}
 	return v, end
+}
+
+// examplePair reports a user:password pair that holds no password: a
+// shell expansion the shell replaces with one at run time ("$2",
+// "$(cat pw.txt)", "${PW}"), or an example's ("test:test", "xxx:yyy",
+// "username:password").
+func examplePair(user, pw string) bool {
+	switch {
+	case pw == "":
+		return false
+	case pw[0] == '$' || strings.EqualFold(user, pw) || strings.Count(pw, pw[:1]) == len(pw):
+		return true
+	}
+	for _, w := range [...]string{"password", "passwd", "pass", "pwd", "secret"} {
+		if strings.EqualFold(pw, w) {
+			return true
+		}
+	}
+	return false
 }
 
 const maxQuotedPassword = 256
