@@ -46,6 +46,14 @@
 //	mux.Handle("/mcp", mcpfault.Handler(h)) // behind Stack: 401, 403, 413, 429 and 503 are problems
 //	http.ListenAndServe(addr, mcpfault.TooLarge(middleware.Stack(middleware.WithWriter(wr), middleware.WithBodyLimit(1<<20))(mux)))
 //
+// Over stdio, serve the same server through [StdioTransport] (or
+// [IOTransport] over any other stream) in place of the SDK's transport:
+// the SDK answers some malformed calls itself, before Middleware runs,
+// with a message that quotes the call and names Go types, and these
+// transports rewrite that answer as [Handler] does over HTTP:
+//
+//	err := server.Run(ctx, mcpfault.StdioTransport(mcpfault.WithWriter(wr)))
+//
 // # What an agent sees
 //
 // The shape of a failure follows the protocol version of the request.
@@ -82,9 +90,10 @@
 // column of the code table in the repository's README). A tool call carries
 // no Idempotency-Key, so a write whose outcome is unknown says action verify
 // on MCP as over HTTP (see [AddTool]). Over a transport without HTTP (stdio,
-// in memory) each call gets a fresh correlation ID; behind [Handler] it is
-// the HTTP request's, which a client cannot override by sending the internal
-// hand-off header itself.
+// in memory) each call, and each error the SDK answers on its own through
+// [StdioTransport] or [IOTransport], gets a fresh correlation ID; behind
+// [Handler] it is the HTTP request's, which a client cannot override by
+// sending the internal hand-off header itself.
 //
 // The repository's examples/mcp-server runs every case above over
 // streamable HTTP with the SDK's own client. The wrapper costs nothing

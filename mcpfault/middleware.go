@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Option configures [Middleware].
+// Option configures [Middleware], [IOTransport] and [StdioTransport].
 type Option func(*config)
 
 type config struct {
