@@ -75,7 +75,7 @@ func secretKeyEndingSlow(k string) (start int, line, ok bool) {
 	if k[len(k)-1]|0x20 == 'y' && hasSuffixFold(k, "key") {
 		r := k[:len(k)-3]
 		spaced := strings.HasSuffix(r, " ")
-		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") || spaced {
+		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") || strings.HasSuffix(r, ".") || spaced {
 			r = r[:len(r)-1]
 		}
 		if r == "" {

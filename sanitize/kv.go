@@ -305,11 +305,11 @@ func secretKeyEnding(k string) (start int, line, ok bool) {
 	}
 	if k[len(k)-1]|0x20 == 'y' && hasSuffixFold(k, "key") {
 		r := k[:len(k)-3]
-		// "secret_key", "Secret-Key" and, in prose and YAML written by
-		// hand, "secret key", where a verb does not qualify ("write
+		// "secret_key", "Secret-Key", "secret.key" and, in prose and YAML
+		// written by hand, "secret key", where a verb does not qualify ("write
 		// key=value pairs").
 		spaced := strings.HasSuffix(r, " ")
-		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") || spaced {
+		if strings.HasSuffix(r, "_") || strings.HasSuffix(r, "-") || strings.HasSuffix(r, ".") || spaced {
 			r = r[:len(r)-1]
 		}
 		if r == "" {

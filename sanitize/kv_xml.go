@@ -8,7 +8,8 @@ import "strings"
 // keyElementValue reports whether the tag closed at s[q] opens the value
 // element of a key element that names a secret, as property lists and
 // some XML settings pair them (<key>Password</key><string>...</string>,
-// <key>api_token</key> then <value>...</value> on the next line), and
+// <key>api_token</key> then <value>...</value> on the next line, Hadoop's
+// <name>fs.s3a.secret.key</name><value>...</value>), and
 // returns where the value element's name starts. It reads no further back
 // than the prefilter's reach.
 func keyElementValue(s string, q int) (int, bool) {
@@ -25,15 +26,22 @@ func keyElementValue(s string, q int) (int, bool) {
 	for p > lo && isSpace(s[p-1]) {
 		p--
 	}
-	if p-len("</key>") < lo || !hasSuffixFold(s[:p], "</key>") {
+	switch {
+	case p-len("</key>") >= lo && hasSuffixFold(s[:p], "</key>"):
+		p -= len("</key>")
+	case p-len("</name>") >= lo && hasSuffixFold(s[:p], "</name>"):
+		// Hadoop's and Maven's <property><name>...</name><value>.
+		p -= len("</name>")
+	default:
 		return 0, false
 	}
-	p -= len("</key>")
 	w := p
 	for w > lo && isKeyNameByte(s[w-1]) {
 		w--
 	}
-	if w == lo || s[w-1] != '>' {
+	// A name longer than the reach ("javax.jdo.option.ConnectionPassword")
+	// is judged by its end, which names the secret.
+	if w == p || w > lo && s[w-1] != '>' {
 		return 0, false
 	}
 	if _, _, ok := secretKeyEnding(s[w:p]); !ok {

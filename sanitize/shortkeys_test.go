@@ -115,3 +115,24 @@ func TestBareArrayKeysRedacted(t *testing.T) {
 	}
 	checkBenign(t, []string{"items[0] => 5", "[status] => ok", "    [user] => bob", "rows[42]=7"})
 }
+
+// Hadoop's, Hive's and Maven's settings name a property in one element
+// and give its value in the next; a name longer than the rule's reach is
+// judged by its end. A dotted qualifier names a key as '_' does.
+func TestNamedPropertyValueElementsRedacted(t *testing.T) {
+	for _, f := range []string{"<property><name>password</name><value>%s</value></property>",
+		"<property>\n  <name>fs.s3a.secret.key</name>\n  <value>%s</value>\n</property>",
+		"<property>\n    <name>javax.jdo.option.ConnectionPassword</name>\n    <value>%s</value>\n  </property>",
+		"<param><name>api_token</name>\t<value>%s</value></param>", "secret.key=%s", "app.client.secret.key: %s"} {
+		for _, v := range []string{"hunter22", "wJalrXUtnFEMI/K7MDENG"} {
+			in := strings.ReplaceAll(f, "%s", v)
+			for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
+				if out := tier(in); strings.Contains(out, v) {
+					t.Errorf("%s(%q) = %q keeps the value", name, in, out)
+				}
+			}
+		}
+	}
+	checkBenign(t, []string{"<property><name>dfs.replication</name><value>3</value></property>",
+		"<property><name>fs.defaultFS</name><value>hdfs-nn-1:8020</value></property>", "primary.key=5", "sort.key=name"})
+}
