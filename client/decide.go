@@ -175,9 +175,9 @@ const (
 //     unknown, whatever the action: it may have taken effect, and sending
 //     it again, as is or changed, could apply it twice. A problem without
 //     an outcome whose action is retry (or that has no action) has the
-//     one its status implies: unknown for 500, 502, 503 and 504,
-//     not_started for 408, 425 and 429. An outcome this package does not
-//     know is read as unknown.
+//     one its status implies: unknown for any 5xx, not_started for 408,
+//     425 and 429. An outcome this package does not know is read as
+//     unknown.
 //   - Otherwise the action decides: fix_request, reauthenticate and
 //     approve map to their verdicts; none, configure, unlock and actions
 //     this package does not know stop. A problem without an action (from
@@ -396,8 +396,8 @@ type statusVerdict struct {
 }
 
 // statusRule is the one table of status semantics. 408, 425 and 429 say
-// the request was not processed; other retryable statuses say nothing
-// about a write, so its outcome is unknown.
+// the request was not processed; every 5xx says nothing about a write, so
+// its outcome is unknown.
 func statusRule(status int) statusVerdict {
 	switch status {
 	case http.StatusUnauthorized, http.StatusProxyAuthRequired:
@@ -412,5 +412,8 @@ func statusRule(status int) statusVerdict {
 	if status >= 400 && status < 500 {
 		return statusVerdict{action: problem.ActionFixRequest}
 	}
-	return statusVerdict{action: problem.ActionNone}
+	// Any other server error may come after the handler ran (a 507 once it
+	// wrote, a CDN's 524 once the origin took the request): a problem that
+	// says retry about it says nothing of a write, which stays unknown.
+	return statusVerdict{action: problem.ActionNone, outcome: problem.OutcomeUnknown}
 }

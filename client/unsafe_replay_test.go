@@ -1,7 +1,9 @@
 package client_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"sync/atomic"
@@ -96,6 +98,56 @@ func TestDecideHugeRetryAfterStops(t *testing.T) {
 		} {
 			if d := testPolicy.Decide(a); d.Verdict != client.Stop || d.Delay != 0 {
 				t.Errorf("retry after %v, elapsed %v, jitter %v: %s %v (%s)", p.RetryAfter(), a.Elapsed, a.Jitter, d.Verdict, d.Delay, d.Reason)
+			}
+		}
+	}
+}
+
+// Every server error, not only the four statuses net/http's proxies use
+// most, leaves a write's outcome unknown when the problem says retry
+// without an outcome: a 507 after the handler wrote, a CDN's 520-524 after
+// the origin took the request (524: it did, and did not answer in time), a
+// 599 from a gateway. A write without a key is executed once and verified;
+// the command's exit code never says running it again is safe. A read,
+// and a write under a key, are retried.
+func TestWriteAfterAnyServerErrorWithoutOutcomeIsNotReplayed(t *testing.T) {
+	for _, status := range []int{501, 505, 507, 508, 510, 511, 520, 521, 522, 523, 524, 525, 529, 530, 598, 599} {
+		for _, fail := range []answer{
+			{status, map[string]string{"Content-Type": "application/problem+json"}, fmt.Sprintf(`{"status":%d,"title":"t","action":"retry","retryable":true}`, status)},
+			{status, map[string]string{"Content-Type": "application/problem+json"}, `{"code":"storage_full","action":"retry","retryable":true,"cause":"environment"}`},
+			{status, map[string]string{"Content-Type": "application/problem+xml"}, `<problem xmlns="urn:ietf:rfc:7807"><action>retry</action><retryable>true</retryable><cause>upstream</cause></problem>`},
+		} {
+			for _, method := range []string{"POST", "PATCH"} {
+				srv, executed := countingServer(t, 10, fail)
+				var rec recorder
+				res, err := newClient(&rec, client.WithSleep(noSleep)).Do(request(t, context.Background(), method, srv.URL))
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Body.Close()
+				if n := executed.Load(); n != 1 {
+					t.Errorf("%s %d %s: the write was executed %d times", method, status, fail.body, n)
+				}
+				if v := rec.last(t).Decision.Verdict; v != client.Verify {
+					t.Errorf("%s %d %s: verdict %s, want verify", method, status, fail.body, v)
+				}
+				if code := client.ExitCode(method, client.ReadError(res)); code != client.ExitUnknownOutcome {
+					t.Errorf("%s %d %s: exit code %d, want %d", method, status, fail.body, code, client.ExitUnknownOutcome)
+				}
+			}
+			for _, tc := range []struct {
+				method string
+				header []string
+			}{{"GET", nil}, {"PUT", nil}, {"POST", []string{client.IdempotencyKeyHeader, "order-" + fmt.Sprint(status)}}} {
+				srv, executed := countingServer(t, 10, fail)
+				res, err := newClient(&recorder{}, client.WithSleep(noSleep)).Do(request(t, context.Background(), tc.method, srv.URL, tc.header...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Body.Close()
+				if n := executed.Load(); n != int32(fastPolicy.MaxAttempts) {
+					t.Errorf("%s %v %d: executed %d times, want %d", tc.method, tc.header, status, n, fastPolicy.MaxAttempts)
+				}
 			}
 		}
 	}
