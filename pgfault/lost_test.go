@@ -18,6 +18,8 @@ const lostSchema = `
 CREATE TABLE shipments (id int PRIMARY KEY, status text NOT NULL);
 INSERT INTO shipments SELECT g, 'pending' FROM generate_series(1, 99) g;
 CREATE TABLE ledger_entries (id bigint PRIMARY KEY, amount_cents int NOT NULL);
+CREATE TABLE settings (key text PRIMARY KEY, value int NOT NULL);
+INSERT INTO settings VALUES ('quota', 10), ('limit', 20), ('burst', 30);
 `
 
 // lostCase loses the answer to one statement and says what the rows must
@@ -111,6 +113,15 @@ func TestLostAnswer(t *testing.T) {
 		}
 	}
 	never := func(*testing.T, *harness) bool { return false }
+	setting := func(key string, was int) func(*testing.T, *harness) bool {
+		return func(t *testing.T, h *harness) bool {
+			var v int
+			if err := h.admin.QueryRow(ctx, "SELECT value FROM settings WHERE key = $1", key).Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			return v != was
+		}
+	}
 	batch := func(qs ...string) func(context.Context, *pgxpool.Pool) error {
 		return func(ctx context.Context, pool *pgxpool.Pool) error {
 			op := pgfault.Track(ctx, strings.Join(qs, "; "))
@@ -153,6 +164,15 @@ func TestLostAnswer(t *testing.T) {
 			effect: status(51), wantEffect: true, status: 502, code: "upstream_error", outcome: "unknown"},
 		{name: "COMMIT of pgx.BeginFunc, untracked", cue: "commit\x00", run: beginFunc("UPDATE shipments SET status = 'shipped' WHERE id = 52"),
 			effect: status(52), wantEffect: true, status: 502, code: "upstream_error", outcome: "unknown"},
+		// An UPDATE after a CTE whose last word is a column named key is a
+		// write, not a row lock (FOR [NO] KEY UPDATE): a lost answer leaves
+		// it unknown, never a read's not_committed.
+		{name: "UPDATE after a CTE ending in key, with arguments", cue: "old.value + 1 FROM old", run: exec("WITH old AS (SELECT value FROM settings WHERE key = $1) UPDATE settings SET value = old.value + 1 FROM old WHERE settings.key = $1", "quota"),
+			effect: setting("quota", 10), wantEffect: true, status: 502, code: "upstream_error", outcome: "unknown"},
+		{name: "UPDATE after a CTE ordered by key, simple protocol", cue: "ORDER BY s.key)", mode: afterAnswerReset, run: exec("WITH c AS (SELECT s.key FROM settings s WHERE s.key = 'limit' ORDER BY s.key) UPDATE settings SET value = 21 WHERE key IN (SELECT key FROM c)"),
+			effect: setting("limit", 20), wantEffect: true, status: 502, code: "upstream_error", outcome: "unknown"},
+		{name: "UPDATE after a CTE aliasing key, Query", cue: "as key)", run: query("with c as (select 'burst'::text as key) update settings set value = value * 2 from c where settings.key = c.key returning value"),
+			effect: setting("burst", 30), wantEffect: true, status: 502, code: "upstream_error", outcome: "unknown"},
 		// The server never saw the statement, and the client sees the same
 		// failure as above: only unknown is true of both.
 		{name: "Exec without arguments, lost before the server", cue: "WHERE id = 47", mode: beforeServer, run: exec("UPDATE shipments SET status = 'shipped' WHERE id = 47"),

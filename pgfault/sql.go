@@ -273,9 +273,9 @@ func Fingerprint(sql string) string {
 func classify(sql string) (a Access, commits bool) {
 	a = Read
 	start, seen := true, false
-	prev := ""
-	// last is the previous token that was neither space nor comment.
-	last, lastKind := "", tokSpace
+	// last is the previous token that was neither space nor comment, and
+	// last2 the one before it.
+	last, lastKind, last2 := "", tokSpace, ""
 	for i := 0; i < len(sql); {
 		kind, j := nextToken(sql, i)
 		tok := sql[i:j]
@@ -283,8 +283,8 @@ func classify(sql string) (a Access, commits bool) {
 		if kind == tokSpace {
 			continue
 		}
-		before, beforeKind := last, lastKind
-		last, lastKind = tok, kind
+		before, beforeKind, before2 := last, lastKind, last2
+		last, lastKind, last2 = tok, kind, before
 		if kind == tokOther {
 			if tok == ";" {
 				start = true
@@ -303,7 +303,6 @@ func classify(sql string) (a Access, commits bool) {
 			if kind != tokWord || !oneOf(tok, "SELECT", "VALUES", "TABLE", "SHOW", "WITH") {
 				a = Write
 			}
-			prev = tok
 			continue
 		}
 		if kind != tokWord {
@@ -313,12 +312,13 @@ func classify(sql string) (a Access, commits bool) {
 			commits = true
 		}
 		// FOR UPDATE and FOR NO KEY UPDATE lock rows without changing
-		// them; a lost session releases the locks.
-		lock := oneOf(prev, "FOR", "KEY")
+		// them; a lost session releases the locks. Only those exact words
+		// right before it make UPDATE a lock: a column named key ending a
+		// CTE ("WHERE key = $1) UPDATE ...") does not.
+		lock := beforeKind == tokWord && (oneOf(before, "FOR") || oneOf(before, "KEY") && oneOf(before2, "NO"))
 		if oneOf(tok, "INSERT", "DELETE", "MERGE", "INTO") || !lock && oneOf(tok, "UPDATE") {
 			a = Write
 		}
-		prev = tok
 	}
 	if !seen {
 		a = Write

@@ -47,6 +47,13 @@ func TestClassify(t *testing.T) {
 		{"show work_mem", Read, false},
 		{"SELECT id FROM t FOR UPDATE", Read, false},
 		{"SELECT id FROM t FOR NO KEY UPDATE SKIP LOCKED", Read, false},
+		{"select id from t for no key update of t nowait", Read, false},
+		// UPDATE is a lock only right after FOR or FOR NO KEY.
+		{"WITH old AS (SELECT value FROM settings WHERE key = $1) UPDATE settings SET value = $2 WHERE key = $1", Write, false},
+		{"WITH c AS (SELECT 1 AS key) UPDATE t SET v = 1", Write, false},
+		{"with c as (select id from t order by Key) update t set v = 1 from c where t.id = c.id", Write, false},
+		{"WITH c AS (SELECT id FROM t WHERE \"for\" = 1 AND for_x) UPDATE t SET v = 1", Write, false},
+		{"WITH c AS (SELECT id FROM t FOR UPDATE) UPDATE t SET v = 1", Write, false},
 		{"SELECT 'DELETE FROM t'", Read, false},
 		{"WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d", Write, false},
 		{"SELECT * INTO backup FROM t", Write, false},
