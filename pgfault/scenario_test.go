@@ -127,11 +127,21 @@ type rendered struct {
 // Idempotency-Key, and returns the response and the log record.
 func (h *harness) render(t *testing.T, err error) rendered {
 	t.Helper()
+	return h.renderFor(t, err, nil)
+}
+
+// renderFor is render answering a request served under ctx (nil: one
+// whose client still waits).
+func (h *harness) renderFor(t *testing.T, err error, ctx context.Context) rendered {
+	t.Helper()
 	h.mu.Lock()
 	h.logs.Reset()
 	h.mu.Unlock()
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodPost, "/v1/items", nil)
+	if ctx != nil {
+		req = req.WithContext(ctx)
+	}
 	if werr := h.w.Write(rec, req, h.w.FromError(err)); werr != nil {
 		t.Fatal(werr)
 	}
@@ -233,6 +243,9 @@ type scenario struct {
 	sqlstate  string // "" when the server did not answer
 	sent      string
 	wantRows  int // -1: no row check
+	// clientGone: the client went away, so the request the problem
+	// answers has ended; otherwise its client still waits for it.
+	clientGone bool
 }
 
 func TestScenarios(t *testing.T) {
@@ -359,13 +372,13 @@ func TestScenarios(t *testing.T) {
 				_, err = c.Exec(ctx, q)
 				return ran{op.Err(err), h.count(t, 16)}
 			}},
-		{name: "cancel before execution", status: 499, code: "client_closed_request", retryable: true, outcome: "not_started", sent: "no", wantRows: 0,
+		{name: "cancel before execution", status: 499, code: "client_closed_request", retryable: true, outcome: "not_started", sent: "no", wantRows: 0, clientGone: true,
 			run: func(t *testing.T, h *harness) ran {
 				cctx, cancel := context.WithCancel(ctx)
 				cancel()
 				return ran{h.exec(cctx, "INSERT INTO inventory_items VALUES (8, 'x', 1)"), h.count(t, 8)}
 			}},
-		{name: "cancel during a read", status: 499, code: "client_closed_request", retryable: true, outcome: "not_committed", sent: "unknown", wantRows: -1,
+		{name: "cancel during a read", status: 499, code: "client_closed_request", retryable: true, outcome: "not_committed", sent: "unknown", wantRows: -1, clientGone: true,
 			run: func(t *testing.T, h *harness) ran {
 				cctx, cancel := context.WithCancel(ctx)
 				time.AfterFunc(100*time.Millisecond, cancel)
@@ -373,7 +386,7 @@ func TestScenarios(t *testing.T) {
 			}},
 		// The next two fail identically on the client's side, and one
 		// commits while the other does not: only "unknown" is true of both.
-		{name: "cancel during a write, before it commits", status: 499, code: "client_closed_request", retryable: false, outcome: "unknown", sent: "unknown", wantRows: 0,
+		{name: "cancel during a write, before it commits", status: 499, code: "client_closed_request", retryable: false, outcome: "unknown", sent: "unknown", wantRows: 0, clientGone: true,
 			run: func(t *testing.T, h *harness) ran {
 				cctx, cancel := context.WithCancel(ctx)
 				time.AfterFunc(100*time.Millisecond, cancel)
@@ -382,7 +395,7 @@ func TestScenarios(t *testing.T) {
 				err := h.exec(cctx, "INSERT INTO inventory_items SELECT $1, 'late', 1 FROM pg_sleep(2)", 9)
 				return ran{err, h.count(t, 9)}
 			}},
-		{name: "cancel during a write, after it commits", status: 499, code: "client_closed_request", retryable: false, outcome: "unknown", sent: "unknown", wantRows: 1,
+		{name: "cancel during a write, after it commits", status: 499, code: "client_closed_request", retryable: false, outcome: "unknown", sent: "unknown", wantRows: 1, clientGone: true,
 			run: func(t *testing.T, h *harness) ran {
 				cctx, cancel := context.WithCancel(ctx)
 				defer cancel()
@@ -396,13 +409,35 @@ func TestScenarios(t *testing.T) {
 				}
 				return ran{err, h.count(t, 13)}
 			}},
+		// The same cancellation, by a context the handler derived (a call
+		// shared with another request, a sibling's failure), while its
+		// client still waits: the client closed nothing. The failure is
+		// the server's, and the committed write is unknown, never
+		// replayed on a client_closed_request's retry.
+		{name: "handler's own cancel during a write, after it commits", status: 500, code: "internal", retryable: false, outcome: "unknown", sent: "unknown", wantRows: 1,
+			run: func(t *testing.T, h *harness) ran {
+				cctx, cancel := context.WithCancel(ctx)
+				defer cancel()
+				done := h.whenSleeping("cancel-me-too", func(uint32) error { cancel(); return nil })
+				err := h.exec(cctx, "BEGIN; INSERT INTO inventory_items VALUES (17, 'x', 1); COMMIT; SELECT pg_sleep(2) /* cancel-me-too */")
+				if derr := <-done; derr != nil {
+					t.Fatal(derr)
+				}
+				return ran{err, h.count(t, 17)}
+			}},
+		{name: "handler's own cancel before execution, while a read's client waits", status: 500, code: "internal", retryable: true, outcome: "not_started", sent: "no", wantRows: -1,
+			run: func(t *testing.T, h *harness) ran {
+				cctx, cancel := context.WithCancel(ctx)
+				cancel()
+				return ran{h.exec(cctx, "SELECT label FROM inventory_items WHERE id = $1", 1), -1}
+			}},
 		{name: "deadline during a read", status: 503, code: "timeout", retryable: true, outcome: "not_committed", sent: "unknown", wantRows: -1,
 			run: func(t *testing.T, h *harness) ran {
 				dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 				defer cancel()
 				return ran{h.exec(dctx, "SELECT pg_sleep(2)"), -1}
 			}},
-		{name: "cancel during result delivery", status: 499, code: "client_closed_request", retryable: true, outcome: "not_committed", sent: "unknown", wantRows: -1,
+		{name: "cancel during result delivery", status: 499, code: "client_closed_request", retryable: true, outcome: "not_committed", sent: "unknown", wantRows: -1, clientGone: true,
 			run: func(t *testing.T, h *harness) ran {
 				cctx, cancel := context.WithCancel(ctx)
 				defer cancel()
@@ -556,7 +591,14 @@ func TestScenarios(t *testing.T) {
 			if err == nil {
 				t.Fatal("the scenario did not fail")
 			}
-			r := h.render(t, err)
+			var served context.Context
+			if sc.clientGone {
+				// The request's context ended with the client's going.
+				gone, cancel := context.WithCancel(ctx)
+				cancel()
+				served = gone
+			}
+			r := h.renderFor(t, err, served)
 			if r.status != sc.status {
 				t.Errorf("status %d, want %d (error: %v)", r.status, sc.status, err)
 			}

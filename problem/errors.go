@@ -53,7 +53,9 @@ func From(r *http.Request, err error) *Problem { return writerFor(r).FromError(e
 // finds the serving Writer itself. A *Problem in the chain wins, then
 // a Kind (a handler may return the code itself), then the writer's mappers
 // in order, then the built-in mappings (context.DeadlineExceeded is
-// timeout, context.Canceled client_closed_request), then internal. An error
+// timeout, context.Canceled client_closed_request, which a Writer sends as
+// internal to a request whose context is still alive: its client closed
+// nothing), then internal. An error
 // of reading or decoding JSON is internal unless it came from reading this
 // request's body through bind or middleware.BodyLimit, which return the
 // request's problem (invalid_json, request_too_large) as the error itself:

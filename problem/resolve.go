@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -32,6 +33,7 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Pro
 	if res.code == "" {
 		wr.standForStatus(&res)
 	}
+	reblameCancel(&res, r)
 	entry := wr.applyCode(&res, p)
 	settle(&res, r)
 	fillFromRequest(&res, r)
@@ -46,6 +48,24 @@ func (wr *Writer) resolve(r *http.Request, p *Problem, retryAfter []string) (Pro
 		res.ext = append(slices.Clip(res.ext), developmentMembers(p)...)
 	}
 	return res, entry
+}
+
+// reblameCancel makes internal a client_closed_request that rests on a
+// context.Canceled (the built-in mapping's, a mapper's such as pgfault's)
+// answering a request whose context is alive: its client still waits for
+// the answer, so it closed nothing, and whatever cancelled the work (a
+// context the handler derived, a call shared with another request) is the
+// server's. Blaming the caller would also tell it to replay a write that
+// may have run, where internal's rules ask it to verify. The code's own
+// members are cleared for applyCode to fill from internal's definition.
+func reblameCancel(res *Problem, r *http.Request) {
+	if res.code != string(ClientClosedRequest) || r == nil || r.Context().Err() != nil ||
+		!errors.Is(res.err, context.Canceled) {
+		return
+	}
+	k := builtinDefinition(Internal)
+	res.code, res.typ, res.title, res.status = string(k.Code), "", "", k.Status
+	res.action, res.cause, res.retryable, res.rpcCode = "", "", k.Retryable, k.jsonRPCCode()
 }
 
 // standForStatus gives a problem built by hand without a code the code of
