@@ -319,18 +319,19 @@ func decide(ev *evidence) verdict {
 			v.outcome, v.basis = droppedOutcome(ev.access), basisSessionEnded
 		case r.outcome == problem.OutcomeUnknown:
 			v.basis = basisServerUnsure
+		case (ev.commits || ev.op == nil && strings.Contains(ev.pg.Where, "PL/")) && ev.access != Read:
+			// The error is about one part of the statement; a COMMIT
+			// before it (another statement of the string, one inside a
+			// procedure or DO block) may have taken effect, whatever the
+			// part's SQLSTATE says. Without an Op, the error's context is
+			// the one sign of that: it was raised inside procedural code
+			// (PL/pgSQL, PL/Python, ...), which may have been a procedure
+			// or a DO block.
+			v.outcome, v.basis = problem.OutcomeUnknown, basisPartCommitted
 		case r.outcome == problem.OutcomeNotStarted:
 			// These conditions (too many connections, starting up, no
 			// such role or database) are refusals of the session.
 			v.sent, v.basis = sentNo, basisConnectRefused
-		case (ev.commits || ev.op == nil && strings.Contains(ev.pg.Where, "PL/")) && ev.access != Read:
-			// The error is about one part of the statement; a COMMIT
-			// before it (another statement of the string, one inside a
-			// procedure or DO block) may have taken effect. Without an
-			// Op, the error's context is the one sign of that: it was
-			// raised inside procedural code (PL/pgSQL, PL/Python, ...),
-			// which may have been a procedure or a DO block.
-			v.outcome, v.basis = problem.OutcomeUnknown, basisPartCommitted
 		}
 		return v
 	case ev.noRows:

@@ -31,6 +31,12 @@ BEGIN
 	COMMIT;
 	PERFORM pg_sleep(3);
 END $$;
+CREATE PROCEDURE import_gated(p_id int) LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO inventory_items VALUES (p_id, 'gated', 1);
+	COMMIT;
+	RAISE EXCEPTION 'import gate full' USING ERRCODE = 'too_many_connections';
+END $$;
 CREATE TABLE import_codes (code int);
 INSERT INTO import_codes VALUES (7), (7);
 `
@@ -78,6 +84,14 @@ func TestCommitInside(t *testing.T) {
 			sqlstate: "23503", status: 409, code: "conflict", effect: exists(87)},
 		{name: "statements in one string, starting with COMMIT", q: "COMMIT; INSERT INTO inventory_items VALUES (88, 'multi', 1); COMMIT; INSERT INTO inventory_items VALUES (88, 'dup', 1)",
 			sqlstate: "23505", status: 409, code: "conflict", effect: exists(88)},
+		// Whatever the failing part's SQLSTATE, even one that elsewhere
+		// means the session was refused before anything ran.
+		{name: "DO block, no such database after COMMIT", q: "DO $$ BEGIN INSERT INTO inventory_items VALUES (89, 'do', 1); COMMIT; EXECUTE 'ALTER DATABASE no_such_db SET work_mem = ''1MB'''; END $$",
+			sqlstate: "3D000", status: 500, code: "internal", effect: exists(89), procedural: true},
+		{name: "CALL, too_many_connections raised after a commit", q: "CALL import_gated($1)", args: []any{90},
+			sqlstate: "53300", status: 503, code: "unavailable", effect: exists(90), procedural: true},
+		{name: "statements in one string, no such database after COMMIT", q: "insert into inventory_items values (91, 'multi', 1); commit; alter database no_such_db reset all",
+			sqlstate: "3D000", status: 500, code: "internal", effect: exists(91)},
 		// A unique index built concurrently over duplicates fails and
 		// leaves an invalid index behind: its catalog row committed.
 		{name: "CREATE INDEX CONCURRENTLY", q: "CREATE UNIQUE INDEX CONCURRENTLY import_codes_uniq ON import_codes (code)",
