@@ -433,7 +433,9 @@ func (ev *evidence) attrs(pool *pgxpool.Pool, v verdict) slog.Attr {
 		a = append(a,
 			slog.Any("query", (*fingerprint)(op)),
 			slog.String("access", ev.access.String()),
-			slog.Duration("elapsed", op.elapsed))
+			// As text ("1.2ms"), as the kit logs every duration: a JSON
+			// handler writes a slog.Duration as a count of nanoseconds.
+			slog.String("elapsed", op.elapsed.String()))
 	}
 	a = append(a, slog.String("sent", v.sent.String()), slog.String("evidence", v.basis.String()))
 	if pool != nil {
@@ -476,6 +478,6 @@ func (p *poolState) LogValue() slog.Value {
 		slog.Int("acquired", int(st.AcquiredConns())),
 		slog.Int("max", int(st.MaxConns())),
 		slog.Int64("empty_acquire", st.EmptyAcquireCount()),
-		slog.Duration("empty_acquire_wait", st.EmptyAcquireWaitTime()),
+		slog.String("empty_acquire_wait", st.EmptyAcquireWaitTime().String()),
 	)
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/faultline-go/faultline/pgfault"
 	"github.com/faultline-go/faultline/problem"
@@ -167,5 +168,28 @@ func TestLostConnectionShapes(t *testing.T) {
 	p, _ := m(pgfault.Track(context.Background(), "INSERT INTO t VALUES (1)").Err(fmt.Errorf("x: %w", &net.OpError{Op: "read", Err: context.DeadlineExceeded})))
 	if p.Code() == "upstream_error" {
 		t.Errorf("context deadline mapped as a lost connection: %s", p.Code())
+	}
+}
+
+// An operator reads a failure's timing as text ("1.2ms"), as every
+// duration the kit logs, not as slog's count of nanoseconds.
+func TestLoggedElapsedIsText(t *testing.T) {
+	var logs bytes.Buffer
+	w := problem.NewWriter(
+		problem.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))),
+		problem.WithMappers(pgfault.Mapper()),
+	)
+	err := pgfault.Track(context.Background(), "UPDATE accounts SET n = n + 1").Err(&pgconn.PgError{Severity: "ERROR", Code: "40001"})
+	_ = w.Write(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/accounts", nil), w.FromError(err))
+	var rec struct{ DB map[string]any }
+	if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
+		t.Fatalf("log record: %v\n%s", err, logs.String())
+	}
+	text, ok := rec.DB["elapsed"].(string)
+	if !ok {
+		t.Fatalf("db.elapsed = %#v, want a duration as text\n%s", rec.DB["elapsed"], logs.String())
+	}
+	if _, err := time.ParseDuration(text); err != nil {
+		t.Errorf("elapsed %q: %v", text, err)
 	}
 }
