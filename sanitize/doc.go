@@ -4,9 +4,12 @@
 // Public is for text that leaves in a problem body. It promises that the
 // result holds no credential the rules know (vendor-prefixed tokens, JWTs,
 // private keys, a value named by a credential word such as "token", "API
-// key" or "client_secret" with any separator, in prose, key-value syntaxes
-// or markup, the arguments after the first of a call that authenticates
-// (a traceback's HTTPBasicAuth('user', '...')), URL and DSN passwords,
+// key", "client_secret", "Passwort" or "пароль" with any separator, in
+// prose, key-value syntaxes, tables or markup, the short secrets a key
+// names (a card's CVV, a PIN, one-time codes), the arguments after the
+// first of a call that authenticates (a traceback's HTTPBasicAuth('user',
+// '...')), the credential of a mail protocol's AUTH command, URL and DSN
+// passwords,
 // command-line passwords, user:password pairs in plain, quoted or base64
 // form, a statement's password literals and an INSERT's values for secret
 // columns, card numbers), no IP address, internal host name
@@ -34,5 +37,5 @@
 // The rules are tables: tokenFormats (rules.go) for credentials that carry
 // a vendor prefix, contextRules (context_rules.go) for the words that name a
 // credential and the shape of its value, secretKeys and keyQualifiers
-// (kv.go) for key-value syntaxes. A new vendor, word or key is one row.
+// (kv_names.go) for key-value syntaxes. A new vendor, word or key is one row.
 package sanitize
