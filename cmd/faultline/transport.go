@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -222,10 +223,15 @@ func (c *client) do(check string, r *request, limited bool) *exchange {
 	_ = conn.SetDeadline(deadline)
 
 	writeErr := c.write(ctx, conn, r, ex.id)
-	br := bufio.NewReader(conn)
+	in := &budget{r: conn, left: maxHead}
+	br := bufio.NewReader(in)
 	res, err := http.ReadResponse(br, &http.Request{Method: r.method})
 	if err != nil {
 		switch {
+		case in.left <= 0:
+			// The cut may fall inside a line, which the parser then calls
+			// malformed: the budget is the reason.
+			ex.err = errEndlessHead
 		case ctx.Err() != nil || isTimeout(err):
 			ex.err = fmt.Errorf("no complete answer within %s", deadline.Sub(start).Round(time.Millisecond))
 		case writeErr != nil:
@@ -240,6 +246,9 @@ func (c *client) do(check string, r *request, limited bool) *exchange {
 	// No res.Body.Close: it would drain the rest of the body, all 10 MB of
 	// a hostile answer; closing the connection (deferred above) drops it.
 	ex.status, ex.header, ex.closed = res.StatusCode, res.Header, res.Close
+	// The body is bounded by -max-read below, its chunk framing and
+	// trailers by net/http itself.
+	in.left = math.MaxInt64
 	ex.body, err = io.ReadAll(io.LimitReader(res.Body, c.maxRead+1))
 	if int64(len(ex.body)) > c.maxRead {
 		ex.body, ex.truncated = ex.body[:c.maxRead], true
@@ -255,6 +264,32 @@ func (c *client) do(check string, r *request, limited bool) *exchange {
 		}
 	}
 	return ex
+}
+
+// maxHead bounds an answer's status line and header section:
+// http.ReadResponse keeps them in memory whole, however long a hostile
+// server makes them.
+const maxHead = 1 << 20
+
+var errEndlessHead = fmt.Errorf("the answer's status line and headers run past %d bytes", maxHead)
+
+// budget is the connection as the answer's parser reads it, cut off once
+// the bytes it was allowed are spent.
+type budget struct {
+	r    io.Reader
+	left int64
+}
+
+func (b *budget) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errEndlessHead
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 func isTimeout(err error) bool {

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bufio"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// rawTarget is a server that writes its answers byte for byte, for the
+// hostile shapes net/http would never send. answer gets the connection once
+// the request's head is read, and returns the bytes it wrote.
+type rawTarget struct {
+	url string
+	// written is the most one answer wrote.
+	written atomic.Int64
+}
+
+func newRawTarget(t *testing.T, answer func(c net.Conn) int64) *rawTarget {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &rawTarget{url: "http://" + ln.Addr().String()}
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+	})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+				br := bufio.NewReader(c)
+				for {
+					line, err := br.ReadString('\n')
+					if err != nil || line == "\r\n" {
+						break
+					}
+				}
+				n := answer(c)
+				for old := rt.written.Load(); n > old && !rt.written.CompareAndSwap(old, n); old = rt.written.Load() {
+				}
+			}()
+		}
+	}()
+	return rt
+}
+
+// endless writes head, then fill until the peer stops reading.
+func endless(c net.Conn, head, fill string) int64 {
+	n, err := c.Write([]byte(head))
+	total := int64(n)
+	chunk := []byte(strings.Repeat(fill, (64<<10)/len(fill)))
+	for err == nil {
+		n, err = c.Write(chunk)
+		total += int64(n)
+	}
+	return total
+}
+
+func failuresOf(rep *report, judgement string) []string {
+	var whys []string
+	for _, c := range rep.Checks {
+		for _, r := range c.Requests {
+			for _, f := range r.Failures {
+				if f.Judgement == judgement {
+					whys = append(whys, f.Why)
+				}
+			}
+		}
+	}
+	return whys
+}
+
+// An answer whose head never ends is cut off like a body over -max-read:
+// http.ReadResponse keeps the head in memory whole, so without a bound one
+// request took gigabytes in seconds (net/http bounds trailers itself).
+func TestEndlessHeadIsBounded(t *testing.T) {
+	for name, answer := range map[string]func(c net.Conn) int64{
+		"one endless header": func(c net.Conn) int64 {
+			return endless(c, "HTTP/1.1 404 Not Found\r\nX-Endless: ", "a")
+		},
+		"endless headers": func(c net.Conn) int64 {
+			return endless(c, "HTTP/1.1 404 Not Found\r\n", "X-Again: b\r\n")
+		},
+		"endless status line": func(c net.Conn) int64 {
+			return endless(c, "HTTP/1.1 404 Not Found", " ")
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rt := newRawTarget(t, answer)
+			start := time.Now()
+			code, rep, stderr := probeRun(t, rt.url, "-checks", "unknown-route", "-rate", "500", "-request-timeout", "2s", "-timeout", "5s")
+			if code != exitFail {
+				t.Fatalf("exit %d, stderr %s", code, stderr)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("the run took %s", d)
+			}
+			// Loopback's socket buffers hold a few MiB; the rest was read.
+			if n := rt.written.Load(); n > 16<<20 {
+				t.Errorf("the probe read %d MiB of one answer", n>>20)
+			}
+			whys := failuresOf(rep, jAnswered)
+			if len(whys) == 0 || !strings.Contains(whys[0], "run past 1048576 bytes") {
+				t.Errorf("answered failures %q\n%s", whys, dump(rep))
+			}
+		})
+	}
+}
