@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"net"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -93,6 +94,9 @@ func TestEndlessHeadIsBounded(t *testing.T) {
 		"endless headers": func(c net.Conn) int64 {
 			return endless(c, "HTTP/1.1 404 Not Found\r\n", "X-Again: b\r\n")
 		},
+		"endless interim answers": func(c net.Conn) int64 {
+			return endless(c, "", "HTTP/1.1 103 Early Hints\r\n\r\n")
+		},
 		"endless status line": func(c net.Conn) int64 {
 			return endless(c, "HTTP/1.1 404 Not Found", " ")
 		},
@@ -116,5 +120,36 @@ func TestEndlessHeadIsBounded(t *testing.T) {
 				t.Errorf("answered failures %q\n%s", whys, dump(rep))
 			}
 		})
+	}
+}
+
+// notFound is a 404 problem+json answer with extra header lines (each
+// ending in CR LF) and a body; with neither, every judgement of the
+// rfc9457 contract accepts it for a GET on an unknown route.
+func notFound(headers, body string) string {
+	if body == "" {
+		body = `{"type":"about:blank","title":"Not Found","status":404}`
+	}
+	return "HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\nCache-Control: no-store\r\n" + headers +
+		"Connection: close\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+}
+
+// Interim answers (100 Continue, 103 Early Hints, any other 1xx) come before
+// the final one, which is what the probe judges: a server that sends Early
+// Hints was failed for answering 103.
+func TestInterimAnswersAreSkipped(t *testing.T) {
+	for _, interim := range []string{
+		"HTTP/1.1 103 Early Hints\r\nLink: </app.css>; rel=preload\r\n\r\n",
+		"HTTP/1.1 100 Continue\r\n\r\n",
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.js>; rel=preload\r\n\r\nHTTP/1.1 199 Misc\r\n\r\n",
+	} {
+		rt := newRawTarget(t, func(c net.Conn) int64 {
+			n, _ := c.Write([]byte(interim + notFound("", "")))
+			return int64(n)
+		})
+		code, rep, stderr := probeRun(t, rt.url, "-checks", "unknown-route,accept,canary", "-rate", "500", "-request-timeout", "2s")
+		if code != exitPass {
+			t.Errorf("%q: exit %d, stderr %s\n%s", interim, code, stderr, dump(rep))
+		}
 	}
 }

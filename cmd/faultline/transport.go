@@ -226,6 +226,11 @@ func (c *client) do(check string, r *request, limited bool) *exchange {
 	in := &budget{r: conn, left: maxHead}
 	br := bufio.NewReader(in)
 	res, err := http.ReadResponse(br, &http.Request{Method: r.method})
+	// A 1xx is interim (RFC 9110 §15.2: a client must read any number
+	// before the final answer); the head budget bounds how many come.
+	for err == nil && res.StatusCode < 200 && res.StatusCode != http.StatusSwitchingProtocols {
+		res, err = http.ReadResponse(br, &http.Request{Method: r.method})
+	}
 	if err != nil {
 		switch {
 		case in.left <= 0:
@@ -266,9 +271,9 @@ func (c *client) do(check string, r *request, limited bool) *exchange {
 	return ex
 }
 
-// maxHead bounds an answer's status line and header section:
-// http.ReadResponse keeps them in memory whole, however long a hostile
-// server makes them.
+// maxHead bounds an answer's status lines and header sections, interim
+// ones included: http.ReadResponse keeps them in memory whole, however
+// long a hostile server makes them.
 const maxHead = 1 << 20
 
 var errEndlessHead = fmt.Errorf("the answer's status line and headers run past %d bytes", maxHead)
