@@ -108,9 +108,11 @@ func (j *judge) answer(ex *exchange) {
 		return
 	}
 	media := mediaType(ex.header)
-	if r.refusalOK && ex.status == http.StatusBadRequest && !isProblemMedia(media) && ex.closed {
+	if r.refusalOK && ex.status == http.StatusBadRequest && !isProblemMedia(media) {
 		// The HTTP layer refused the request before any handler saw it;
-		// there is no application answer to judge.
+		// there is no application answer to hold to the contract, but
+		// what was sent must still not leak.
+		j.leak(ex, [][2]string{{"body", string(ex.body)}})
 		return
 	}
 	j.headers(ex, media)

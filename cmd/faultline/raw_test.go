@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -151,5 +152,47 @@ func TestInterimAnswersAreSkipped(t *testing.T) {
 		if code != exitPass {
 			t.Errorf("%q: exit %d, stderr %s\n%s", interim, code, stderr, dump(rep))
 		}
+	}
+}
+
+// Only a request holding bytes HTTP forbids in a field (CR, LF, NUL) may be
+// refused by the HTTP layer without a problem. An application that refuses
+// a long or non-ASCII X-Request-Id with a cacheable text/plain 400 breaks
+// the contract, and a refusal that echoes a stack trace leaks: both were
+// exempt (the exemption keyed on Connection: close, which the probe itself
+// asks for on every request).
+func TestRefusalExemptionOnlyForForbiddenBytes(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if len(id) > 200 || strings.ContainsFunc(id, func(c rune) bool { return c > 0x7e }) {
+			http.Error(w, "invalid X-Request-Id", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"type":"about:blank","title":"Not Found","status":404}`))
+	})
+	code, rep, stderr := probeRun(t, serveApp(t, mux), "-checks", "request-id", "-rate", "500")
+	if code != exitFail {
+		t.Fatalf("exit %d, stderr %s\n%s", code, stderr, dump(rep))
+	}
+	if got := len(failuresOf(rep, jMediaType)); got != 2 {
+		t.Errorf("%d media-type failures, want the long and the non-ASCII ID's\n%s", got, dump(rep))
+	}
+
+	leaky := newRawTarget(t, func(c net.Conn) int64 {
+		body := "400 Bad Request\ngoroutine 12 [running]:\nnet/textproto.(*Reader).ReadMIMEHeader()\n\t/usr/local/go/src/net/textproto/reader.go:497 +0x2a\n"
+		n, _ := c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: " +
+			strconv.Itoa(len(body)) + "\r\n\r\n" + body))
+		return int64(n)
+	})
+	code, rep, stderr = probeRun(t, leaky.url, "-checks", "request-id", "-rate", "500")
+	if code != exitFail {
+		t.Fatalf("leaky refusal: exit %d, stderr %s\n%s", code, stderr, dump(rep))
+	}
+	if got := len(failuresOf(rep, jLeak)); got != 5 {
+		t.Errorf("%d leak failures, want one per request\n%s", got, dump(rep))
 	}
 }

@@ -50,8 +50,9 @@ type request struct {
 	// hostile is an inbound X-Request-Id (or a part of one) that must never
 	// come back.
 	hostile string
-	// refusalOK accepts a connection-level 400 (net/http refuses CR, LF and
-	// NUL in a header before any handler runs) without a problem body.
+	// refusalOK accepts a connection-level 400 without a problem body:
+	// the request holds bytes HTTP forbids in a field (CR, LF, NUL), which
+	// an HTTP layer may refuse before any handler runs.
 	refusalOK bool
 	// noJudge records a successful answer without judging it (the GET
 	// beside a HEAD, an -openapi document).
@@ -73,8 +74,6 @@ type exchange struct {
 	elapsed time.Duration
 	// truncated: the body was longer than -max-read and reading stopped.
 	truncated bool
-	// closed: the server said Connection: close.
-	closed bool
 	// headBody: bytes followed the headers of an answer to HEAD.
 	headBody bool
 	err      error
@@ -250,7 +249,7 @@ func (c *client) do(check string, r *request, limited bool) *exchange {
 	}
 	// No res.Body.Close: it would drain the rest of the body, all 10 MB of
 	// a hostile answer; closing the connection (deferred above) drops it.
-	ex.status, ex.header, ex.closed = res.StatusCode, res.Header, res.Close
+	ex.status, ex.header = res.StatusCode, res.Header
 	// The body is bounded by -max-read below, its chunk framing and
 	// trailers by net/http itself.
 	in.left = math.MaxInt64
