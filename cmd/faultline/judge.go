@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -107,6 +108,7 @@ func (j *judge) answer(ex *exchange) {
 	if ex.status < 400 {
 		return
 	}
+	j.leak(ex, headerTexts(ex.header))
 	media := mediaType(ex.header)
 	if r.refusalOK && ex.status == http.StatusBadRequest && !isProblemMedia(media) {
 		// The HTTP layer refused the request before any handler saw it;
@@ -350,6 +352,22 @@ func (j *judge) leak(ex *exchange, texts [][2]string) {
 			ex.fail(jLeak, "%s %s holds what the public tier rewrites (to %s)", t[0], clip(t[1]), clip(pub))
 		}
 	}
+}
+
+// headerTexts are an answer's header values for the leak oracle, by name,
+// in a stable order. Set-Cookie is the server's own state handed to this
+// client, a secret by design, not one that escaped.
+func headerTexts(h http.Header) [][2]string {
+	var texts [][2]string
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		if name == "Set-Cookie" {
+			continue
+		}
+		for _, v := range h[name] {
+			texts = append(texts, [2]string{"header " + name, v})
+		}
+	}
+	return texts
 }
 
 // run judges what spans the run: one type keeps one title and status, and

@@ -23,8 +23,9 @@
 // consistent, Allow on a 405 listing HEAD with GET, Vary: Accept when the
 // representation is negotiated, X-Request-Id and correlation_id agreeing,
 // a hostile inbound ID never echoed, no planted canary anywhere in the
-// answer, and no text the kit's public sanitizer would rewrite (a stack
-// trace, SQL, a file path, a credential).
+// answer, and no text the kit's public sanitizer would rewrite in the
+// body or in a header other than Set-Cookie (a stack trace, SQL, a file
+// path, a credential).
 //
 // -contract rfc9457 (the default) judges what RFC 9457 and HTTP ask of any
 // API, so a team that does not use faultline gets a report about its own

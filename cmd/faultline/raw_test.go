@@ -196,3 +196,39 @@ func TestRefusalExemptionOnlyForForbiddenBytes(t *testing.T) {
 		t.Errorf("%d leak failures, want one per request\n%s", got, dump(rep))
 	}
 }
+
+// What the leak oracle finds in a body it finds in a header: an error
+// answer whose problem is clean but whose headers carry a driver's error,
+// a stack trace, a DSN or an internal address passed every check. A
+// session cookie is the server's to set and is not a leak.
+func TestLeaksInHeaders(t *testing.T) {
+	leaks := map[string]string{
+		"X-Debug":    `pq: duplicate key value violates unique constraint "users_email_key"`,
+		"X-Trace":    "goroutine 1 [running]: main.main() /srv/app/main.go:42 +0x1d",
+		"X-Upstream": "postgres://app:hunter2secret@db.internal:5432/app",
+		"Via":        "1.1 10.20.30.40:3128",
+		"X-Query":    "SELECT id, email FROM users WHERE email = $1",
+	}
+	for name, value := range leaks {
+		rt := newRawTarget(t, func(c net.Conn) int64 {
+			n, _ := c.Write([]byte(notFound(name+": "+value+"\r\nSet-Cookie: session=Zk3p9QvL2mX8; Path=/; HttpOnly\r\n", "")))
+			return int64(n)
+		})
+		code, rep, stderr := probeRun(t, rt.url, "-checks", "unknown-route", "-rate", "500")
+		if code != exitFail {
+			t.Errorf("%s: exit %d, stderr %s\n%s", name, code, stderr, dump(rep))
+			continue
+		}
+		whys := failuresOf(rep, jLeak)
+		if len(whys) != 1 || !strings.HasPrefix(whys[0], "header "+name+" ") {
+			t.Errorf("%s: leak failures %q", name, whys)
+		}
+	}
+	clean := newRawTarget(t, func(c net.Conn) int64 {
+		n, _ := c.Write([]byte(notFound("Set-Cookie: session=Zk3p9QvL2mX8; Path=/; HttpOnly\r\nVary: Accept\r\nDate: Mon, 07 Dec 2026 10:18:42 GMT\r\n", "")))
+		return int64(n)
+	})
+	if code, rep, _ := probeRun(t, clean.url, "-checks", "unknown-route", "-rate", "500"); code != exitPass {
+		t.Errorf("clean headers: exit %d\n%s", code, dump(rep))
+	}
+}
