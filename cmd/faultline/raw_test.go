@@ -232,3 +232,30 @@ func TestLeaksInHeaders(t *testing.T) {
 		t.Errorf("clean headers: exit %d\n%s", code, dump(rep))
 	}
 }
+
+// A problem+json body is JSON exchanged between systems, so UTF-8 (RFC 8259
+// §8.1). encoding/json turns invalid bytes into U+FFFD without a word, so
+// a body a strict client refuses whole passed the schema judgement.
+func TestProblemJSONMustBeUTF8(t *testing.T) {
+	for _, body := range []string{
+		"{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"detail\":\"caf\xe9\"}",
+		"{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"x\xff\":1}",
+		"{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"errors\":[{\"detail\":\"\xed\xa0\x80\"}]}",
+		"{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"detail\":\"\xf0\x9f\x98\"}",
+	} {
+		rt := newRawTarget(t, func(c net.Conn) int64 {
+			n, _ := c.Write([]byte(notFound("", body)))
+			return int64(n)
+		})
+		code, rep, _ := probeRun(t, rt.url, "-checks", "unknown-route", "-rate", "500")
+		if whys := failuresOf(rep, jSchema); code != exitFail || len(whys) != 1 || whys[0] != "the body is not valid UTF-8" {
+			t.Errorf("%q: exit %d, schema failures %q", body, code, whys)
+		}
+	}
+	if _, why := parseProblemJSON([]byte(`{"type":"about:blank","title":"Not Found","status":404,"detail":"café ✓ 😀"}`)); len(why) > 0 {
+		t.Errorf("valid UTF-8: %q", why)
+	}
+	if _, why := parseProblemXML([]byte("<problem xmlns=\"urn:ietf:rfc:7807\"><title>caf\xe9</title></problem>")); len(why) == 0 {
+		t.Error("the XML decoder took invalid UTF-8")
+	}
+}

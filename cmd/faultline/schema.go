@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The rules of RFC 9457 Appendix A's JSON Schema and Appendix B's RELAX NG
@@ -64,6 +65,11 @@ func parseProblemJSON(body []byte) (*problemDoc, []string) {
 	}
 	d := &problemDoc{members: obj}
 	var why []string
+	if !utf8.Valid(body) {
+		// encoding/json reads invalid bytes as U+FFFD; a strict peer refuses
+		// the whole document (RFC 8259 §8.1: JSON between systems is UTF-8).
+		why = append(why, "the body is not valid UTF-8")
+	}
 	for _, name := range []string{"type", "title", "detail", "instance"} {
 		raw, present := obj[name]
 		if !present {
