@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"mime"
@@ -285,22 +286,31 @@ func snakeCase(s string) bool {
 
 // retry judges that the retry signals do not contradict each other.
 func (j *judge) retry(ex *exchange, d *problemDoc) {
-	retryable, isBool := d.members["retryable"].(bool)
-	if v, present := d.members["retryable"]; present && !isBool {
-		if _, xmlText := v.(string); !xmlText {
-			ex.fail(jRetry, "retryable is a %s, not a boolean", jsonKind(v))
-		} else {
-			retryable = v == "true"
+	// XML spells every member as text; JSON has types, and a client
+	// branches on them ("false" is truthy in JavaScript and Python).
+	v, present := d.members["retryable"]
+	retryable, isBool := v.(bool)
+	mistyped := present && !isBool && !d.xml
+	switch {
+	case !present:
+		if j.cfg.contract == "faultline" {
+			ex.fail(jRetry, "no retryable member")
 		}
-	} else if !present && j.cfg.contract == "faultline" {
-		ex.fail(jRetry, "no retryable member")
+	case d.xml:
+		retryable = strings.TrimSpace(v.(string)) == "true"
+	case mistyped:
+		ex.fail(jRetry, "retryable is a %s, not a boolean", jsonKind(v))
 	}
-	if a, _ := d.str("action"); a == string(problem.ActionRetry) && !retryable {
+	if a, _ := d.str("action"); a == string(problem.ActionRetry) && !retryable && !mistyped {
 		ex.fail(jRetry, "action retry with retryable false")
 	}
 	header := ex.header.Get("Retry-After")
 	ms, hasMS := d.members["retry_after_ms"]
 	if !hasMS {
+		return
+	}
+	if _, isNumber := ms.(json.Number); !d.xml && !isNumber {
+		ex.fail(jRetry, "retry_after_ms is a %s, not a number", jsonKind(ms))
 		return
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(fmt.Sprint(ms)), 10, 64)

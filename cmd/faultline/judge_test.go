@@ -173,3 +173,35 @@ func TestSchemaRulesAgreeWithTheRFCSchema(t *testing.T) {
 		}
 	}
 }
+
+// In JSON, retryable is a boolean and retry_after_ms a number; only XML
+// spells them as text. A JSON "false" is truthy to a JavaScript or Python
+// client, which retries a failure it was told not to, and a string delay
+// breaks arithmetic: both passed, the string read as XML's text.
+func TestRetrySignalsKeepTheirJSONTypes(t *testing.T) {
+	for _, members := range []string{
+		`"retryable":"false"`,
+		`"retryable":"true","action":"retry"`,
+		`"retryable":0`,
+		`"retryable":true,"action":"retry","retry_after_ms":"1500"`,
+		`"retryable":true,"action":"retry","retry_after_ms":true`,
+	} {
+		app := serveApp(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			id := r.Header.Get("X-Request-Id")
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("X-Request-Id", id)
+			if strings.Contains(members, "retry_after_ms") {
+				w.Header().Set("Retry-After", "2")
+			}
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"type":"about:blank","title":"Not Found","status":404,"code":"not_found","action":"fix_request","cause":"request",` +
+				members + `,"correlation_id":"` + id + `"}`))
+		}))
+		code, rep, _ := probeRun(t, app, "-rate", "500", "-checks", "unknown-route", "-contract", "faultline")
+		whys := failuresOf(rep, jRetry)
+		if code != exitFail || len(whys) != 1 || !strings.Contains(whys[0], ", not a") {
+			t.Errorf("%s: exit %d, retry-signals failures %q\n%s", members, code, whys, dump(rep))
+		}
+	}
+}
