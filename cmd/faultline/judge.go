@@ -399,7 +399,12 @@ func (j *judge) run(exs []*exchange) {
 			typ = "about:blank"
 		}
 		title, _ := doc.str("title")
-		status, _ := doc.status()
+		status, ok := doc.status()
+		if !ok {
+			// RFC 9457 makes the member optional; the HTTP status is the
+			// one it would carry.
+			status = ex.status
+		}
 		if typ == "about:blank" {
 			// RFC 9457 §4.2.1: about:blank's title is the status phrase, so
 			// it varies with the status.

@@ -5,7 +5,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -202,6 +204,40 @@ func TestRetrySignalsKeepTheirJSONTypes(t *testing.T) {
 		whys := failuresOf(rep, jRetry)
 		if code != exitFail || len(whys) != 1 || !strings.Contains(whys[0], ", not a") {
 			t.Errorf("%s: exit %d, retry-signals failures %q\n%s", members, code, whys, dump(rep))
+		}
+	}
+}
+
+// RFC 9457 makes the status member optional: a problem without it is
+// judged by its HTTP status. about:blank's title was compared with the
+// phrase of status 0 (""), so a valid problem failed type-stable, and a
+// type seen with and without the member looked like two statuses.
+func TestProblemWithoutStatusMember(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+	}{
+		{http.StatusNotFound, `{"type":"about:blank","title":"Not Found"}`},
+		{http.StatusNotFound, `{"title":"Not Found","detail":"No such route."}`},
+		{http.StatusGone, `{"title":"Gone"}`},
+		{http.StatusNotFound, `{"type":"https://example.com/probs/no-route","title":"No such route"}`},
+	} {
+		var n atomic.Int64
+		app := serveApp(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("Vary", "Accept")
+			w.WriteHeader(tc.status)
+			body := tc.body
+			if n.Add(1)%2 == 0 {
+				// The same type, now with its status member.
+				body = strings.Replace(body, "{", `{"status":`+strconv.Itoa(tc.status)+`,`, 1)
+			}
+			_, _ = w.Write([]byte(body))
+		}))
+		code, rep, _ := probeRun(t, app, "-rate", "500", "-concurrency", "1", "-checks", "unknown-route,accept")
+		if code != exitPass {
+			t.Errorf("%d %s: exit %d\n%s", tc.status, tc.body, code, dump(rep))
 		}
 	}
 }
