@@ -241,3 +241,26 @@ func TestProblemWithoutStatusMember(t *testing.T) {
 		}
 	}
 }
+
+// A member named twice is read one way by encoding/json (the last value)
+// and another by a first-wins or strict parser: {"status":200,...,
+// "status":404} on a 404 passed status-member, as the probe read 404.
+func TestDuplicateMembersInAProblem(t *testing.T) {
+	for _, tc := range []struct{ body, name string }{
+		{`{"status":200,"title":"Not Found","status":404}`, "status"},
+		{`{"title":"Not Found","code":"rate_limited","status":404,"code":"not_found"}`, "code"},
+		{`{"title":"Not Found","errors":[{"pointer":"/a","detail":"x","pointer":"/b"}]}`, "pointer"},
+		{`{"title":"Not Found","ext":{"a":{"b":1,"b":2}}}`, "b"},
+		{`{"title":"Title","x":["title","title"],"y":{"title":1}}`, ""},
+		{`{"a":{"a":{"a":[{"a":1},{"a":2}]}},"b":"a"}`, ""},
+	} {
+		_, why := parseProblemJSON([]byte(tc.body))
+		want := []string{}
+		if tc.name != "" {
+			want = []string{"member " + strconv.Quote(tc.name) + " appears twice in one object"}
+		}
+		if !slices.Equal(append([]string{}, why...), want) {
+			t.Errorf("%s: %q, want %q", tc.body, why, want)
+		}
+	}
+}

@@ -70,6 +70,9 @@ func parseProblemJSON(body []byte) (*problemDoc, []string) {
 		// the whole document (RFC 8259 §8.1: JSON between systems is UTF-8).
 		why = append(why, "the body is not valid UTF-8")
 	}
+	if name := duplicateName(body); name != "" {
+		why = append(why, fmt.Sprintf("member %s appears twice in one object", clip(name)))
+	}
 	for _, name := range []string{"type", "title", "detail", "instance"} {
 		raw, present := obj[name]
 		if !present {
@@ -93,6 +96,53 @@ func parseProblemJSON(body []byte) (*problemDoc, []string) {
 	}
 	collectStrings(&d.strings, "", obj)
 	return d, why
+}
+
+// duplicateName is a member name some object of body holds twice. RFC 8259
+// leaves such an object's meaning to each parser: encoding/json keeps the
+// last value, others the first, strict ones refuse the document, so two
+// clients would read two different problems.
+func duplicateName(body []byte) string {
+	type frame struct {
+		names map[string]bool // nil in an array
+		key   bool            // the next string is a member name
+	}
+	var stack []*frame
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].names != nil {
+			stack[n-1].key = true
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, &frame{names: map[string]bool{}, key: true})
+			case '[':
+				stack = append(stack, &frame{})
+			default:
+				stack = stack[:len(stack)-1]
+				valueDone()
+			}
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].key {
+				if stack[n-1].names[t] {
+					return t
+				}
+				stack[n-1].names[t], stack[n-1].key = true, false
+				continue
+			}
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
 }
 
 func collectStrings(out *[][2]string, path string, v any) {
