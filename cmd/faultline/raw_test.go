@@ -2,8 +2,11 @@ package main
 
 import (
 	"bufio"
+	"io"
+	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -257,5 +260,36 @@ func TestProblemJSONMustBeUTF8(t *testing.T) {
 	}
 	if _, why := parseProblemXML([]byte("<problem xmlns=\"urn:ietf:rfc:7807\"><title>caf\xe9</title></problem>")); len(why) == 0 {
 		t.Error("the XML decoder took invalid UTF-8")
+	}
+}
+
+// An https target the probe cannot speak TLS with (a certificate it does
+// not trust, plain HTTP on the port, a handshake that never ends) cannot be
+// reached: exit 3, as for a closed port. It was exit 1, a report failing
+// every check of an API none of whose answers had been read.
+func TestTLSFailureIsUnreachable(t *testing.T) {
+	untrusted := httptest.NewUnstartedServer(http.NotFoundHandler())
+	untrusted.Config.ErrorLog = log.New(io.Discard, "", 0)
+	untrusted.StartTLS()
+	t.Cleanup(untrusted.Close)
+	plain := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(plain.Close)
+	silent := newRawTarget(t, func(c net.Conn) int64 {
+		time.Sleep(3 * time.Second)
+		return 0
+	})
+	for _, tc := range []struct{ url, why string }{
+		{untrusted.URL, "certificate"},
+		{strings.Replace(plain.URL, "http://", "https://", 1), "tls"},
+		{strings.Replace(silent.url, "http://", "https://", 1), "deadline exceeded"},
+	} {
+		start := time.Now()
+		code, _, stderr := probeRun(t, tc.url, "-request-timeout", "1s")
+		if code != exitUnreachable || !strings.Contains(stderr, "cannot be reached") || !strings.Contains(stderr, tc.why) {
+			t.Errorf("%s: exit %d, stderr %q", tc.url, code, stderr)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: took %s", tc.url, d)
+		}
 	}
 }

@@ -137,15 +137,26 @@ func hostPort(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), "80")
 }
 
-// reachable dials the origin once, so an address nobody listens on is exit
-// code 3 rather than a report in which every check failed.
+// reachable dials the origin once, and shakes hands on https, so an
+// address nobody listens on, or one the probe cannot speak TLS with, is
+// exit code 3 rather than a report in which every check failed.
 func (c *client) reachable() error {
-	d := net.Dialer{Timeout: c.reqTimeout}
-	conn, err := d.DialContext(c.ctx, "tcp", hostPort(c.base))
+	ctx, cancel := context.WithTimeout(c.ctx, c.reqTimeout)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", hostPort(c.base))
 	if err != nil {
 		return err
 	}
-	return conn.Close()
+	defer conn.Close()
+	if c.base.Scheme == "https" {
+		return c.tlsClient(conn).HandshakeContext(ctx)
+	}
+	return nil
+}
+
+func (c *client) tlsClient(conn net.Conn) *tls.Conn {
+	return tls.Client(conn, &tls.Config{ServerName: c.base.Hostname()})
 }
 
 // wait takes the next slot of the rate limit; burst requests skip it.
@@ -212,7 +223,7 @@ func (c *client) do(check string, r *request, limited bool) *exchange {
 		return ex
 	}
 	if c.base.Scheme == "https" {
-		conn = tls.Client(conn, &tls.Config{ServerName: c.base.Hostname()})
+		conn = c.tlsClient(conn)
 	}
 	// A server that never answers, or trickles its answer, is cut off at
 	// the deadline wherever the probe is waiting.
