@@ -175,6 +175,12 @@ func (j *judge) headers(ex *exchange, media string) {
 			ex.fail(jAllow, "Allow %s lists GET without HEAD", clip(strings.Join(allow, ", ")))
 		}
 	}
+	// One answer names one correlation ID: a second, different value (a
+	// proxy's, added beside the app's) leaves a client and an operator
+	// with a different one each, whichever they read.
+	if ids := slices.Compact(slices.Sorted(slices.Values(ex.header.Values("X-Request-Id")))); len(ids) > 1 {
+		ex.fail(jCorrelation, "X-Request-Id has %d different values: %s", len(ids), clip(strings.Join(ids, ", ")))
+	}
 	if !ex.req.noID && ex.req.hostile == "" {
 		got := ex.header.Get("X-Request-Id")
 		if j.cfg.contract == "faultline" && got != ex.id {

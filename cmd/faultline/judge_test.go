@@ -264,3 +264,38 @@ func TestDuplicateMembersInAProblem(t *testing.T) {
 		}
 	}
 }
+
+// An answer whose X-Request-Id holds two different IDs names no one
+// correlation ID; the probe read the first, the inbound one, and passed.
+// The same value twice is one ID.
+func TestOneCorrelationIDPerAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		extra    func(id string) []string
+		contract string
+		fails    bool
+	}{
+		{func(string) []string { return []string{"gw-7f3a9c"} }, "faultline", true},
+		{func(string) []string { return []string{"b"} }, "rfc9457", true},
+		{func(id string) []string { return []string{"b", id} }, "rfc9457", true},
+		{func(id string) []string { return []string{id} }, "faultline", false},
+		{func(string) []string { return nil }, "faultline", false},
+	} {
+		app := serveApp(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			id := r.Header.Get("X-Request-Id")
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("X-Request-Id", id)
+			for _, v := range tc.extra(id) {
+				w.Header().Add("X-Request-Id", v)
+			}
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"type":"about:blank","title":"Not Found","status":404,"code":"not_found","action":"fix_request","cause":"request",` +
+				`"retryable":false,"correlation_id":"` + id + `"}`))
+		}))
+		code, rep, _ := probeRun(t, app, "-rate", "500", "-checks", "unknown-route", "-contract", tc.contract)
+		whys := failuresOf(rep, jCorrelation)
+		if tc.fails != (code == exitFail) || tc.fails != (len(whys) == 1 && strings.Contains(whys[0], "X-Request-Id has 2 different values")) {
+			t.Errorf("%q (%s): exit %d, correlation failures %q", tc.extra("ID"), tc.contract, code, whys)
+		}
+	}
+}
