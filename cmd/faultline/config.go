@@ -184,8 +184,13 @@ func loadOpenAPI(c *client, ref string) ([]route, error) {
 		if ex.err != nil {
 			return nil, fmt.Errorf("-openapi %s: %w", ref, ex.err)
 		}
-		if ex.status != http.StatusOK || ex.truncated {
-			return nil, fmt.Errorf("-openapi %s: status %d, %d bytes read", ref, ex.status, len(ex.body))
+		// The target answered: a missing or oversized document is the
+		// command line's to fix (exit 2), not an unreachable target (3).
+		switch {
+		case ex.status != http.StatusOK:
+			return nil, usageError{fmt.Sprintf("-openapi %s answered %d, not the document", ref, ex.status)}
+		case ex.truncated:
+			return nil, usageError{fmt.Sprintf("-openapi %s is longer than -max-read (%d bytes)", ref, c.maxRead)}
 		}
 		data = ex.body
 	} else {

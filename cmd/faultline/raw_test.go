@@ -293,3 +293,30 @@ func TestTLSFailureIsUnreachable(t *testing.T) {
 		}
 	}
 }
+
+// An -openapi URL the target answers without the document (a 404, a
+// document past -max-read) is a command line to fix, exit 2. It was exit 3,
+// "cannot be reached", for a target that had just answered.
+func TestOpenAPIDocumentMissingIsUsage(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /big.json", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"paths":{"/a":{"get":{}}},"x":"` + strings.Repeat("x", 4096) + `"}`))
+	})
+	mux.HandleFunc("GET /moved.json", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/big.json", http.StatusMovedPermanently)
+	})
+	base := serveApp(t, mux)
+	for _, tc := range []struct{ path, why string }{
+		{"/missing.json", "answered 404, not the document"},
+		{"/moved.json", "answered 301, not the document"},
+		{"/big.json", "is longer than -max-read (1024 bytes)"},
+	} {
+		code, _, stderr := probeRun(t, base, "-openapi", base+tc.path, "-max-read", "1024")
+		if code != exitUsage || !strings.Contains(stderr, tc.why) {
+			t.Errorf("%s: exit %d, stderr %q", tc.path, code, stderr)
+		}
+	}
+	if code, _, stderr := probeRun(t, base, "-openapi", base+"/big.json", "-checks", "unknown-route"); code == exitUsage || code == exitUnreachable {
+		t.Errorf("a document within -max-read: exit %d, stderr %q", code, stderr)
+	}
+}
