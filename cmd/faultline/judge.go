@@ -355,13 +355,18 @@ func (j *judge) leak(ex *exchange, texts [][2]string) {
 		}
 		text := t[1]
 		if u, err := url.Parse(text); err == nil && isURIReference(text) && u.User == nil && (u.Scheme == "" && strings.HasPrefix(text, "/") || u.Scheme == "http" || u.Scheme == "https") {
-			// A link (type, instance, a $schema): its host is one the
-			// server names itself, a private documentation host no leak;
-			// its path is read decoded, as the public tier reads it, so an
-			// escaped "[redacted]" is already public.
+			// A link: its path is read decoded, as the public tier reads
+			// it, so an escaped "[redacted]" is already public. Its host
+			// is no leak when it is the target's own (an instance, a
+			// $schema) or type's, the documentation host the server
+			// chose, private or not; any other is judged, as an internal
+			// address in a member or a header would be.
 			text = u.Path + "?" + u.RawQuery
 			if dec, err := url.QueryUnescape(text); err == nil {
 				text = dec
+			}
+			if t[0] != "/type" && !strings.EqualFold(u.Hostname(), j.cfg.base.Hostname()) {
+				text = u.Host + text
 			}
 		}
 		if pub := sanitize.Public(text); pub != text {

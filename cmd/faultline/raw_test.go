@@ -320,3 +320,32 @@ func TestOpenAPIDocumentMissingIsUsage(t *testing.T) {
 		t.Errorf("a document within -max-read: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A member or header whose whole value is a URL had its host skipped by
+// the leak oracle, meant for a problem's own links, so an upstream's
+// private address passed as long as it came as a URL. The host is now
+// skipped only for type (the documentation host the server chose) and for
+// the target's own host.
+func TestPrivateHostsInURLsLeak(t *testing.T) {
+	for _, tc := range []struct {
+		header, body string
+		leaks        bool
+	}{
+		{"", `{"title":"Not Found","upstream":"http://10.0.3.7:8080/v1/items"}`, true},
+		{"", `{"title":"Not Found","detail":"http://192.168.1.20/internal/items?id=7"}`, true},
+		{"", `{"title":"Not Found","instance":"https://172.20.0.4/v1/items/7"}`, true},
+		{"X-Backend: http://172.16.4.2:9000/orders\r\n", "", true},
+		{"", `{"type":"http://10.0.0.9/errors/not-found","title":"Not found"}`, false},
+		{"", `{"title":"Not Found","help":"https://docs.example.com/errors/not-found"}`, false},
+		{"", `{"$schema":"http://TARGET/schemas/Error.json","title":"Not Found","instance":"http://TARGET/v1/items/7"}`, false},
+	} {
+		rt := newRawTarget(t, func(c net.Conn) int64 {
+			n, _ := c.Write([]byte(notFound(tc.header, strings.ReplaceAll(tc.body, "TARGET", c.LocalAddr().String()))))
+			return int64(n)
+		})
+		code, rep, _ := probeRun(t, rt.url, "-checks", "unknown-route", "-rate", "500")
+		if whys := failuresOf(rep, jLeak); tc.leaks != (code == exitFail && len(whys) == 1) || !tc.leaks && code != exitPass {
+			t.Errorf("%s%s: exit %d, leak failures %q\n%s", tc.header, tc.body, code, whys, dump(rep))
+		}
+	}
+}
