@@ -139,6 +139,9 @@ func (j *judge) answer(ex *exchange) {
 		return
 	}
 	j.seen[ex] = doc
+	if r.hostile != "" {
+		j.hostileDecoded(ex, doc)
+	}
 	j.problem(ex, doc)
 }
 
@@ -215,6 +218,21 @@ func (j *judge) hostile(ex *exchange) {
 	}
 	if strings.Contains(string(ex.body), ex.req.hostile) {
 		ex.fail(jHostileID, "the body echoes the hostile X-Request-Id")
+	}
+}
+
+// hostileDecoded finds a hostile ID the body echoes in an escaped
+// spelling (JSON's \u00f1, XML's &#241;), which the byte search in hostile
+// misses: a client reads the member decoded.
+func (j *judge) hostileDecoded(ex *exchange, d *problemDoc) {
+	if strings.Contains(string(ex.body), ex.req.hostile) {
+		return
+	}
+	for _, s := range d.strings {
+		if strings.Contains(s[1], ex.req.hostile) {
+			ex.fail(jHostileID, "the body echoes the hostile X-Request-Id, escaped, in %s", s[0])
+			return
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -296,6 +297,49 @@ func TestOneCorrelationIDPerAnswer(t *testing.T) {
 		whys := failuresOf(rep, jCorrelation)
 		if tc.fails != (code == exitFail) || tc.fails != (len(whys) == 1 && strings.Contains(whys[0], "X-Request-Id has 2 different values")) {
 			t.Errorf("%q (%s): exit %d, correlation failures %q", tc.extra("ID"), tc.contract, code, whys)
+		}
+	}
+}
+
+// A hostile X-Request-Id echoed in an escaped spelling is still echoed: a
+// JSON encoder that escapes non-ASCII (Python's json.dumps, Jackson's
+// ESCAPE_NON_ASCII) or an XML one writing character references sent the
+// non-ASCII ID back and passed, as the probe searched the raw bytes.
+func TestHostileIDEchoedEscaped(t *testing.T) {
+	escapes := map[string]func(string) string{
+		"json": func(s string) string {
+			var b strings.Builder
+			for _, c := range s {
+				if c > 0x7e {
+					fmt.Fprintf(&b, `\u%04x`, c)
+				} else {
+					b.WriteRune(c)
+				}
+			}
+			return `{"type":"about:blank","title":"Not Found","status":404,"meta":{"request_id":"` + b.String() + `"}}`
+		},
+		"xml": func(s string) string {
+			var b strings.Builder
+			for _, c := range s {
+				if c > 0x7e {
+					fmt.Fprintf(&b, "&#%d;", c)
+				} else {
+					b.WriteRune(c)
+				}
+			}
+			return `<problem xmlns="urn:ietf:rfc:7807"><title>Not Found</title><status>404</status><request_id>` + b.String() + `</request_id></problem>`
+		},
+	}
+	for name, body := range escapes {
+		app := serveApp(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/problem+"+name)
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(body(r.Header.Get("X-Request-Id"))))
+		}))
+		_, rep, _ := probeRun(t, app, "-rate", "500", "-checks", "request-id")
+		if whys := failuresOf(rep, jHostileID); !slices.ContainsFunc(whys, func(w string) bool { return strings.Contains(w, "escaped, in /") }) {
+			t.Errorf("%s: hostile-id failures %q\n%s", name, whys, dump(rep))
 		}
 	}
 }
