@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 )
 
 // The JSON report. Its field names are stable: add fields, never rename
@@ -139,12 +141,12 @@ func writeTable(w io.Writer, r *report, color bool) error {
 	fmt.Fprintln(tw, "CHECK\tREQUEST\tVERDICT\tWHY")
 	for _, c := range r.Checks {
 		if c.Verdict != verdictFail {
-			fmt.Fprintf(tw, "%s\t-\t%s\t%s\n", c.Check, paint(c.Verdict), c.Why)
+			fmt.Fprintf(tw, "%s\t-\t%s\t%s\n", c.Check, paint(c.Verdict), printable(c.Why))
 			continue
 		}
 		for _, rr := range c.Requests {
 			for _, f := range rr.Failures {
-				fmt.Fprintf(tw, "%s\t%s %s [%s]\t%s\t%s: %s\n", c.Check, rr.Method, clipTarget(rr.Target), rr.ID, paint(c.Verdict), f.Judgement, f.Why)
+				fmt.Fprintf(tw, "%s\t%s %s [%s]\t%s\t%s: %s\n", c.Check, rr.Method, clipTarget(rr.Target), rr.ID, paint(c.Verdict), f.Judgement, printable(f.Why))
 			}
 		}
 	}
@@ -155,6 +157,27 @@ func writeTable(w io.Writer, r *report, color bool) error {
 		len(r.Checks), r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped, r.DurationMS)
 	return err
 }
+
+// printable escapes what a terminal or a CI log would act on rather than
+// show (escape sequences, CR, bidi overrides): a why quotes the target's
+// own text, member names and values a hostile server chose.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, notPrintable) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if notPrintable(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func notPrintable(r rune) bool { return !unicode.IsPrint(r) }
 
 func clipTarget(t string) string {
 	if len(t) > 48 {

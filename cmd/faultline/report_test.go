@@ -7,10 +7,12 @@ import (
 	"encoding/xml"
 	"io"
 	"maps"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func runFormat(t *testing.T, base string, args ...string) (int, []byte) {
@@ -180,5 +182,27 @@ func TestTableColours(t *testing.T) {
 	_, colour := runFormat(t, base, "-rate", "500", "-checks", "unknown-route", "-color", "always")
 	if !bytes.Contains(colour, []byte("\x1b[31mFAIL\x1b[0m")) {
 		t.Errorf("-color always gave no red FAIL:\n%s", colour)
+	}
+}
+
+// A why quotes what the target sent (a member's name, a status member's
+// value), so a hostile server wrote escape sequences, CR and bidi
+// overrides straight into the table a terminal or CI log shows: it could
+// clear the screen or print a forged PASS line. They are shown escaped.
+func TestTableShowsHostileTextEscaped(t *testing.T) {
+	rt := newRawTarget(t, func(c net.Conn) int64 {
+		n, _ := c.Write([]byte(notFound("", `{"title":"Not Found","status":"\u001b[2J\u0007","\u001b[32mPASS\u001b[0m\r\t\u202e":"/srv/app/main.go:12","x":"\u009b31m"}`)))
+		return int64(n)
+	})
+	_, table := runFormat(t, rt.url, "-rate", "500", "-checks", "unknown-route", "-color", "never")
+	for _, r := range string(table) {
+		if r != '\n' && !unicode.IsPrint(r) {
+			t.Fatalf("the table holds %U:\n%q", r, table)
+		}
+	}
+	for _, want := range []string{`"status" \x1b[2J\a is not an integer`, `leak: /\x1b[32mPASS\x1b[0m\r\t\u202e "/srv/app/main.go:12"`} {
+		if !bytes.Contains(table, []byte(want)) {
+			t.Errorf("no %q in\n%s", want, table)
+		}
 	}
 }
