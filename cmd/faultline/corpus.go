@@ -58,6 +58,7 @@ var (
 type prober struct {
 	cfg    config
 	c      *client
+	j      *judge
 	can    canaries
 	routes []route
 	// discovery holds the TRACE requests that learnt routes' methods; they
@@ -78,8 +79,11 @@ func (p *prober) unknownTarget() string {
 	return p.target("/faultline-probe-" + p.c.run + "/no-such-route")
 }
 
+// send sends a request within the rate limit and judges its answer.
 func (p *prober) send(check string, r *request) *exchange {
-	return p.c.do(check, r, true)
+	ex := p.c.do(check, r, true)
+	p.j.answer(ex)
+	return ex
 }
 
 // discover learns the methods of the routes that came without them from
@@ -176,10 +180,6 @@ func checkHead(p *prober) ([]*exchange, string) {
 	target := p.getRoute()
 	get := p.send("head", &request{method: http.MethodGet, target: target, noJudge: true})
 	head := p.send("head", &request{method: http.MethodHead, target: target, headOf: get})
-	if get.status >= 400 {
-		get.req.noJudge = false
-		get.req.expect = []int{get.status}
-	}
 	return []*exchange{get, head}, ""
 }
 
@@ -326,6 +326,7 @@ func checkBurst(p *prober) ([]*exchange, string) {
 	for i := range exs {
 		wg.Go(func() {
 			exs[i] = p.c.do("burst", &request{method: http.MethodGet, target: target, burst: true}, false)
+			p.j.answer(exs[i])
 		})
 	}
 	wg.Wait()

@@ -49,12 +49,18 @@ var (
 	closedOutcomes = []problem.Outcome{problem.OutcomeNotStarted, problem.OutcomeNotCommitted, problem.OutcomeCommitted, problem.OutcomeUnknown}
 )
 
+// judge judges each answer as it arrives, from any goroutine (it only
+// reads its fields), then what spans the run once all are in.
 type judge struct {
 	cfg config
 	can canaries
-	// seen holds, per exchange, the parsed problem, for the judgements that
-	// span the run.
-	seen map[*exchange]*problemDoc
+}
+
+// problemID is what the judgements spanning the run compare of a parsed
+// problem: its type, title and status.
+type problemID struct {
+	typ, title string
+	status     int
 }
 
 func mediaType(h http.Header) string {
@@ -65,8 +71,11 @@ func mediaType(h http.Header) string {
 	return mt
 }
 
-// answer judges one exchange on its own.
+// answer judges one exchange on its own, and lets go of its body: the
+// run keeps what the report and the later judgements need, so its memory
+// is one -max-read per request in flight, not per request sent.
 func (j *judge) answer(ex *exchange) {
+	defer func() { ex.body = nil }()
 	r := ex.req
 	if ex.err != nil {
 		ex.fail(jAnswered, "%v", ex.err)
@@ -138,7 +147,7 @@ func (j *judge) answer(ex *exchange) {
 	if doc == nil {
 		return
 	}
-	j.seen[ex] = doc
+	ex.problem = identify(doc, ex.status)
 	if r.hostile != "" {
 		j.hostileDecoded(ex, doc)
 	}
@@ -409,6 +418,21 @@ func headerTexts(h http.Header) [][2]string {
 	return texts
 }
 
+func identify(doc *problemDoc, httpStatus int) *problemID {
+	typ, ok := doc.str("type")
+	if !ok {
+		typ = "about:blank"
+	}
+	title, _ := doc.str("title")
+	status, ok := doc.status()
+	if !ok {
+		// RFC 9457 makes the member optional; the HTTP status is the one
+		// it would carry.
+		status = httpStatus
+	}
+	return &problemID{typ, title, status}
+}
+
 // run judges what spans the run: one type keeps one title and status, and
 // a negotiated answer says Vary: Accept.
 func (j *judge) run(exs []*exchange) {
@@ -419,21 +443,10 @@ func (j *judge) run(exs []*exchange) {
 	}
 	types := map[string]first{}
 	for _, ex := range exs {
-		doc, ok := j.seen[ex]
-		if !ok {
+		if ex.problem == nil {
 			continue
 		}
-		typ, ok := doc.str("type")
-		if !ok {
-			typ = "about:blank"
-		}
-		title, _ := doc.str("title")
-		status, ok := doc.status()
-		if !ok {
-			// RFC 9457 makes the member optional; the HTTP status is the
-			// one it would carry.
-			status = ex.status
-		}
+		typ, title, status := ex.problem.typ, ex.problem.title, ex.problem.status
 		if typ == "about:blank" {
 			// RFC 9457 §4.2.1: about:blank's title is the status phrase, so
 			// it varies with the status.

@@ -128,6 +128,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	p := &prober{cfg: cfg, c: newClient(ctx, cfg), can: newCanaries()}
+	p.j = &judge{cfg: cfg, can: p.can}
 	if err := p.c.reachable(); err != nil {
 		fmt.Fprintf(stderr, "faultline probe: %s cannot be reached: %v\n", origin(cfg.base), err)
 		return exitUnreachable
@@ -196,15 +197,11 @@ func (p *prober) probe() *report {
 	}
 	wg.Wait()
 
-	j := &judge{cfg: p.cfg, can: p.can, seen: map[*exchange]*problemDoc{}}
 	var all []*exchange
 	for _, o := range outcomes {
-		for _, ex := range o.exs {
-			j.answer(ex)
-			all = append(all, ex)
-		}
+		all = append(all, o.exs...)
 	}
-	j.run(all)
+	p.j.run(all)
 	if o := outcomes[burstIndex()]; len(o.exs) > 0 && !anyStatus(o.exs, 429) {
 		last := o.exs[len(o.exs)-1]
 		last.fail(jBurst, "no 429 in %d requests sent at once", len(o.exs))

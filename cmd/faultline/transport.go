@@ -78,6 +78,8 @@ type exchange struct {
 	headBody bool
 	err      error
 	failures []failure
+	// problem identifies the parsed problem, nil for any other answer.
+	problem *problemID
 }
 
 type failure struct {
