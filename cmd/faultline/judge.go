@@ -183,6 +183,10 @@ func (j *judge) headers(ex *exchange, media string) {
 		switch {
 		case len(allow) == 0:
 			ex.fail(jAllow, "405 without an Allow header")
+		case slices.Contains(allow, ex.req.method):
+			// RFC 9110 §15.5.6: Allow lists what the resource supports, so
+			// a client reading it would send the refused method again.
+			ex.fail(jAllow, "Allow %s lists %s, the method refused", clip(strings.Join(allow, ", ")), ex.req.method)
 		case slices.Contains(allow, http.MethodGet) && !slices.Contains(allow, http.MethodHead):
 			ex.fail(jAllow, "Allow %s lists GET without HEAD", clip(strings.Join(allow, ", ")))
 		}

@@ -343,3 +343,42 @@ func TestHostileIDEchoedEscaped(t *testing.T) {
 		}
 	}
 }
+
+// A 405 whose Allow lists the method it refused contradicts itself (RFC
+// 9110 §15.5.6): a server answering every unrouted method with one
+// catch-all Allow passed method-not-allowed, and the methods it claimed
+// were never probed.
+func TestAllowNeverListsTheRefusedMethod(t *testing.T) {
+	for _, tc := range []struct{ route, allow string }{
+		{"/items", "GET, HEAD, POST, PUT, PATCH, DELETE, TRACE"},
+		{"/items", "GET, HEAD, OPTIONS, trace"},
+		// The route's methods given: POST is sent, refused, and listed.
+		{"GET /items", "GET, HEAD, POST"},
+	} {
+		allow := tc.allow
+		app := serveApp(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.Header().Set("Cache-Control", "no-store")
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				w.WriteHeader(http.StatusNotFound)
+				_, _ = w.Write([]byte(`{"title":"Not Found","status":404}`))
+				return
+			}
+			w.Header().Set("Allow", allow)
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			_, _ = w.Write([]byte(`{"title":"Method Not Allowed","status":405}`))
+		}))
+		code, rep, _ := probeRun(t, app, "-rate", "500", "-route", tc.route, "-allow-writes", "-checks", "method-not-allowed")
+		whys := failuresOf(rep, jAllow)
+		if code != exitFail || len(whys) == 0 {
+			t.Errorf("Allow %s: exit %d, allow failures %q", allow, code, whys)
+		}
+		for _, r := range rep.Checks[0].Requests {
+			for _, f := range r.Failures {
+				if want := "lists " + r.Method + ", the method refused"; f.Judgement == jAllow && !strings.Contains(f.Why, want) {
+					t.Errorf("Allow %s, %s: %q", allow, r.Method, f.Why)
+				}
+			}
+		}
+	}
+}
