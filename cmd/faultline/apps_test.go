@@ -40,8 +40,8 @@ func writeItem(w http.ResponseWriter, status int, v any) {
 
 const appBodyLimit = 2048
 
-func kitChiApp(t *testing.T) string {
-	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.DiscardHandler)))
+func kitChiApp(t *testing.T, opts ...problem.Option) string {
+	wr := problem.NewWriter(append([]problem.Option{problem.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 	lim, err := ratelimit.New([]ratelimit.Policy{{Name: "probe-test", Limit: 2, Window: time.Minute, Key: ratelimit.ByIP}})
 	if err != nil {
 		t.Fatal(err)

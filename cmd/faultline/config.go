@@ -33,8 +33,11 @@ type config struct {
 	reqTimeout  time.Duration
 	maxRead     int64
 	contract    string
-	format      string
-	color       string
+	// idHeader is the header the probe's request IDs go in, and the one
+	// judged for their echo.
+	idHeader string
+	format   string
+	color    string
 }
 
 // route is a path the API serves, with the methods it allows when they are
@@ -111,6 +114,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.reqTimeout, "request-timeout", 10*time.Second, "bound on each request, from dial to the last byte read")
 	fs.Int64Var(&cfg.maxRead, "max-read", 1<<20, "bytes of each answer's body read at most")
 	fs.StringVar(&cfg.contract, "contract", "rfc9457", "what the API claims: rfc9457 (the RFC's core members) or faultline (also code, action, cause, outcome and correlation)")
+	fs.StringVar(&cfg.idHeader, "correlation-header", "X-Request-Id", "the header the API takes and echoes a correlation ID in (faultline's WithCorrelationHeader)")
 	fs.StringVar(&cfg.format, "format", "table", "report format: table, json or junit")
 	fs.StringVar(&cfg.color, "color", "auto", "colour the table: auto (only on a terminal), always or never")
 	if err := fs.Parse(args); err != nil {
@@ -149,8 +153,26 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		return cfg, usageError{"-rate, -concurrency, -timeout, -request-timeout and -max-read must be positive"}
 	case cfg.maxBody < 0 || cfg.slow < 0 || cfg.burst < 0:
 		return cfg, usageError{"-max-body, -slow and -burst must not be negative"}
+	case !headerName(cfg.idHeader):
+		return cfg, usageError{fmt.Sprintf("-correlation-header %q is not a header name the probe may send its IDs in", cfg.idHeader)}
 	}
+	cfg.idHeader = http.CanonicalHeaderKey(cfg.idHeader)
 	return cfg, nil
+}
+
+// headerName reports whether s is an HTTP field name (RFC 9110's token)
+// other than one the probe writes itself.
+func headerName(s string) bool {
+	if s == "" || strings.ContainsFunc(s, func(r rune) bool {
+		return r > '~' || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
+	}) {
+		return false
+	}
+	switch http.CanonicalHeaderKey(s) {
+	case "Host", "User-Agent", "Connection", "Content-Length", "Content-Type", "Transfer-Encoding":
+		return false
+	}
+	return true
 }
 
 // selected reports whether the run includes the named check.

@@ -257,7 +257,7 @@ func checkRequestID(p *prober) ([]*exchange, string) {
 	var exs []*exchange
 	for _, v := range variants {
 		exs = append(exs, p.send("request-id", &request{method: http.MethodGet, target: p.unknownTarget(), noID: true,
-			header: [][2]string{{"X-Request-Id", v.value}}, hostile: v.hostile,
+			header: [][2]string{{p.cfg.idHeader, v.value}}, hostile: v.hostile,
 			expect: append(slices.Clone(wantNotFound), http.StatusBadRequest), refusalOK: strings.ContainsAny(v.value, "\r\n\x00")}))
 	}
 	return exs, ""

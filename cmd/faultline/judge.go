@@ -194,13 +194,14 @@ func (j *judge) headers(ex *exchange, media string) {
 	// One answer names one correlation ID: a second, different value (a
 	// proxy's, added beside the app's) leaves a client and an operator
 	// with a different one each, whichever they read.
-	if ids := slices.Compact(slices.Sorted(slices.Values(ex.header.Values("X-Request-Id")))); len(ids) > 1 {
-		ex.fail(jCorrelation, "X-Request-Id has %d different values: %s", len(ids), clip(strings.Join(ids, ", ")))
+	name := j.cfg.idHeader
+	if ids := slices.Compact(slices.Sorted(slices.Values(ex.header.Values(name)))); len(ids) > 1 {
+		ex.fail(jCorrelation, "%s has %d different values: %s", name, len(ids), clip(strings.Join(ids, ", ")))
 	}
 	if !ex.req.noID && ex.req.hostile == "" {
-		got := ex.header.Get("X-Request-Id")
+		got := ex.header.Get(name)
 		if j.cfg.contract == "faultline" && got != ex.id {
-			ex.fail(jCorrelation, "X-Request-Id %s, want the inbound %s echoed", clip(got), ex.id)
+			ex.fail(jCorrelation, "%s %s, want the inbound %s echoed", name, clip(got), ex.id)
 		}
 	}
 }
@@ -367,10 +368,10 @@ func (j *judge) retry(ex *exchange, d *problemDoc) {
 // correlation judges that the header and the body name one correlation ID.
 func (j *judge) correlation(ex *exchange, d *problemDoc) {
 	body, inBody := d.str("correlation_id")
-	header := ex.header.Get("X-Request-Id")
+	header := ex.header.Get(j.cfg.idHeader)
 	switch {
 	case inBody && header != "" && body != header:
-		ex.fail(jCorrelation, "correlation_id %s differs from X-Request-Id %s", clip(body), clip(header))
+		ex.fail(jCorrelation, "correlation_id %s differs from %s %s", clip(body), j.cfg.idHeader, clip(header))
 	case !inBody && j.cfg.contract == "faultline":
 		ex.fail(jCorrelation, "no correlation_id member")
 	}

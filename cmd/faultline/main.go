@@ -43,7 +43,9 @@
 // -allow-writes, and only with bodies that must fail validation (truncated
 // JSON, member names no API defines). Every request carries a User-Agent
 // naming the tool with the request's ID, and an X-Request-Id the report
-// quotes.
+// quotes. An API that takes and echoes its correlation ID under another
+// header (faultline's WithCorrelationHeader) names it with
+// -correlation-header; X-Request-Id above means that header.
 //
 // Exit codes: 0 every selected check passed (or was skipped), 1 a check
 // failed, 2 a usage error, 3 the target could not be reached.

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/faultline-go/faultline/problem"
 )
 
 // probeRun runs the command in process, as main would, with -format json.
@@ -93,6 +95,37 @@ func TestKitChiAppPassesEveryCheck(t *testing.T) {
 			t.Errorf("-contract %s: exit %d, stderr %s\n%s", contract, code, stderr, dump(rep))
 		}
 		assertVerdicts(t, rep, allPass())
+	}
+}
+
+// The kit echoes the correlation ID under the header WithCorrelationHeader
+// names, and accepts it there: the probe sends and judges its IDs under
+// -correlation-header. It only knew X-Request-Id, so such a correct
+// server failed correlation on every answer of -contract faultline, and
+// its logs held none of the report's IDs.
+func TestCorrelationHeaderFollowsTheKit(t *testing.T) {
+	for _, name := range []string{"X-Correlation-Id", "x-trace-ref"} {
+		base := kitChiApp(t, problem.WithCorrelationHeader(name))
+		args := append(slices.Clone(appArgs), "-contract", "faultline", "-correlation-header", name)
+		code, rep, stderr := probeRun(t, base, args...)
+		if code != exitPass {
+			t.Errorf("%s: exit %d, stderr %s\n%s", name, code, stderr, dump(rep))
+		}
+		want := allPass()
+		want["slow-body"], want["burst"] = verdictSkip, verdictSkip
+		assertVerdicts(t, rep, want)
+	}
+	// A server that echoes the ID under another header than the one named
+	// still fails.
+	base := kitChiApp(t, problem.WithCorrelationHeader("X-Correlation-Id"))
+	code, rep, _ := probeRun(t, base, "-rate", "500", "-checks", "unknown-route", "-contract", "faultline")
+	if whys := failuresOf(rep, jCorrelation); code != exitFail || len(whys) == 0 {
+		t.Errorf("default header: exit %d, correlation failures %q", code, whys)
+	}
+	for _, bad := range []string{"", "X Request", "X-Id\r\nX-Evil: 1", "Host", "Content-Length"} {
+		if code, _, _ := probeRun(t, base, "-correlation-header", bad); code != exitUsage {
+			t.Errorf("-correlation-header %q: exit %d, want %d", bad, code, exitUsage)
+		}
 	}
 }
 

@@ -95,6 +95,7 @@ func (ex *exchange) fail(judgement, format string, args ...any) {
 // cap, each bounded in time and in the bytes it reads.
 type client struct {
 	base       *url.URL
+	idHeader   string
 	reqTimeout time.Duration
 	maxRead    int64
 	interval   time.Duration
@@ -114,6 +115,7 @@ func newClient(ctx context.Context, cfg config) *client {
 	_, _ = rand.Read(b[:])
 	return &client{
 		base:       cfg.base,
+		idHeader:   cfg.idHeader,
 		reqTimeout: cfg.reqTimeout,
 		maxRead:    cfg.maxRead,
 		interval:   time.Duration(float64(time.Second) / cfg.rate),
@@ -327,7 +329,7 @@ func (c *client) write(ctx context.Context, conn net.Conn, r *request, id string
 	// is hostile on purpose.
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s probe-id/%s\r\nConnection: close\r\n", r.method, r.target, c.base.Host, userAgent, id)
 	if !r.noID {
-		fmt.Fprintf(&b, "X-Request-Id: %s\r\n", id)
+		fmt.Fprintf(&b, "%s: %s\r\n", c.idHeader, id)
 	}
 	for _, h := range r.header {
 		fmt.Fprintf(&b, "%s: %s\r\n", h[0], h[1])
