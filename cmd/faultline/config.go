@@ -149,7 +149,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		return cfg, usageError{"-format must be table, json or junit"}
 	case cfg.color != "auto" && cfg.color != "always" && cfg.color != "never":
 		return cfg, usageError{"-color must be auto, always or never"}
-	case cfg.rate <= 0 || cfg.concurrency <= 0 || cfg.timeout <= 0 || cfg.reqTimeout <= 0 || cfg.maxRead <= 0:
+	case !(cfg.rate > 0) || cfg.concurrency <= 0 || cfg.timeout <= 0 || cfg.reqTimeout <= 0 || cfg.maxRead <= 0:
 		return cfg, usageError{"-rate, -concurrency, -timeout, -request-timeout and -max-read must be positive"}
 	case cfg.maxBody < 0 || cfg.slow < 0 || cfg.burst < 0:
 		return cfg, usageError{"-max-body, -slow and -burst must not be negative"}

@@ -164,3 +164,31 @@ func TestNoWritesWithoutAllowWrites(t *testing.T) {
 		}
 	}
 }
+
+// -rate is a cap whatever number it is given: NaN passed the "must be
+// positive" check and a rate under about 1e-10/s overflowed the interval
+// to a negative Duration, and either way every request left at once.
+func TestRateCapHoldsForExtremeValues(t *testing.T) {
+	base := serveApp(t, &polite{})
+	for _, rate := range []string{"NaN", "nan"} {
+		if code, _, _ := probeRun(t, base, "-rate", rate); code != exitUsage {
+			t.Errorf("-rate %s: exit %d, want %d", rate, code, exitUsage)
+		}
+	}
+	for _, rate := range []string{"1e-10", "1e-300", "4.9e-324"} {
+		_, rep, _ := probeRun(t, base, "-rate", rate, "-timeout", "300ms", "-checks", "accept")
+		sent := 0
+		for _, c := range rep.Checks {
+			for _, r := range c.Requests {
+				if r.Status != 0 {
+					sent++
+				}
+			}
+		}
+		// The discovery TRACE leaves at once; nothing else may within
+		// the run.
+		if sent != 0 {
+			t.Errorf("-rate %s: %d accept requests answered within 300ms", rate, sent)
+		}
+	}
+}

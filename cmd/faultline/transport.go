@@ -118,11 +118,23 @@ func newClient(ctx context.Context, cfg config) *client {
 		idHeader:   cfg.idHeader,
 		reqTimeout: cfg.reqTimeout,
 		maxRead:    cfg.maxRead,
-		interval:   time.Duration(float64(time.Second) / cfg.rate),
+		interval:   rateInterval(cfg.rate),
 		sem:        make(chan struct{}, cfg.concurrency),
 		ctx:        ctx,
 		run:        hex.EncodeToString(b[:]),
 	}
+}
+
+// rateInterval is the time between two requests at rate a second. A rate
+// so low that the interval overflows a Duration waits as long as one can,
+// rather than wrapping to a negative interval, which would lift the cap.
+func rateInterval(rate float64) time.Duration {
+	// float64(math.MaxInt64) is 2^63, itself out of range, so the bound is
+	// checked before the conversion.
+	if d := float64(time.Second) / rate; d < math.MaxInt64 {
+		return time.Duration(d)
+	}
+	return math.MaxInt64
 }
 
 func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
