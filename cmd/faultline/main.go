@@ -33,7 +33,8 @@
 // equal to X-Error-Code), action and cause within the closed sets, status
 // and retryable present, correlation_id present and the inbound
 // X-Request-Id echoed, retry_after_ms with its Retry-After header, and an
-// outcome on every failed write.
+// outcome on every failed write that ran (a 5xx, or cause internal,
+// upstream or environment): a 4xx refusal of a write carries none.
 //
 // Safety: only BASE_URL's origin is contacted (a redirect is reported, not
 // followed; an -openapi URL must be on that origin), at most -rate requests
