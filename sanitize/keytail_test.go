@@ -68,7 +68,7 @@ func secretKeyEndingSlow(k string) (start int, line, ok bool) {
 		return 0, false, false
 	}
 	for _, w := range keysByLast[k[len(k)-1]] {
-		if hasSuffixFold(k, w.word) && (!w.whole || !gluedWord(k, len(k)-len(w.word))) {
+		if hasSuffixFold(k, w.word) && w.matchesAt(k, len(k)-len(w.word)) {
 			return len(k) - len(w.word), w.line, true
 		}
 	}

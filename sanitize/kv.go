@@ -16,9 +16,10 @@ type keyword struct {
 	// tail holds the word's last eight bytes as keyTails does, and
 	// letters whether they are all of it and all letters: then a match of
 	// tail is a match of the word.
-	tail    keyTail
-	letters bool
-	whole   bool
+	tail     keyTail
+	letters  bool
+	whole    bool
+	separate bool
 }
 
 // keysByLast groups the key names by their last byte, in either case, so
@@ -27,7 +28,8 @@ type keyword struct {
 // so the grouping cannot change which one matches.
 var keysByLast = func() (t [256][]keyword) {
 	add := func(w string, line bool) {
-		k := keyword{word: w, line: line, tail: tailOf(w), letters: len(w) <= 8, whole: slices.Contains(wholeKeys, w)}
+		k := keyword{word: w, line: line, tail: tailOf(w), letters: len(w) <= 8, whole: slices.Contains(wholeKeys, w),
+			separate: slices.Contains(separateKeys, w)}
 		for i := 0; i < len(w); i++ {
 			k.letters = k.letters && 'a' <= w[i] && w[i] <= 'z'
 		}
@@ -298,7 +300,7 @@ func secretKeyEnding(k string) (start int, line, ok bool) {
 			continue
 		}
 		if len(k) >= 8 && w.letters || hasSuffixFold(k, w.word) {
-			if start := len(k) - len(w.word); !w.whole || !gluedWord(k, start) {
+			if start := len(k) - len(w.word); w.matchesAt(k, start) {
 				return start, w.line, true
 			}
 		}
@@ -327,6 +329,18 @@ func secretKeyEnding(k string) (start int, line, ok bool) {
 // verbQualifier reports the qualifiers that are verbs too: "write key",
 // "deploy key" name a key glued, and an action spaced.
 func verbQualifier(w string) bool { return w == "write" || w == "deploy" }
+
+// matchesAt reports whether the word, found at the end of k from start,
+// is the key's name there (see wholeKeys and separateKeys).
+func (w *keyword) matchesAt(k string, start int) bool {
+	switch {
+	case w.whole:
+		return !gluedWord(k, start)
+	case w.separate:
+		return start == 0 || !isLetter(k[start-1])
+	}
+	return true
+}
 
 // gluedWord reports that the word at k[start] continues the one before
 // it: a letter precedes it, and it does not start a camel-case part.

@@ -22,9 +22,9 @@ var (
 		// second factor of a login while they live.
 		"cvv", "cvc", "cvv2", "cvc2", "pin", "otp", "mfa_code", "2fa_code", "verification_code",
 		"auth_code", "authorization_code", "recovery_code", "backup_code", "privkey",
-		// "rootpw", "bind_pw" (OpenLDAP's settings), "db_pw"; a passphrase
+		// "bind_pw", "db_pw" and OpenLDAP's rootpw and bindpw; a passphrase
 		// by its other name.
-		"pw", "keyphrase"}
+		"pw", "rootpw", "bindpw", "keyphrase"}
 	// A key named "<qualifier>_key" ("DD_APP_KEY", "Ocp-Apim-Subscription-Key")
 	// holds a credential; "key" alone names too many other things.
 	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account",
@@ -42,4 +42,7 @@ var (
 	// glued to a lower-case letter: they name a secret alone or as the
 	// last part of a compound ("card_pin", "cardPin", "PIN").
 	wholeKeys = []string{"pin"}
+	// separateKeys are so short that random letters end with them ("yPW"):
+	// they match only after a byte that is not a letter ("db_pw", "PW").
+	separateKeys = []string{"pw"}
 )

@@ -85,7 +85,7 @@ func TestCredentialAfterCellSeparators(t *testing.T) {
 // "registry password" is a credential).
 func TestMoreCredentialNamesRedacted(t *testing.T) {
 	checkKeysRedacted(t, []string{"secret key", "license key", "API key", "secret access key", "rootpw", "bind_pw", "db_pw",
-		"olcRootPW", "hmac_key", "ssh_key", "JWT_KEY", "keyphrase", "signing_keyphrase"},
+		"olcRootPW", "bindpw", "ldap_bindpw", "hmac_key", "ssh_key", "JWT_KEY", "keyphrase", "signing_keyphrase"},
 		[]string{"hunter22", "s3cr3t", "Zq8Kw2Lm9Rt4Vx7P"})
 	for _, in := range []string{"registry_password Zq8Kw2Lm9Rt4Vx7P", "cache password Zq8Kw2Lm9Rt4Vx7P",
 		"index secret Zq8Kw2Lm9Rt4Vx7P", "public passphrase Zq8Kw2Lm9Rt4Vx7P"} {
@@ -95,7 +95,7 @@ func TestMoreCredentialNamesRedacted(t *testing.T) {
 			}
 		}
 	}
-	checkBenign(t, []string{"write key=value pairs", "the primary key=5", "sort key=name", "deploy key=rotated",
+	checkBenign(t, []string{"write key=value pairs", "the primary key=5", "yPW=Y", "xpw=3", "DhPw: 42", "sort key=name", "deploy key=rotated",
 		"registry key a3f9c2e1b7d54a60c2e1b7d5", "page token Zq8Kw2Lm9Rt4Vx7P", "password hash updated"})
 }
 
