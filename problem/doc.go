@@ -56,7 +56,8 @@
 // # Mistakes are loud for the developer, safe for the client
 //
 // What Write repairs because the problem broke a rule is a developer's
-// mistake: an extension name that is reserved or not 3 to 64 ASCII
+// mistake: an extension name that is reserved (a standard or faultline
+// member's, in any case: encoding/json folds case) or not 3 to 64 ASCII
 // letters, digits or underscores starting with a letter (the member is
 // left out), an unregistered code (sent as internal without its
 // extensions and field errors), a peer's status or title (read with Parse)
@@ -91,7 +92,10 @@
 //   - Secrets: the value of a member whose name marks a secret (password,
 //     token, api_key, ...) is sanitize.Redacted, at any depth.
 //   - Names: map keys that the public tier makes equal get a numeric suffix
-//     (a second "ip" becomes "ip (2)"), so no object repeats a name.
+//     (a second "ip" becomes "ip (2)"), so no object repeats a name; a
+//     peer's top-level member whose name differs from another only in case
+//     ("Retryable" beside "retryable") gets one too, since a decoder that
+//     folds case would read it as that member.
 //   - correlation_id is the ID the correlation layer accepted for the
 //     request, as the header echoes it; one the problem names itself (a
 //     peer's, read with Parse) passes the public tier like any text.

@@ -22,7 +22,7 @@ import (
 func (p *Problem) extensionMembers(legacy bool) []extension {
 	plain := true
 	for _, e := range p.ext {
-		if !validExtensionName(e.Name) || reserved[e.Name] || secretName(e.Name) {
+		if !validExtensionName(e.Name) || reservedName(e.Name) || secretName(e.Name) {
 			plain = false
 			break
 		}
@@ -41,7 +41,7 @@ func (p *Problem) extensionMembers(legacy bool) []extension {
 	}
 	out := make([]extension, 0, len(p.ext))
 	for _, e := range p.ext {
-		out = append(out, publicMember(seen, e.Name, e.Value))
+		out = append(out, publicMember(seen, e.Name, e.Value, true))
 	}
 	return out
 }
@@ -58,27 +58,36 @@ func publicMembers(m map[string]any) []extension {
 	seen := make(map[string]bool, len(m))
 	out := make([]extension, 0, len(m))
 	for _, k := range keys {
-		out = append(out, publicMember(seen, k, m[k]))
+		out = append(out, publicMember(seen, k, m[k], false))
 	}
 	return out
 }
 
-func publicMember(seen map[string]bool, name string, value any) extension {
+// publicMember is one member as rendered, its name unique among seen; with
+// fold (the problem's own members), unique up to case too, so that no
+// extension is a standard member to a decoder that folds case.
+func publicMember(seen map[string]bool, name string, value any, fold bool) extension {
 	if secretName(name) {
 		value = sanitize.Redacted
 	}
 	name = renderedName(sanitize.Public(name))
-	if seen[name] {
+	key := func(n string) string {
+		if fold {
+			return strings.ToLower(n)
+		}
+		return n
+	}
+	if seen[key(name)] {
 		// Two names the public tier made equal (two IP addresses become
 		// the same placeholder) must stay two members.
 		for n := 2; ; n++ {
-			if c := name + " (" + strconv.Itoa(n) + ")"; !seen[c] {
+			if c := name + " (" + strconv.Itoa(n) + ")"; !seen[key(c)] {
 				name = c
 				break
 			}
 		}
 	}
-	seen[name] = true
+	seen[key(name)] = true
 	return extension{Name: name, Value: value}
 }
 

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline-go/faultline/sanitize"
@@ -505,8 +506,9 @@ var reserved = map[string]bool{
 // WithExtension returns a copy with an extension member set. Names follow
 // RFC 9457 §3.2: at least three characters, a leading ASCII letter, then
 // letters, digits or underscores, so every client language can map them to
-// identifiers. Setting a name twice replaces the value. A reserved or
-// malformed name is a programming error: the member is left out and the
+// identifiers. Setting a name twice replaces the value. A reserved name
+// (a standard or faultline member's, in any case) or a malformed one is a
+// programming error: the member is left out and the
 // problem's log record says why (Writer.Write logs it at error level).
 //
 // Values are rendered through the public tier, and a value whose name marks
@@ -528,8 +530,16 @@ func (p *Problem) WithExtension(name string, value any) *Problem {
 	return c
 }
 
+// reservedName reports a name that is a standard or faultline member's
+// up to case: encoding/json, and every decoder that folds case, reads
+// "Retryable" or "STATUS" into the member itself, so such an extension
+// would overrule the contract for those clients.
+func reservedName(name string) bool {
+	return reserved[name] || reserved[strings.ToLower(name)]
+}
+
 func checkExtensionName(name string) error {
-	if reserved[name] {
+	if reservedName(name) {
 		return fmt.Errorf("%w: %q", errReservedExtension, name)
 	}
 	if !validExtensionName(name) {
