@@ -193,7 +193,7 @@ func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc u
 		return ErrResponseStarted
 	}
 	legacy := wr.legacyActive()
-	media := negotiate(firstValue(r.Header, "Accept"))
+	media := negotiate(acceptList(r.Header))
 	wr.setHeaders(h, &hs, &res, e, media, legacy)
 	if m, ok := w.(problemhook.ProblemMarker); ok {
 		m.MarkProblem()
@@ -334,6 +334,17 @@ func firstValue(h http.Header, key string) string {
 		return v[0]
 	}
 	return ""
+}
+
+// acceptList is the request's Accept as one list: several field lines
+// mean their values joined by commas (RFC 9110 §5.3), so a preference on a
+// later line counts. The usual single line costs no allocation.
+func acceptList(h http.Header) string {
+	v := h["Accept"]
+	if len(v) == 1 {
+		return v[0]
+	}
+	return strings.Join(v, ",")
 }
 
 // headerHasToken reports whether a list-valued header (RFC 9110 §5.6.1),

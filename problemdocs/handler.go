@@ -48,7 +48,7 @@ func Handler(opts ...Option) http.Handler {
 		}
 		name := r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
 		w.Header().Set("Vary", "Accept")
-		asJSON, acceptable := negotiate(r.Header.Get("Accept"))
+		asJSON, acceptable := negotiate(strings.Join(r.Header.Values("Accept"), ","))
 		if !acceptable {
 			c.writer.Write(w, r, problem.New(problem.NotAcceptable).
 				WithDetail("This documentation is served as text/html or application/json."))

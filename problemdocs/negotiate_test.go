@@ -1,6 +1,7 @@
 package problemdocs_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -50,6 +51,33 @@ func TestContentNegotiation(t *testing.T) {
 		}
 		if resp.Header.Get("Vary") != "Accept" {
 			t.Errorf("Accept %q: Vary %q", c.accept, resp.Header.Get("Vary"))
+		}
+	}
+}
+
+// Accept over several field lines is one list (RFC 9110 §5.3): a client
+// that accepts JSON on a later line is answered, not refused with 406.
+func TestContentNegotiationOverSeveralFieldLines(t *testing.T) {
+	srv := serve(t, problem.NewWriter())
+	for _, c := range []struct {
+		lines []string
+		want  string
+	}{
+		{[]string{"text/html;q=0", "application/json"}, "application/json"},
+		{[]string{"image/png", "application/problem+json"}, "application/json"},
+		{[]string{"application/json;q=0.2", "text/*;q=0.1", "text/html;q=0.9"}, "text/html"},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/problems/rate_limited", nil)
+		for _, l := range c.lines {
+			req.Header.Add("Accept", l)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || !strings.HasPrefix(ct, c.want) {
+			t.Errorf("Accept lines %q: %s %q, want 200 %s", c.lines, resp.Status, ct, c.want)
 		}
 	}
 }
