@@ -102,8 +102,10 @@
 //   - type and instance are URI references: after the public tier every
 //     byte outside RFC 3986's allowed set is percent-encoded
 //     ("https://x.test/p?q=a b" is sent as "https://x.test/p?q=a%20b"),
-//     valid escapes are kept. A type the registry made (base URI + code) is
-//     written as it is.
+//     valid escapes are kept; a colon in a relative reference's first
+//     segment ("a:b c" is sent as "a%3Ab%20c") and a '#' after the first
+//     are escaped too, so the reference parses as written. A type the
+//     registry made (base URI + code) is written as it is.
 //   - instance segment by segment: a path the public tier would replace as
 //     a whole (a segment reads like SQL or a stack trace) has only those
 //     segments redacted ("/v1/SELECT * FROM users/x" is sent as

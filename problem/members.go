@@ -187,7 +187,43 @@ type memoSlot struct {
 
 var instanceMemo [64]memoSlot
 
-func makePublicInstance(s string) string {
+func makePublicInstance(s string) string { return asReference(publicURI(s)) }
+
+// asReference makes an escaped reference parse as RFC 3986 reads it
+// (§4.1, §4.2): a colon before the first '/', '?' or '#' that does not end
+// a scheme would make the first segment a scheme, so every colon of that
+// segment is percent-encoded (§4.2's remedy), as is every '#' after the
+// one that starts the fragment, which a fragment cannot hold.
+func asReference(s string) string {
+	end := strings.IndexAny(s, "/?#")
+	if end < 0 {
+		end = len(s)
+	}
+	if colon := strings.IndexByte(s[:end], ':'); colon >= 0 && !isScheme(s[:colon]) {
+		s = strings.ReplaceAll(s[:end], ":", "%3A") + s[end:]
+	}
+	if hash := strings.IndexByte(s, '#'); hash >= 0 && strings.IndexByte(s[hash+1:], '#') >= 0 {
+		s = s[:hash+1] + strings.ReplaceAll(s[hash+1:], "#", "%23")
+	}
+	return s
+}
+
+// isScheme reports whether s is an RFC 3986 scheme: a letter, then
+// letters, digits, '+', '-' or '.'.
+func isScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || (c < '0' || c > '9') && c != '+' && c != '-' && c != '.') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// publicURI is the public tier and the escaping of makePublicInstance,
+// for a whole reference or one of its segments.
+func publicURI(s string) string {
 	public := sanitize.Public(s)
 	if public == sanitize.GenericDetail && s != public {
 		return publicSegments(s)
@@ -215,7 +251,7 @@ func publicSegments(s string) string {
 	}
 	for i, seg := range segments {
 		if seg != "" {
-			segments[i] = makePublicInstance(seg)
+			segments[i] = publicURI(seg)
 		}
 	}
 	return strings.Join(segments, "/")
