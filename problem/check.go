@@ -19,7 +19,7 @@ func (wr *Writer) Check(p *Problem) error {
 	if p == nil {
 		return errors.New("problem: nil *Problem; sent as internal")
 	}
-	res, _ := wr.resolve(nil, p, nil)
+	res, _ := wr.usable().resolve(nil, p, nil)
 	return res.buildErr
 }
 

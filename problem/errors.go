@@ -68,7 +68,7 @@ func From(r *http.Request, err error) *Problem { return writerFor(r).FromError(e
 // sentinel, and whoever sets a field on the result must not change it.
 func (wr *Writer) FromError(err error) *Problem {
 	p := new(Problem)
-	wr.fromError(err, p)
+	wr.usable().fromError(err, p)
 	return p
 }
 

@@ -26,6 +26,7 @@ func (wr *Writer) Handler(f func(w http.ResponseWriter, r *http.Request) error) 
 // directly by the adapter, as Write would be, so that the adapter is
 // the source write finds on the stack when pc is 0.
 func (wr *Writer) writeReturned(w http.ResponseWriter, r *http.Request, err error, pc uintptr) {
+	wr = wr.usable()
 	var p Problem
 	wr.fromError(err, &p)
 	_ = wr.write(w, r, &p, pc)

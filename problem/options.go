@@ -35,7 +35,7 @@ type Legacy struct {
 type Option func(*Writer)
 
 // WithRegistry sets the registry used to resolve bare statuses and to look
-// up codes; the default is DefaultRegistry.
+// up codes; the default, and what nil means, is DefaultRegistry.
 func WithRegistry(r *Registry) Option { return func(w *Writer) { w.registry = r } }
 
 // WithBaseURI sets the prefix of every type URI: type = base + code. Give
@@ -134,6 +134,11 @@ func NewWriter(opts ...Option) *Writer {
 	}
 	for _, o := range opts {
 		o(w)
+	}
+	if w.registry == nil {
+		// WithRegistry(nil): a Writer without a registry could not
+		// resolve a single code.
+		w.registry = defaultRegistry
 	}
 	w.codeHeader = http.CanonicalHeaderKey(w.codeHeader)
 	w.correlationHeader = http.CanonicalHeaderKey(w.correlationHeader)

@@ -13,6 +13,7 @@ import (
 // correlationID when set, otherwise the one in ctx. The observer set with
 // WithObserver is not called: it is for HTTP responses.
 func (wr *Writer) Report(ctx context.Context, correlationID string, p *Problem) *Problem {
+	wr = wr.usable()
 	if p == nil {
 		p = New(Internal)
 	}

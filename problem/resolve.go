@@ -20,7 +20,7 @@ func (wr *Writer) Resolve(r *http.Request, p *Problem) *Problem {
 	if p == nil {
 		p = New(Internal)
 	}
-	res, _ := wr.resolve(r, p, nil)
+	res, _ := wr.usable().resolve(r, p, nil)
 	return &res
 }
 

@@ -15,7 +15,9 @@ import (
 
 // Writer writes problems to HTTP responses with one configuration: the type
 // base URI, header names, legacy window, logger and error mappers. A Writer
-// is safe for concurrent use and never modified after NewWriter.
+// is safe for concurrent use and never modified after NewWriter. A nil
+// *Writer, or a zero Writer (one NewWriter did not make), writes as
+// Default() does.
 type Writer struct {
 	registry          *Registry
 	baseURI           string
@@ -59,13 +61,25 @@ func Write(w http.ResponseWriter, r *http.Request, p *Problem) error {
 }
 
 // Registry returns the writer's registry.
-func (wr *Writer) Registry() *Registry { return wr.registry }
+func (wr *Writer) Registry() *Registry { return wr.usable().registry }
+
+// usable is the Writer that does wr's work: wr, or Default() for a nil or
+// zero Writer, which has no registry to resolve a code with. Left unset
+// where a Writer is expected, it writes as the kit does without one
+// instead of panicking on every problem, which under middleware.Stack
+// left each failing client with an aborted connection and no answer.
+func (wr *Writer) usable() *Writer {
+	if wr == nil || wr.registry == nil {
+		return Default()
+	}
+	return wr
+}
 
 // Logger returns where the writer logs problems. The kit's other layers
 // (middlewares, rate limits, bind, correlation) log through it too, so a
 // service gives its logger once, to the Writer.
 func (wr *Writer) Logger() *slog.Logger {
-	if wr.logger != nil {
+	if wr = wr.usable(); wr.logger != nil {
 		return wr.logger
 	}
 	return slog.Default()
@@ -178,6 +192,7 @@ func (wr *Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) erro
 // problem, so the code that asked for it is always the same number of frames
 // up from log; pc, when not 0, names that code instead (see Handler).
 func (wr *Writer) write(w http.ResponseWriter, r *http.Request, p *Problem, pc uintptr) error {
+	wr = wr.usable()
 	if p == nil {
 		// Writing nothing would leave a bare response, the third state.
 		p = New(Internal)
