@@ -38,7 +38,7 @@ func (st *state) MarkProblem() { st.flags.Or(fProblem) }
 // isProblem reports whether the response being started is already a
 // problem: problem.Writer marked it, or a problem media type is set (a
 // problem from a proxied service, or written through a wrapper that hides
-// the mark), or the text plane's text/plain with the default code header.
+// the mark), or the text plane (see textPlane).
 func (st *state) isProblem() bool {
 	if st.flags.Load()&fProblem != 0 {
 		return true
@@ -57,9 +57,24 @@ func (st *state) isProblem() bool {
 	case strings.EqualFold(mt, "application/problem+json"), strings.EqualFold(mt, "application/problem+xml"):
 		return true
 	case strings.EqualFold(mt, "text/plain"):
-		return len(h[problem.DefaultCodeHeader]) > 0
+		return st.textPlane(h)
 	}
 	return false
+}
+
+// textPlane reports whether a text/plain response is the serving Writer's
+// text plane, written through a wrapper that hid its mark: the Writer's
+// code header names a code its registry holds. The header alone is not
+// enough: X-Error-Code is a common name, and a handler's own http.Error
+// setting it (X-Error-Code: DB_DOWN) would send its raw text through.
+func (st *state) textPlane(h http.Header) bool {
+	wr := st.writer()
+	name := problemhook.FactsOf(wr).CodeHeader
+	if name == "" || len(h[name]) == 0 {
+		return false
+	}
+	_, ok := wr.Registry().Lookup(problem.Kind(h[name][0]))
+	return ok
 }
 
 // replace decides that the handler's bare error status becomes a problem.
