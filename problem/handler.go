@@ -6,16 +6,25 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
 // Handler adapts a handler that returns its failure instead of writing
 // it, so the error path cannot forget a return after writing: a returned
 // error is written with wr, and its log record names f as its source. It returns an
 // http.HandlerFunc so it fits every router's handler-function slot
-// (chi's r.Get, http.ServeMux's HandleFunc) as well as Handle.
+// (chi's r.Get, http.ServeMux's HandleFunc) as well as Handle. An error
+// returned after f started its response is logged, not written: the
+// client gets the response f started (see Write).
 func (wr *Writer) Handler(f func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
 	pc := sourceOf(f)
 	return func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := w.(problemhook.ResponseStarter); !ok {
+			// Served without middleware.Stack: the one allocation
+			// that lets Write know.
+			w = &startedWriter{ResponseWriter: w}
+		}
 		if err := f(w, r); failed(err) {
 			wr.writeReturned(w, r, err, pc)
 		}

@@ -169,7 +169,10 @@ var (
 // in the negotiated representation (none for HEAD). It fills type,
 // instance and correlation_id from the request without modifying p, logs
 // exactly one record, and writes nothing (returning ErrResponseStarted)
-// when the response has already started.
+// when the response has already started. That needs w to know: under
+// middleware.Stack and in a handler adapted by Handler it does; a bare
+// net/http ResponseWriter cannot be asked, so a handler served without
+// either must not call Write after its first write.
 //
 // Whatever p says, what goes out keeps the contract: a code the Writer's
 // registry does not know is sent as internal (its record names the

@@ -161,13 +161,6 @@ func TestWriteNegotiatesAndHEAD(t *testing.T) {
 	}
 }
 
-type startedWriter struct {
-	http.ResponseWriter
-	started bool
-}
-
-func (s *startedWriter) ResponseStarted() bool { return s.started }
-
 func TestWriteAfterResponseStarted(t *testing.T) {
 	sink := &logSink{}
 	wr := NewWriter(WithLogger(newLogger(sink)))
