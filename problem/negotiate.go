@@ -45,8 +45,11 @@ func negotiate(accept string) media {
 	return chosen
 }
 
-// matches returns how specifically a media range names m: 3 exact, 2 a
-// type wildcard, 1 */*, 0 not at all.
+// matches returns how specifically a media range names m: 4 the type sent
+// (application/problem+json), 3 a type it also serves (application/json),
+// 2 a type wildcard, 1 */*, 0 not at all. The type sent outranks its
+// relatives, so "application/json;q=0.5, application/problem+json" rates
+// problem+json at 1, whichever range comes first.
 func matches(mediaRange string, m media) int {
 	if mediaRange == "*/*" {
 		return 1
@@ -61,12 +64,18 @@ func matches(mediaRange string, m media) int {
 			if sub == "*" {
 				return 2
 			}
-			if strings.EqualFold(sub, "problem+json") || strings.EqualFold(sub, "json") {
+			if strings.EqualFold(sub, "problem+json") {
+				return 4
+			}
+			if strings.EqualFold(sub, "json") {
 				return 3
 			}
 		}
 	case mediaXML:
-		if strings.EqualFold(typ, "application") && (strings.EqualFold(sub, "problem+xml") || strings.EqualFold(sub, "xml")) {
+		if strings.EqualFold(typ, "application") && strings.EqualFold(sub, "problem+xml") {
+			return 4
+		}
+		if strings.EqualFold(typ, "application") && strings.EqualFold(sub, "xml") {
 			return 3
 		}
 		if strings.EqualFold(typ, "text") && strings.EqualFold(sub, "xml") {
@@ -78,7 +87,7 @@ func matches(mediaRange string, m media) int {
 				return 2
 			}
 			if strings.EqualFold(sub, "plain") {
-				return 3
+				return 4
 			}
 		}
 	}

@@ -31,6 +31,12 @@ func TestNegotiate(t *testing.T) {
 		{"application/xml;q=bogus", mediaXML},
 		{"application/xml ; q = 0.7 , application/json ; q = 0.6", mediaXML},
 		{",,,;;;", mediaJSON},
+		// The type sent outranks a relative named before it.
+		{"application/json;q=0.5, application/problem+xml;q=0.8, application/problem+json", mediaJSON},
+		{"application/json;q=0, application/problem+json, application/xml;q=0.5", mediaJSON},
+		{"application/xml;q=0.1, text/plain;q=0.5, application/problem+xml", mediaXML},
+		{"application/problem+json;q=0.2, application/json, text/plain;q=0.3", mediaText},
+		{"text/xml;q=0, application/problem+xml;q=0.9, application/json;q=0.8", mediaXML},
 	}
 	for _, c := range cases {
 		if got := negotiate(c.accept); got != c.want {
