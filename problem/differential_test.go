@@ -10,7 +10,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/faultline-go/faultline/internal/textclass"
 	"github.com/faultline-go/faultline/sanitize"
 )
 
@@ -45,7 +44,7 @@ func (g *valueGen) str() string {
 	}
 	s := string(g.data[:n])
 	g.data = g.data[n:]
-	if !utf8.ValidString(s) || sanitize.Public(s) != s || strings.IndexFunc(s, textclass.IsInvisible) >= 0 ||
+	if !utf8.ValidString(s) || sanitize.Public(s) != s || strings.IndexFunc(s, isReplaced) >= 0 ||
 		strings.ContainsAny(s, "\u2028\u2029") || secretName(s) {
 		g.clean = false
 	}

@@ -87,8 +87,11 @@
 //
 //   - Text: every string a client reads passes sanitize.Public (detail,
 //     extension values and map keys, field errors, and the type, title and
-//     code of a problem not made by New); invalid UTF-8 and invisible or
-//     bidirectional format characters (internal/textclass.IsInvisible) become U+FFFD.
+//     code of a problem not made by New); invalid UTF-8, invisible or
+//     bidirectional format characters (internal/textclass.IsInvisible) and
+//     the controls XML cannot carry or discourages (C0 but tab, line feed
+//     and carriage return, DEL, C1; U+FFFE, U+FFFF) become U+FFFD, in JSON
+//     as in XML, so no terminal reads ESC or U+009B from a problem.
 //   - Secrets: the value of a member whose name marks a secret (password,
 //     token, api_key, ...) is sanitize.Redacted, at any depth.
 //   - Names: map keys that the public tier makes equal get a numeric suffix

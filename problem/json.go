@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/faultline-go/faultline/internal/textclass"
 )
 
 // AppendJSON appends the problem+json document to dst in one pass, members
@@ -570,7 +568,7 @@ var plainJSON = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = true
 	}
-	for _, c := range []byte{'"', '\\', '<', '>', '&'} {
+	for _, c := range []byte{'"', '\\', '<', '>', '&', 0x7f} {
 		t[c] = false
 	}
 	return t
@@ -585,15 +583,14 @@ const (
 // no non-ASCII byte, none of " \\ < > &. Checking a word at a time keeps
 // long details cheap; the byte table handles the rest.
 func plainWord(x uint64) bool {
-	q, b, lt, gt, amp := x^(lsb*'"'), x^(lsb*'\\'), x^(lsb*'<'), x^(lsb*'>'), x^(lsb*'&')
+	q, b, lt, gt, amp, del := x^(lsb*'"'), x^(lsb*'\\'), x^(lsb*'<'), x^(lsb*'>'), x^(lsb*'&'), x^(lsb*0x7f)
 	special := x | (x-lsb*0x20)&^x |
-		(q-lsb)&^q | (b-lsb)&^b | (lt-lsb)&^lt | (gt-lsb)&^gt | (amp-lsb)&^amp
+		(q-lsb)&^q | (b-lsb)&^b | (lt-lsb)&^lt | (gt-lsb)&^gt | (amp-lsb)&^amp | (del-lsb)&^del
 	return special&msb == 0
 }
 
-// appendString writes s as a JSON string. Invalid UTF-8 and invisible
-// format characters (textclass.IsInvisible: bidi controls, zero-width
-// characters, tags) become U+FFFD; <, > and & are escaped so a body sniffed as HTML cannot
+// appendString writes s as a JSON string. Invalid UTF-8 and the runes of
+// isReplaced (controls, invisible format characters) become U+FFFD; <, > and & are escaped so a body sniffed as HTML cannot
 // carry markup, and U+2028/U+2029 so the body is also valid JavaScript.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
@@ -621,7 +618,11 @@ func appendString(dst []byte, s string) []byte {
 			case '\t':
 				dst = append(dst, '\\', 't')
 			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+				if c < 0x20 || c == 0x7f {
+					dst = append(dst, "\uFFFD"...)
+				} else {
+					dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+				}
 			}
 			i++
 			start = i
@@ -635,7 +636,7 @@ func appendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		if textclass.IsInvisible(r) {
+		if isReplaced(r) {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, "\uFFFD"...)
 			i += size

@@ -108,9 +108,22 @@ func renderedName(name string) string {
 	}, name)
 }
 
-// isReplaced reports the runes appendString writes as U+FFFD; a byte that
-// is not UTF-8 decodes as utf8.RuneError.
-func isReplaced(r rune) bool { return r == utf8.RuneError || textclass.IsInvisible(r) }
+// isReplaced reports the runes every representation writes as U+FFFD, so
+// JSON and XML carry the same text: what XML 1.0 cannot carry or
+// discourages (C0 controls but tab, line feed and carriage return; DEL and
+// the C1 controls; U+FFFE, U+FFFF), which also keeps a terminal that shows
+// a problem from reading ESC or U+009B as a control sequence, and the
+// invisible characters of textclass.IsInvisible. A byte that is not UTF-8
+// decodes as utf8.RuneError.
+func isReplaced(r rune) bool {
+	switch {
+	case r < 0x20:
+		return r != '\t' && r != '\n' && r != '\r'
+	case 0x7f <= r && r <= 0x9f, r == 0xfffe, r == 0xffff, r == utf8.RuneError:
+		return true
+	}
+	return textclass.IsInvisible(r)
+}
 
 // secretName reports whether a member's name marks its value as a secret.
 // The rule is the public tier's own, asked with a stand-in value: a name

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/faultline-go/faultline/internal/textclass"
 	"github.com/faultline-go/faultline/sanitize"
 )
 
@@ -162,8 +161,7 @@ func toGeneric(v any) any {
 }
 
 // appendXMLText escapes text for element content and attribute values.
-// Characters XML 1.0 cannot carry at all (most C0 controls, invalid UTF-8,
-// U+FFFE, U+FFFF) and invisible format characters become U+FFFD.
+// The runes of isReplaced and invalid UTF-8 become U+FFFD.
 func appendXMLText(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -192,7 +190,7 @@ func appendXMLText(dst []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF || textclass.IsInvisible(r) {
+		if r == utf8.RuneError && size == 1 || isReplaced(r) {
 			dst = append(dst, "\uFFFD"...)
 		} else {
 			dst = append(dst, s[i:i+size]...)
