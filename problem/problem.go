@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/faultline-go/faultline/sanitize"
@@ -535,7 +534,24 @@ func (p *Problem) WithExtension(name string, value any) *Problem {
 // "Retryable" or "STATUS" into the member itself, so such an extension
 // would overrule the contract for those clients.
 func reservedName(name string) bool {
-	return reserved[name] || reserved[strings.ToLower(name)]
+	if reserved[name] {
+		return true
+	}
+	// Folded on the stack: the names are ASCII and at most 14 bytes, and
+	// a map lookup of string(bytes) does not allocate, where ToLower of a
+	// camelCase extension would on every render.
+	var folded [len("correlation_id")]byte
+	if len(name) > len(folded) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		folded[i] = c
+	}
+	return reserved[string(folded[:len(name)])]
 }
 
 func checkExtensionName(name string) error {
