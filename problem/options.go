@@ -41,7 +41,11 @@ func WithRegistry(r *Registry) Option { return func(w *Writer) { w.registry = r 
 // WithBaseURI sets the prefix of every type URI: type = base + code. Give
 // it the address where the service documents its codes (problemdocs serves
 // those pages): without it the built-in codes point at DefaultBaseURI and
-// the service's own codes are type about:blank.
+// the service's own codes are type about:blank. A base that cannot prefix
+// a code is repaired, and NewWriter logs an error saying so: bytes a URI
+// cannot hold are percent-encoded, and a base that ends with its host
+// ("https://errors.example.com") gets its "/", since the code would
+// otherwise extend the host name.
 func WithBaseURI(base string) Option { return func(w *Writer) { w.baseURI = base } }
 
 // WithBrand sets the name that opens the text/plain proxy plane's first line.
@@ -148,11 +152,26 @@ func NewWriter(opts ...Option) *Writer {
 	default:
 		w.correlationRewritten = isRepresentationHeader(w.correlationHeader)
 	}
+	if base := prefixBase(w.baseURI); base != w.baseURI {
+		w.Logger().Error("problem: WithBaseURI repaired: a code cannot follow it as given", "base_uri", w.baseURI, "using", base)
+		w.baseURI = base
+	}
 	if w.dev && productionMarked() {
 		w.dev = false
 		w.Logger().Error("problem: WithInsecureDevelopmentMode refused: " + ProductionEnv + " marks this process as production")
 	}
 	return w
+}
+
+// prefixBase is base as a prefix a code can follow: a URI reference, and
+// not one that ends with its authority, where the code would join the
+// host ("https://errors.example.comnot_found", a domain nobody checked).
+func prefixBase(base string) string {
+	fixed := escapeURI(base, true)
+	if scheme, rest, ok := strings.Cut(fixed, "://"); ok && isScheme(scheme) && !strings.ContainsAny(rest, "/?#") {
+		fixed += "/"
+	}
+	return fixed
 }
 
 func productionMarked() bool {
