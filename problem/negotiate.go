@@ -72,6 +72,11 @@ func matches(mediaRange string, m media) int {
 			}
 		}
 	case mediaXML:
+		if strings.EqualFold(typ, "application") && sub == "*" {
+			// problem+xml is an application type too; on a tie the order
+			// of preference keeps JSON first.
+			return 2
+		}
 		if strings.EqualFold(typ, "application") && strings.EqualFold(sub, "problem+xml") {
 			return 4
 		}

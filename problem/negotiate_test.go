@@ -31,6 +31,10 @@ func TestNegotiate(t *testing.T) {
 		{"application/xml;q=bogus", mediaXML},
 		{"application/xml ; q = 0.7 , application/json ; q = 0.6", mediaXML},
 		{",,,;;;", mediaJSON},
+		// application/* covers problem+xml as well as problem+json.
+		{"application/*, application/problem+json;q=0", mediaXML},
+		{"application/*;q=0.5, application/json;q=0.1", mediaXML},
+		{"application/*;q=0.5, text/plain;q=0.4", mediaJSON},
 		// The type sent outranks a relative named before it.
 		{"application/json;q=0.5, application/problem+xml;q=0.8, application/problem+json", mediaJSON},
 		{"application/json;q=0, application/problem+json, application/xml;q=0.5", mediaJSON},
