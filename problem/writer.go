@@ -317,7 +317,9 @@ func (wr *Writer) observe(r *http.Request, res *Problem) {
 
 func init() {
 	problemhook.FactsOf = func(v any) problemhook.WriterFacts {
-		wr := v.(*Writer)
+		// A zero Writer writes as Default(): the layers that read its
+		// facts (the docs' examples, Guard's text plane) must see those.
+		wr := v.(*Writer).usable()
 		f := problemhook.WriterFacts{Brand: wr.brand, CorrelationHeader: wr.correlationHeader, CodeHeader: wr.codeHeader, LegacyActive: wr.legacyActive()}
 		if wr.legacy != nil {
 			// The documentation (problemdocs' type-URI pages) announces
