@@ -37,7 +37,9 @@ func WithHeaders(names ...string) Option {
 }
 
 // WithResponseHeader sets the response header the ID is echoed in
-// (default X-Request-Id).
+// (default X-Request-Id). Middleware panics when name is not a header
+// field name (a token: "", "X Id"): net/http drops such a header without
+// a word, and with it the ID every response is meant to carry.
 func WithResponseHeader(name string) Option {
 	return func(c *config) { c.response = http.CanonicalHeaderKey(name) }
 }
@@ -110,7 +112,22 @@ func newAcceptor(opts ...Option) *acceptor {
 	for _, o := range opts {
 		o(&a.cfg)
 	}
+	if !fieldName(a.cfg.response) {
+		panic("correlation: WithResponseHeader(" + strconv.Quote(a.cfg.response) + ") is not a header field name")
+	}
 	return a
+}
+
+// fieldName reports whether s is an RFC 9110 token, the only header field
+// name net/http writes.
+func fieldName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Accept fills in v for r exactly as Middleware would, sets the response
