@@ -309,7 +309,7 @@ func (st *state) expire() {
 		st.w.Header()[name] = []string{st.corr.ID}
 	}
 	p := timeoutProblem(st.req).
-		WithLogAttrs(slog.Duration("timeout", st.timeout), slog.String("written_by", "faultline.timeout"))
+		WithLogAttrs(timeoutAttr(st.timeout), slog.String("written_by", "faultline.timeout"))
 	// The client must have the whole problem now, not when the stuck
 	// handler finally returns: so it goes out with a Content-Length and is
 	// flushed.
@@ -335,9 +335,13 @@ func (st *state) logLateDeadline() {
 		slog.Bool("response_started", true),
 		slog.String("method", st.req.Method),
 		slog.String("path", sanitize.Log(st.req.URL.Path)),
-		slog.Duration("timeout", st.timeout),
+		timeoutAttr(st.timeout),
 		slog.String("written_by", "faultline.timeout")))
 }
+
+// timeoutAttr logs the deadline as text ("2s"), as the kit logs every
+// duration: a JSON handler writes a slog.Duration as nanoseconds.
+func timeoutAttr(d time.Duration) slog.Attr { return slog.String("timeout", d.String()) }
 
 // timeoutRetryAfter is when a client may retry a request that timed out
 // and is safe to replay. The deadline is the server's own, so a retry has

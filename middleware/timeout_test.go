@@ -65,8 +65,8 @@ func TestTimeoutSlowHandler(t *testing.T) {
 				if err, _ := lateErr.Load().(error); !errors.Is(err, http.ErrHandlerTimeout) {
 					t.Fatalf("late Write returned %v", err)
 				}
-				if recs := waitRecords(t, k.logs, 1); recs[0]["code"] != "timeout" {
-					t.Fatalf("log %v", recs)
+				if recs := waitRecords(t, k.logs, 1); recs[0]["code"] != "timeout" || recs[0]["timeout"] != testTimeout.String() {
+					t.Fatalf("log %v, want code timeout and the deadline as text (%s)", recs, testTimeout)
 				}
 			})
 		})
