@@ -6,12 +6,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/logmark"
 )
 
 // Valid reports whether id is acceptable as a correlation ID: 8 to 128 bytes,
 // each one of A-Z a-z 0-9 and . _ ~ + / = -. The alphabet covers UUIDs, ULIDs,
 // base64 and base64url tokens while leaving out everything that could split a
-// header, a log line or a JSON string.
+// header, a log line or a JSON string, and what the log tier of sanitize
+// would redact (an ID shaped like an access token) when sanitize is linked in.
 func Valid(id string) bool {
 	return rejectReason(id) == ""
 }
@@ -41,6 +44,14 @@ func rejectReason(id string) string {
 		all &= idByte[id[i]]
 	}
 	if all != 0 {
+		// An ID shaped like a credential (a token a client put in its
+		// request ID) is redacted in every log line, where an operator
+		// would search for it in vain, and would be echoed to the client
+		// as it came: a fresh ID replaces it. The log tier is sanitize's
+		// when it is linked in, as it is with every faultline middleware.
+		if logmark.Altered(id) {
+			return "secret_shaped"
+		}
 		return ""
 	}
 	for i := 0; i < len(id); i++ {

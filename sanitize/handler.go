@@ -36,7 +36,10 @@ type logHandler struct {
 // WrappedHandler tells the kit which handler this one hands records to.
 func (h *logHandler) WrappedHandler(logmark.Key) slog.Handler { return h.next }
 
-func init() { logmark.Text = Log }
+func init() {
+	logmark.Text = Log
+	logmark.Altered = func(s string) bool { return Log(s) != s }
+}
 
 func (h *logHandler) Enabled(ctx context.Context, level slog.Level) bool {
 	return h.next.Enabled(ctx, level)

@@ -119,3 +119,8 @@ var Text = func(s string) string {
 	q := strconv.Quote(s)
 	return q[1 : len(q)-1]
 }
+
+// Altered reports whether the log tier would change s: sanitize sets it
+// when it is linked in, so that correlation can refuse an inbound ID the
+// log would redact. Without sanitize nothing is redacted.
+var Altered = func(string) bool { return false }
