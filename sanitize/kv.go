@@ -65,7 +65,7 @@ var keyTails = func() (t [1 << 10][]keyTail) {
 	for _, w := range secretKeys {
 		add(w)
 	}
-	for _, w := range []string{"key", "str", "string", "value"} {
+	for _, w := range []string{"key", "code", "str", "string", "value"} {
 		add(w)
 	}
 	return t
@@ -262,9 +262,17 @@ func keyNameEnding(s string, q, j int, plural bool) (start int, line, ok bool) {
 		}
 	}
 	// "key" alone names too many things, but not as a URL's query
-	// parameter: "?key=..." is how many APIs take their key.
-	if s[q] == '=' && j == q && j >= 4 && hasSuffixFold(k, "key") && (k[j-4] == '?' || k[j-4] == '&') {
-		return j - 3, false, true
+	// parameter: "?key=..." is how many APIs take their key. Nor does
+	// "code", but a long "?code=..." (or "#code=") is OAuth's
+	// authorization code on its way to the redirect URI, which buys tokens
+	// while it lives; a country's, a promotion's or an error's is short.
+	if s[q] == '=' && j == q && j >= 4 {
+		if hasSuffixFold(k, "key") && (k[j-4] == '?' || k[j-4] == '&') {
+			return j - 3, false, true
+		}
+		if j >= 5 && hasSuffixFold(k, "code") && (k[j-5] == '?' || k[j-5] == '&' || k[j-5] == '#') && queryValueLen(s, q+1) >= minOAuthCode {
+			return j - 4, false, true
+		}
 	}
 	return 0, false, false
 }
@@ -329,27 +337,6 @@ func secretKeyEnding(k string) (start int, line, ok bool) {
 // verbQualifier reports the qualifiers that are verbs too: "write key",
 // "deploy key" name a key glued, and an action spaced.
 func verbQualifier(w string) bool { return w == "write" || w == "deploy" }
-
-// matchesAt reports whether the word, found at the end of k from start,
-// is the key's name there (see wholeKeys and separateKeys).
-func (w *keyword) matchesAt(k string, start int) bool {
-	switch {
-	case w.whole:
-		return !gluedWord(k, start)
-	case w.separate:
-		return start == 0 || !isLetter(k[start-1])
-	}
-	return true
-}
-
-// gluedWord reports that the word at k[start] continues the one before
-// it: a letter precedes it, and it does not start a camel-case part.
-func gluedWord(k string, start int) bool {
-	if start == 0 || !isLetter(k[start-1]) {
-		return false
-	}
-	return !('A' <= k[start] && k[start] <= 'Z' && 'a' <= k[start-1] && k[start-1] <= 'z')
-}
 
 // proseKeywords name a secret in a sentence, the value quoted after them:
 // fmt.Errorf("invalid password %q", pw) is the bug that puts one in an

@@ -24,7 +24,9 @@ var (
 		"auth_code", "authorization_code", "recovery_code", "backup_code", "privkey",
 		// "bind_pw", "db_pw" and OpenLDAP's rootpw and bindpw; a passphrase
 		// by its other name.
-		"pw", "rootpw", "bindpw", "keyphrase"}
+		"pw", "rootpw", "bindpw", "keyphrase",
+		// OAuth 1's verifier and PKCE's, which complete a grant.
+		"oauth_verifier", "code_verifier"}
 	// A key named "<qualifier>_key" ("DD_APP_KEY", "Ocp-Apim-Subscription-Key")
 	// holds a credential; "key" alone names too many other things.
 	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account",
@@ -46,3 +48,43 @@ var (
 	// they match only after a byte that is not a letter ("db_pw", "PW").
 	separateKeys = []string{"pw"}
 )
+
+// minOAuthCode is the shortest authorization code the key-value rule
+// takes for one: providers issue 20 bytes and more, and an error code or
+// a country code in a URL is far shorter.
+const minOAuthCode = 16
+
+// queryValueLen returns the length of the query parameter's value at s[v],
+// read up to minOAuthCode bytes.
+func queryValueLen(s string, v int) int {
+	n := 0
+	for v+n < len(s) && n < minOAuthCode && !endsQueryValue(s[v+n]) {
+		n++
+	}
+	return n
+}
+
+func endsQueryValue(c byte) bool {
+	return c == '&' || c == '#' || c == ';' || c <= ' ' || c == '"' || c == '\'' || c == '<' || c == '>'
+}
+
+// matchesAt reports whether the word, found at the end of k from start,
+// is the key's name there (see wholeKeys and separateKeys).
+func (w *keyword) matchesAt(k string, start int) bool {
+	switch {
+	case w.whole:
+		return !gluedWord(k, start)
+	case w.separate:
+		return start == 0 || !isLetter(k[start-1])
+	}
+	return true
+}
+
+// gluedWord reports that the word at k[start] continues the one before
+// it: a letter precedes it, and it does not start a camel-case part.
+func gluedWord(k string, start int) bool {
+	if start == 0 || !isLetter(k[start-1]) {
+		return false
+	}
+	return !('A' <= k[start] && k[start] <= 'Z' && 'a' <= k[start-1] && k[start-1] <= 'z')
+}

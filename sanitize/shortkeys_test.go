@@ -136,3 +136,24 @@ func TestNamedPropertyValueElementsRedacted(t *testing.T) {
 	checkBenign(t, []string{"<property><name>dfs.replication</name><value>3</value></property>",
 		"<property><name>fs.defaultFS</name><value>hdfs-nn-1:8020</value></property>", "primary.key=5", "sort.key=name"})
 }
+
+// OAuth's authorization code on its way to the redirect URI (in the query,
+// or in the fragment of the implicit and hybrid flows) and the verifiers
+// of OAuth 1 and PKCE complete a grant; a short code in a URL (an error's,
+// a country's, a promotion's) stays.
+func TestOAuthCodesInURLsRedacted(t *testing.T) {
+	for _, f := range []string{"GET /callback?code=%s&state=af0ifjsldkj HTTP/1.1", "https://app.example.com/cb?state=x&code=%s",
+		"https://app.example.com/cb#code=%s&id_token_hint=1", "POST /token grant_type=authorization_code&code_verifier=%s",
+		"oauth_token=abc&oauth_verifier=%s"} {
+		for _, v := range []string{"4/0AX4XfWhZq8Kw2Lm9Rt4Vx7P", "SplxlOBeZQQYbYS6WxSbIA1234", "Zq8Kw2Lm9Rt4Vx7Pb3Nc"} {
+			in := strings.ReplaceAll(f, "%s", v)
+			for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
+				if out := tier(in); strings.Contains(out, v) {
+					t.Errorf("%s(%q) = %q keeps the value", name, in, out)
+				}
+			}
+		}
+	}
+	checkBenign(t, []string{"GET /err?code=404", "GET /v1/countries?code=US&lang=en", "/checkout?code=SUMMER24", "error code=500",
+		"status code=ENOENT", "x?error=access_denied&code="})
+}
