@@ -31,3 +31,29 @@ func TestPublicRedactsSpacedWindowsPathsAndOctalIPs(t *testing.T) {
 		}
 	}
 }
+
+// The first line of a Java, .NET, Kotlin or Python trace names the
+// exception's class by its package; an Elixir, Erlang, Swift, Dart, C or
+// C++ frame gives its source file and line; a crash names its signal.
+// Each is a stack trace's, which the public tier replaces whole.
+func TestPublicReplacesMoreTraceShapes(t *testing.T) {
+	for _, in := range []string{
+		`Exception in thread "main" java.lang.IllegalStateException: boom`,
+		"System.NullReferenceException: Object reference not set to an instance of an object.",
+		"org.springframework.beans.factory.BeanCreationException: Error creating bean",
+		"requests.exceptions.ConnectionError: HTTPSConnectionPool(host='x', port=443)",
+		"kotlin.KotlinNullPointerException: null",
+		"java.lang.OutOfMemoryError: Java heap space",
+		"** (RuntimeError) boom\n    (app 0.1.0) lib/app.ex:5: App.run/0",
+		"in handle_call at src/server.erl:42", "Fatal error: Unexpectedly found nil at App/Main.swift:17",
+		"Unhandled exception at package:app/main.dart:9:3", "segfault in src/parser.c:214", "at lib/db.lua:33",
+		"SIGSEGV: segmentation violation\nPC=0x4a5b6c m=0 sigcode=1", "SIGBUS: bus error",
+	} {
+		if out := Public(in); out != GenericDetail {
+			t.Errorf("Public(%q) = %q, want the generic detail", in, out)
+		}
+	}
+	checkBenign(t, []string{"ValidationError: name is required", "Error: the order was already shipped",
+		"see RFC 9457 section 3.1: members", "the file report.c: was not found", "version 1.2.3: released",
+		"a timeout error: retry later"})
+}

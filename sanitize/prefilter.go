@@ -479,16 +479,6 @@ func parenFlags(s string, i int, want flags) flags {
 	return f | leadFlags(s, i, want)
 }
 
-// sourceExtensions are the source files whose "name.ext:line" marks a
-// stack frame (Go, Java, Kotlin, Scala, JavaScript, TypeScript, Rust, Ruby,
-// PHP), by the byte after the dot.
-var sourceExtensions = func() (t [256][]string) {
-	for _, ext := range []string{".go:", ".java:", ".kt:", ".scala:", ".js:", ".mjs:", ".cjs:", ".jsx:", ".ts:", ".tsx:", ".rs:", ".rb:", ".php:", `.py", line `, ".cs:line "} {
-		t[ext[1]] = append(t[ext[1]], ext)
-	}
-	return t
-}()
-
 // colonAfterWord checks the words a driver or a stack trace puts before a
 // colon ("pq:", "Caused by:"), by the letter before the colon.
 func colonAfterWord(s string, i int) flags {
@@ -517,31 +507,23 @@ func colonAfterWord(s string, i int) flags {
 		if wordBefore(s, i, "no such column") {
 			return fSQL
 		}
-	}
-	return 0
-}
-
-// sourceLocationAt reports whether the '.' at s[i] starts the extension of
-// a source location in a stack frame: "main.go:12", "Order.java:42",
-// "server.js:10:5", "main.rs:3:9", `app.py", line 142`, "Program.cs:line 7".
-func sourceLocationAt(s string, i int) bool {
-	t := s[i:]
-	for _, ext := range sourceExtensions[s[i+1]] {
-		if strings.HasPrefix(t, ext) && len(t) > len(ext) && isDigit(t[len(ext)]) {
-			return true
+		if qualifiedThrowableBefore(s, i, "Exception") {
+			return fStack
+		}
+	case 'r':
+		if qualifiedThrowableBefore(s, i, "Error") {
+			return fStack
+		}
+	case 'V', 'S', 'L', 'E', 'T':
+		// The signal a Go program, or any other, crashed on:
+		// "SIGSEGV: segmentation violation", then its registers.
+		for _, sig := range [...]string{"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT", "SIGTRAP"} {
+			if wordBefore(s, i, sig) {
+				return fStack
+			}
 		}
 	}
-	return false
-}
-
-// pythonLineBefore reports whether the ", in " at s[i] follows "line N",
-// as in a Python traceback's frame line.
-func pythonLineBefore(s string, i int) bool {
-	d := i
-	for d > 0 && isDigit(s[d-1]) {
-		d--
-	}
-	return d < i && d >= 5 && s[d-5:d] == "line "
+	return 0
 }
 
 // wordBefore reports whether w ends just before s[i] and starts a word.
