@@ -36,6 +36,24 @@ func rewriteSDKErrors(ctx context.Context, contentType string, b []byte) ([]byte
 // second event, or after a line the client ignores, must not pass as the
 // SDK wrote it. Every other line passes as it came.
 func rewriteEvents(ctx context.Context, b []byte) ([]byte, bool) {
+	return rewriteLines(b, func(content []byte) ([]byte, bool) {
+		value, ok := bytes.CutPrefix(content, []byte("data:"))
+		if !ok {
+			return nil, false
+		}
+		msg, ok := rewriteMessage(ctx, bytes.TrimPrefix(value, []byte(" ")))
+		if !ok {
+			return nil, false
+		}
+		field := content[:len(content)-len(value)]
+		return append(append(append(make([]byte, 0, len(field)+1+len(msg)), field...), ' '), msg...), true
+	})
+}
+
+// rewriteLines rewrites b line by line: rewrite gets each line without its
+// line ending and returns the line's new text, or false to keep it as it
+// came. Line endings stay; it reports false when no line changed.
+func rewriteLines(b []byte, rewrite func(line []byte) ([]byte, bool)) ([]byte, bool) {
 	var out []byte
 	changed := false
 	for rest := b; len(rest) > 0; {
@@ -43,31 +61,22 @@ func rewriteEvents(ctx context.Context, b []byte) ([]byte, bool) {
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
 			line = rest[:i+1]
 		}
+		done := len(b) - len(rest)
 		rest = rest[len(line):]
 		content := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-		if value, ok := bytes.CutPrefix(content, []byte("data:")); ok {
-			field := len(content) - len(value)
-			value = bytes.TrimPrefix(value, []byte(" "))
-			if msg, ok := rewriteMessage(ctx, value); ok {
-				if out == nil {
-					out = append(out, b[:len(b)-len(rest)-len(line)]...)
-				}
-				out = append(out, content[:field]...)
-				out = append(out, ' ')
-				out = append(out, msg...)
-				out = append(out, line[len(content):]...)
-				changed = true
-				continue
-			}
-		}
-		if changed {
+		msg, ok := rewrite(content)
+		switch {
+		case ok && !changed:
+			out = append(out, b[:done]...)
+			changed = true
+			fallthrough
+		case ok:
+			out = append(append(out, msg...), line[len(content):]...)
+		case changed:
 			out = append(out, line...)
 		}
 	}
-	if !changed {
-		return nil, false
-	}
-	return out, true
+	return out, changed
 }
 
 func rewriteJSON(ctx context.Context, b []byte) ([]byte, bool) {

@@ -59,24 +59,7 @@ func (w *frameWriter) Write(b []byte) (int, error) {
 	if !bytes.Contains(b, []byte(`"error"`)) {
 		return w.WriteCloser.Write(b)
 	}
-	var out []byte
-	changed := false
-	for rest := b; len(rest) > 0; {
-		line := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			line = rest[:i+1]
-		}
-		rest = rest[len(line):]
-		frame := bytes.TrimRight(line, "\r\n")
-		msg, ok := w.rewrite(frame)
-		if !ok {
-			out = append(out, line...)
-			continue
-		}
-		out = append(out, msg...)
-		out = append(out, line[len(frame):]...)
-		changed = true
-	}
+	out, changed := rewriteLines(b, w.rewrite)
 	if !changed {
 		return w.WriteCloser.Write(b)
 	}
