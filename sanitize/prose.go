@@ -1,9 +1,6 @@
 package sanitize
 
-import (
-	"math/bits"
-	"strings"
-)
+import "math/bits"
 
 // The context rule finds a credential by the word that names it, whatever
 // words surround the two: a credential word ("token", "API key",
@@ -36,10 +33,11 @@ var mayEndContextWord = func() (t [256]bool) {
 // backslash (an escaped quote ends a JSON-escaped value).
 var credentialValueByte = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~+/=%:@!$*#^|?")
 
-// minContextValue is the shortest value of any row of contextRules: a
-// shorter run ("42", "v2") is not looked behind.
+// minContextValue is the shortest value of any row of contextRules, or
+// that a linking word announces (holdsLinked): a shorter run ("42", "v2")
+// is not looked behind.
 var minContextValue = func() int {
-	n := contextRules[0].shape.min
+	n := minLinkedValue
 	for _, r := range contextRules {
 		n = min(n, r.shape.min)
 	}
@@ -496,91 +494,6 @@ func qualifiedAway(s string, kb int, prefix string, r *contextRule) bool {
 	return false
 }
 
-// holds reports whether v carries the evidence of entropy a credential
-// has: letters and digits mixed back and forth (an identifier such as
-// "v8_elimination" or "cmp2-qat-12" switches once) or at length, capitals
-// mixed into lower case several times, or a long run of digits; and no
-// placeholder run ("XXXXXX", "000000").
-func (sh *valueShape) holds(v string) bool {
-	if len(v) < sh.min || len(v) > sh.max {
-		return false
-	}
-	var digits, letters, upper, rises, switches int
-	same := 1 // the run of one byte repeated that ends at v[i]
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case isDigit(c):
-			digits++
-		case isLetter(c):
-			letters++
-			if c <= 'Z' {
-				upper++
-			}
-		}
-		if i == 0 {
-			continue
-		}
-		p := v[i-1]
-		if 'A' <= c && c <= 'Z' && 'a' <= p && p <= 'z' {
-			rises++
-		}
-		if isDigit(p) && isLetter(c) || isLetter(p) && isDigit(c) {
-			switches++
-		}
-		if same = runOn(same, c == p); same >= maxPlaceholderRun {
-			return false
-		}
-	}
-	switch {
-	case digits > 0 && letters > 0:
-		return switches >= 2 || rises >= 3 || len(v) >= minLongValue && digits >= 4 && letters >= 4
-	case digits == len(v):
-		return len(v) >= sh.digitsOnly
-	}
-	return rises >= 3 && 4*upper >= letters
-}
-
-// holdsQuoted is holds for a value quoted whole right after its name
-// (`key "thisIsDog11"`, `password 'Summer2024'`): the quotes say where it
-// ends, so letters and digits together are evidence enough, as people
-// choose passwords. A name's separators ('_', '.', '-') mark the key of
-// a setting ("max_retries_3"), which the quotes name as often.
-func (sh *valueShape) holdsQuoted(v string) bool {
-	if len(v) < sh.min || len(v) > sh.max || strings.ContainsAny(v, "_.-") {
-		return false
-	}
-	var digits, letters int
-	same := 1
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case isDigit(c):
-			digits++
-		case isLetter(c):
-			letters++
-		}
-		if i > 0 {
-			if same = runOn(same, v[i] == v[i-1]); same >= maxPlaceholderRun {
-				return false
-			}
-		}
-	}
-	return digits > 0 && letters > 0
-}
-
-// quotedWhole reports whether the value s[vs:ve] stands between two
-// equal quotes.
-func quotedWhole(s string, vs, ve int) bool {
-	return vs > 0 && ve < len(s) && (s[vs-1] == '"' || s[vs-1] == '\'' || s[vs-1] == '`') && s[ve] == s[vs-1]
-}
-
-func runOn(n int, on bool) int {
-	if on {
-		return n + 1
-	}
-	return 1
-}
-
 // maxPlaceholderRun is the length of a run of one byte repeated that marks
 // a placeholder ("XXXXXX", "000000"), not a credential.
 const maxPlaceholderRun = 6
@@ -622,7 +535,8 @@ func redactContextValues(s string) string {
 			continue
 		}
 		ve := contextValueEnd(s, vs, runEnd)
-		if !r.shape.holds(s[vs:ve]) && !(quotedWhole(s, vs, ve) && r.shape.holdsQuoted(s[vs:ve])) {
+		if !r.shape.holds(s[vs:ve]) && !(quotedWhole(s, vs, ve) && r.shape.holdsQuoted(s[vs:ve])) &&
+			!(linkedValue(s, vs) && r.shape.holdsLinked(s[vs:ve])) {
 			continue
 		}
 		e.replace(vs, ve, Redacted)

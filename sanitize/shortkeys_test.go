@@ -157,3 +157,22 @@ func TestOAuthCodesInURLsRedacted(t *testing.T) {
 	checkBenign(t, []string{"GET /err?code=404", "GET /v1/countries?code=US&lang=en", "/checkout?code=SUMMER24", "error code=500",
 		"status code=ENOENT", "x?error=access_denied&code="})
 }
+
+// A sentence that says what the credential is ("the password is ...")
+// needs no more evidence than letters and digits together, from six
+// bytes on: people choose passwords so, and the words around them change.
+func TestShortPasswordAfterLinkingWordRedacted(t *testing.T) {
+	for _, f := range []string{"password is %s", "the password was %s.", "your new password is %s, keep it safe",
+		"Password is: %s", "the secret is %s!", "API key was %s", "passphrase equals %s", "set the password as %s"} {
+		for _, v := range []string{"hunter2", "abc123", "Summer24", "s3cr3t", "l3tme1n"} {
+			in := strings.ReplaceAll(f, "%s", v)
+			for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
+				if out := tier(in); strings.Contains(out, v) {
+					t.Errorf("%s(%q) = %q keeps the value", name, in, out)
+				}
+			}
+		}
+	}
+	checkBenign(t, []string{"password is required", "the password is too short", "password was reset",
+		"token is v1.2.3", "the key is db-01", "the password is 12345", "password is at 10:30", "secret is ab"})
+}
