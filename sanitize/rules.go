@@ -597,6 +597,7 @@ func (t *trigger) bodyEnd(s string, p int, rc *runs) int {
 		return r.end(s, p, rc)
 	}
 	e, digit, letter := rc.run(s, t.bodyID, p)
+	e = beforeGluedTrigger(s, p, e, r)
 	n := e - p
 	if n < r.min || r.max > 0 && n > r.max || r.mixed && !(digit && letter) {
 		return 0

@@ -152,3 +152,20 @@ func tokenMayStart(s string, i int) bool {
 	c, p, nx := s[i], s[i-1], s[i+1]
 	return tokenNeighbours.prev[c][p>>6]&(1<<(p&63)) != 0 && tokenNeighbours.next[c][nx>>6]&(1<<(nx&63)) != 0
 }
+
+// beforeGluedTrigger ends a body at e where the next token of the same
+// format begins glued to it ("ghp_<body>ghp_<body>"): the body's alphabet
+// takes the second trigger's letters and stops at its '_', so the second
+// token's body would stand outside both redactions. The token rule then
+// finds the second token after the first's redaction.
+func beforeGluedTrigger(s string, p, e int, r *tokenFormat) int {
+	if e >= len(s) {
+		return e
+	}
+	for _, tr := range r.triggers {
+		if k := len(tr) - 1; k > 0 && e-k-r.min >= p && s[e] == tr[k] && s[e-k:e] == tr[:k] {
+			return e - k
+		}
+	}
+	return e
+}

@@ -210,3 +210,23 @@ func TestGluedTokensRedactedInOneCall(t *testing.T) {
 		}
 	}
 }
+
+// Two tokens of one format glued together (a log that concatenates what
+// it printed, a copy that lost its separator): the body's alphabet takes
+// the second trigger's letters, so the second token's body stood outside
+// both redactions. Each token goes, whichever format and case.
+func TestGluedTokensOfOneFormatRedacted(t *testing.T) {
+	bodies := []string{"aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "Zq8Kw2Lm9Rt4Vx7Pb3NcQ1We5Rt7Yu9Io0Pa"}
+	for _, prefix := range []string{"ghp_", "gho_", "ghs_", "npm_"} {
+		for _, b1 := range bodies {
+			for _, b2 := range bodies {
+				in := "token " + prefix + b1 + prefix + b2 + " rejected"
+				for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
+					if out := tier(in); strings.Contains(out, b1[8:]) || strings.Contains(out, b2[8:]) {
+						t.Errorf("%s(%q) = %q keeps a body", name, in, out)
+					}
+				}
+			}
+		}
+	}
+}
