@@ -220,8 +220,9 @@ func TestGeneratedIDsPassTheLogTier(t *testing.T) {
 
 // TestRecordCorrelationIDPassesTheLogTier: over real HTTP, the record's
 // correlation_id is the log tier's text of the ID whether the layer
-// generated it or took it from the request, one shaped like a token
-// included, through a handler that does not redact.
+// generated it or took it from the request, through a handler that does
+// not redact. An inbound ID shaped like a token is refused for a fresh one,
+// so the record and the response carry the same ID and the token neither.
 func TestRecordCorrelationIDPassesTheLogTier(t *testing.T) {
 	for _, inbound := range []string{"", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "req-0001-abcd"} {
 		var logs bytes.Buffer
@@ -246,8 +247,9 @@ func TestRecordCorrelationIDPassesTheLogTier(t *testing.T) {
 		if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
 			t.Fatalf("%v: %s", err, logs.Bytes())
 		}
-		if rec.CorrelationID != sanitize.Log(id) || id == "" || inbound != "" && id != inbound {
-			t.Errorf("inbound %q: header %q, record %q, want %q", inbound, id, rec.CorrelationID, sanitize.Log(id))
+		kept := inbound != "" && sanitize.Log(inbound) == inbound
+		if rec.CorrelationID != id || !correlation.Valid(id) || kept != (id == inbound) {
+			t.Errorf("inbound %q: header %q, record %q, want the same valid ID (the inbound one: %v)", inbound, id, rec.CorrelationID, kept)
 		}
 		if strings.Contains(logs.String(), "ghp_abcdefghijklmnop") {
 			t.Errorf("inbound %q: token in the record: %s", inbound, logs.Bytes())
