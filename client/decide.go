@@ -87,7 +87,8 @@ type Policy struct {
 	// MaxElapsed is the operation's total budget: no retry is scheduled
 	// that would start after it, the time spent reading error bodies
 	// counted (Transport cuts such a read short when the budget ends).
-	// Default 30s.
+	// A Transport ends it sooner when the request's context has an earlier
+	// deadline. Default 30s.
 	MaxElapsed time.Duration
 }
 

@@ -88,7 +88,10 @@ func NewTransport(base http.RoundTripper, opts ...Option) *Transport {
 // RoundTrip runs one operation. It never modifies req: a generated
 // Idempotency-Key goes on a copy. A body is replayed through req.GetBody;
 // a request with a body and no GetBody is sent once, whatever the verdict.
-// When req's context ends during a wait, RoundTrip returns its error.
+// The context's deadline bounds the operation as Policy.MaxElapsed does: a
+// wait that would end after it is not begun, and the last response is
+// returned. When req's context ends during a wait, RoundTrip returns its
+// error.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	op := operation{t: t, req: req, start: t.now()}
 	out := req
@@ -100,7 +103,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		out = withHeader(req, IdempotencyKeyHeader, key)
 		hasKey = true
 	}
-	budget := t.policy.withDefaults().MaxElapsed
+	pol := t.policy.withDefaults()
+	if deadline, ok := req.Context().Deadline(); ok {
+		// The caller's deadline bounds the operation as MaxElapsed does: a
+		// wait that ends after it could only end in the context's error,
+		// with the server's answer lost. At least 1ns, as zero means the
+		// default.
+		pol.MaxElapsed = max(min(pol.MaxElapsed, deadline.Sub(op.start)), 1)
+	}
+	budget := pol.MaxElapsed
 	for n := 1; ; n++ {
 		res, err := t.base.RoundTrip(out)
 		if err == nil && res.StatusCode < 400 {
@@ -119,7 +130,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// operation's time, so a trickling error body cannot push the
 		// next attempt past MaxElapsed.
 		a.Elapsed, a.ContextErr, a.Jitter = t.now().Sub(op.start), callerEnded(req.Context()), t.jitter()
-		d := t.policy.Decide(a)
+		d := pol.Decide(a)
 		if d.Verdict == Retry && !replayable(req) {
 			d = Decision{Verdict: Stop, Reason: reasonBody, exit: d.exit}
 		}

@@ -318,18 +318,30 @@ func TestTransportStopsAtTheDeadline(t *testing.T) {
 	}
 }
 
+// TestTransportHonoursContext: a caller who cancels during a wait gets
+// the context's error at once, not after the wait. (A wait past the
+// context's deadline is never begun: TestTransportWaitPastTheCallersDeadlineIsNotBegun.)
 func TestTransportHonoursContext(t *testing.T) {
+	var calls atomic.Int32
 	srv := kitServer(t, func(http.ResponseWriter, *http.Request) error {
+		calls.Add(1)
 		return problem.New(problem.Unavailable).WithRetryAfter(5 * time.Second)
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		for calls.Load() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+	}()
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
 	var rec recorder
 	start := time.Now()
 	_, err := newClient(&rec, client.WithPolicy(client.Policy{MaxAttempts: 3})).Do(req)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want the context's deadline", err)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the context's cancellation", err)
 	}
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("returned after %s", took)
