@@ -12,7 +12,12 @@ import (
 // members. A text/plain body without an action line is not one: it is
 // prose, and prose is never read for decisions.
 func parseText(body []byte, status int) (*problem.Problem, bool) {
-	lines := strings.Split(strings.TrimRight(string(body), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(string(body), "\r\n"), "\n")
+	for i, l := range lines {
+		// A CR before the LF is part of the line break: text/plain's
+		// canonical one (RFC 2046 §4.1.1), which a gateway may send.
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
 	if len(lines) < 2 {
 		return nil, false
 	}
