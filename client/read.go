@@ -52,8 +52,9 @@ type ResponseError struct {
 	// (RFC 9457 §3.1.2: the HTTP status wins over the member), its
 	// CorrelationID comes from the body or else the correlation header, and
 	// its RetryAfter from retry_after_ms or else the Retry-After header.
-	// A document with neither title nor detail gets the status text as
-	// title, so Line always has a message. Built from the status line
+	// A document with neither title nor detail gets the status text (for
+	// a status without one, "Client Error" or "Server Error") as title, so
+	// Line always has a message. Built from the status line
 	// alone, it has type about:blank, the status text as title and no code.
 	Problem *problem.Problem
 	// Err is nil when the body was a problem document or a plain JSON error
@@ -185,7 +186,7 @@ func (rd Reader) build(res *http.Response, body []byte, complete bool, readErr e
 	m := problemhook.PeerMembers{Status: res.StatusCode}
 	if p.Title() == "" && p.Detail() == "" {
 		// Both are optional (RFC 9457 §3.1); a message is not.
-		m.Title = http.StatusText(res.StatusCode)
+		m.Title = statusText(res.StatusCode)
 	}
 	if p.CorrelationID() == "" {
 		m.CorrelationID = res.Header.Get(cmp.Or(rd.CorrelationHeader, "X-Request-Id"))
@@ -232,14 +233,24 @@ func describeMedia(media string, n int) string {
 
 // statusProblem is the problem a response says by its status line alone.
 func statusProblem(status int, code string) *problem.Problem {
-	doc := map[string]any{"type": "about:blank", "status": status}
-	if text := http.StatusText(status); text != "" {
-		doc["title"] = text
-	}
+	doc := map[string]any{"type": "about:blank", "status": status, "title": statusText(status)}
 	if code != "" {
 		doc["code"] = code
 	}
 	return mustParse(doc)
+}
+
+// statusText is the status's reason phrase, or for a status net/http has
+// none for (a proxy's 499 or 520) the name of its class (RFC 9110 §15),
+// "Server Error" for any status past 4xx.
+func statusText(status int) string {
+	if text := http.StatusText(status); text != "" {
+		return text
+	}
+	if status >= 400 && status < 500 {
+		return "Client Error"
+	}
+	return "Server Error"
 }
 
 // mustParse builds a Problem from members this package assembled, through
