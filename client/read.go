@@ -104,7 +104,8 @@ type Reader struct {
 
 // ReadError returns nil for a response below 400. For any other it returns
 // a *ResponseError: the one a Transport read to decide, with the Transport's
-// Reader, when the response came through one; otherwise it reads the body
+// Reader, when the response came through one (even when a layer above it,
+// such as http.Client's Timeout, wrapped the body); otherwise it reads the body
 // itself, up to DefaultBodyLimit within DefaultReadTimeout. The body stays
 // readable: what was read is put back in front of what was not, and the
 // caller still closes it.
@@ -113,6 +114,9 @@ func ReadError(res *http.Response) error { return Reader{}.readError(res) }
 func (rd Reader) readError(res *http.Response) error {
 	if res.StatusCode < 400 {
 		return nil
+	}
+	if e, ok := remembered(res); ok {
+		return e
 	}
 	if fb, ok := res.Body.(*failureBody); ok {
 		return fb.err

@@ -119,8 +119,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return res, nil
 		}
 		a := Attempt{Method: req.Method, Err: err, Number: n, IdempotencyKey: hasKey}
+		var e *ResponseError
 		if err == nil {
-			e := t.readWithin(res, budget-t.now().Sub(op.start))
+			e = t.readWithin(res, budget-t.now().Sub(op.start))
 			// A key drawn here is gone when the process is: whoever runs
 			// the command again sends a new one.
 			e.keyed = e.keyed && !generated
@@ -137,6 +138,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		op.attempt(a, res, d)
 		if d.Verdict != Retry {
 			op.ended(n, res, err, d)
+			if e != nil {
+				remember(res, out, e)
+			}
 			return res, err
 		}
 		if res != nil {
@@ -167,6 +171,37 @@ func (t *Transport) readWithin(res *http.Response, left time.Duration) *Response
 	rd := t.reader
 	rd.Timeout = min(rd.timeout(), max(left, minBodyRead))
 	return rd.read(res)
+}
+
+// readKey is the context key under which the request of a failed
+// response a Transport returned carries what the Transport read from it.
+type readKey struct{}
+
+type readResult struct {
+	res *http.Response
+	err *ResponseError
+}
+
+// remember attaches e to res through its request's context, not only its
+// body: http.Client.Timeout and other layers above the Transport wrap the
+// body, and ReadError must still give e, read with the Transport's Reader
+// and knowing which Idempotency-Key the Transport drew.
+func remember(res *http.Response, sent *http.Request, e *ResponseError) {
+	req := res.Request
+	if req == nil {
+		req = sent
+	}
+	res.Request = req.WithContext(context.WithValue(req.Context(), readKey{}, readResult{res: res, err: e}))
+}
+
+// remembered is what a Transport read from res, if res is a response it
+// returned.
+func remembered(res *http.Response) (*ResponseError, bool) {
+	if res.Request == nil {
+		return nil, false
+	}
+	r, ok := res.Request.Context().Value(readKey{}).(readResult)
+	return r.err, ok && r.res == res
 }
 
 const reasonBody = "the request body cannot be replayed (no GetBody)"
