@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -112,7 +113,10 @@ func responseName(status int) string { return "Problem" + strconv.Itoa(status) }
 // FieldError, and a response per status the registry's codes use, each
 // with an example document per code, in every media type the Writer sends:
 // application/problem+json, application/problem+xml (the Problem schema
-// with its xml names, RFC 9457 Appendix B) and text/plain. Merge them into
+// with its xml names, RFC 9457 Appendix B) and text/plain, and the headers
+// the Writer sends with it (its correlation and code headers, Retry-After
+// for a status with a retryable code, Deprecation and Sunset while its
+// legacy window announces them). Merge them into
 // the components of the service's spec (see the example) and refer to a
 // status's response by its name, "Problem" and the status:
 // {"$ref": "#/components/responses/Problem429"}. The Problem schema's
@@ -142,15 +146,9 @@ func Components(opts ...Option) map[string]any {
 			examples[e.Code] = map[string]any{"summary": e.Title, "description": e.Reaction, "value": e.Example}
 			textExamples[e.Code] = map[string]any{"summary": e.Title, "value": e.exampleText}
 		}
-		headers := map[string]any{
-			"X-Request-Id": map[string]any{"description": "The correlation ID, also in the body.", "schema": map[string]any{"type": "string"}},
-		}
-		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
-			headers["Retry-After"] = map[string]any{"description": "Seconds to wait; agrees with retry_after_ms.", "schema": map[string]any{"type": "integer"}}
-		}
 		responses[responseName(status)] = map[string]any{
 			"description": http.StatusText(status) + ": " + strings.Join(names, ", "),
-			"headers":     headers,
+			"headers":     responseHeaders(c.writer, es),
 			// Every representation the Writer negotiates from Accept.
 			"content": map[string]any{
 				"application/problem+json": map[string]any{
@@ -174,6 +172,33 @@ func Components(opts ...Option) map[string]any {
 		},
 		"responses": responses,
 	}
+}
+
+// responseHeaders declares the headers the Writer sends with a problem of
+// one status, under the names it is configured with, so a client generated
+// from the spec reads them where they are.
+func responseHeaders(wr *problem.Writer, es []entry) map[string]any {
+	header := func(desc, typ string) map[string]any {
+		return map[string]any{"description": desc, "schema": map[string]any{"type": typ}}
+	}
+	facts := problemhook.FactsOf(wr)
+	headers := map[string]any{}
+	if facts.CorrelationHeader != "" {
+		headers[http.CanonicalHeaderKey(facts.CorrelationHeader)] = header("The correlation ID, also in the body.", "string")
+	}
+	if facts.CodeHeader != "" {
+		headers[http.CanonicalHeaderKey(facts.CodeHeader)] = header("The problem's code, for clients and proxies that do not read the body.", "string")
+	}
+	// The Writer sends Retry-After with every retryable problem that has a
+	// retry time, whatever its status.
+	if slices.ContainsFunc(es, func(e entry) bool { return e.Retryable }) {
+		headers["Retry-After"] = header("Seconds to wait; agrees with retry_after_ms.", "integer")
+	}
+	if l, ok := facts.Legacy.(problem.Legacy); ok && l.DeprecationHeaders && facts.LegacyActive && !l.Until.IsZero() {
+		headers["Deprecation"] = header("RFC 9745: when this API version was deprecated, as @ and Unix seconds.", "string")
+		headers["Sunset"] = header("RFC 8594: the HTTP date after which this API version is gone.", "string")
+	}
+	return headers
 }
 
 // JSONSchema returns the problem document as a standalone JSON Schema
