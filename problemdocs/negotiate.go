@@ -4,8 +4,10 @@ import "strings"
 
 // negotiate picks between the two representations by RFC 9110 §12.5.1:
 // each is weighed by the most specific media range that matches it
-// ("text/html" over "text/*" over "*/*"), a JSON type is any "…/json" or
-// "…+json". On equal weight the one named first wins, and HTML when the
+// ("text/html" over "text/*" over "*/*"). JSON is served as
+// application/json, so that range rates it; another JSON type ("…/json",
+// "…+json") stands in for it only when Accept does not name it. On equal
+// weight the one named first wins, and HTML when the
 // same wildcard names both, since a browser is the reader a type URI is
 // for. acceptable is false when Accept gives both a weight of zero.
 func negotiate(accept string) (asJSON, acceptable bool) {
@@ -25,7 +27,7 @@ func negotiate(accept string) (asJSON, acceptable bool) {
 
 type weight struct {
 	q           float64
-	specificity int // 0 none, 1 "*/*", 2 "type/*", 3 exact
+	specificity int // 0 none, 1 "*/*", 2 "type/*", 3 a related type, 4 exact
 	index       int // position of the range in Accept
 }
 
@@ -49,7 +51,7 @@ func weigh(accept string, matches func(media string) int) weight {
 func isHTML(media string) int {
 	switch media {
 	case "text/html":
-		return 3
+		return 4
 	case "text/*":
 		return 2
 	case "*/*":
@@ -60,6 +62,8 @@ func isHTML(media string) int {
 
 func isJSON(media string) int {
 	switch {
+	case media == "application/json":
+		return 4
 	case strings.HasSuffix(media, "/json"), strings.HasSuffix(media, "+json"):
 		return 3
 	case media == "application/*":

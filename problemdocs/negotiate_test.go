@@ -32,6 +32,13 @@ func TestContentNegotiation(t *testing.T) {
 		{"text/html;q=0, application/json;q=0", "406"},
 		{"*/*;q=0", "406"},
 		{"text/html;q=bogus", "406"},
+		// application/json is what is served: its own range rates it above
+		// the related JSON types, wherever they stand in the list.
+		{"application/vnd.api+json;q=0, application/json", "json"},
+		{"application/problem+json;q=0, application/json;q=0.7, text/html;q=0.6", "json"},
+		{"text/json;q=0.1, application/json, text/html;q=0.5", "json"},
+		{"application/json;q=0, application/ld+json", "406"},
+		{"application/json;q=0.2, application/problem+json, text/html;q=0.5", "html"},
 	} {
 		resp, body := get(t, srv.URL+"/problems/rate_limited", c.accept)
 		ct := resp.Header.Get("Content-Type")
