@@ -119,7 +119,9 @@ func newEntry(wr *problem.Writer, c problem.Definition) entry {
 	}
 	var dep *deprecation
 	if !c.Deprecated.IsZero() {
-		dep = &deprecation{Since: c.Deprecated.UTC().Format(time.DateOnly), Successor: string(c.Successor)}
+		// A date, not an instant: the day the Definition names, in its own
+		// zone, as the registry's code table shows it.
+		dep = &deprecation{Since: c.Deprecated.Format(time.DateOnly), Successor: string(c.Successor)}
 	}
 	return entry{
 		Deprecated:    dep,

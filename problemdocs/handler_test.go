@@ -166,3 +166,37 @@ func TestDeprecatedCodesSayWhatReplacesThem(t *testing.T) {
 		t.Fatalf("json: %s", js)
 	}
 }
+
+// TestDeprecationDateIsTheDayTheDefinitionNames: a deprecation is a
+// date, and the pages show the day the team wrote in its Definition,
+// whatever zone the time.Time carries, as the registry's code table does.
+func TestDeprecationDateIsTheDayTheDefinitionNames(t *testing.T) {
+	reg := problem.NewRegistry()
+	days := map[string]time.Time{
+		"2026-03-01": time.Date(2026, 3, 1, 0, 0, 0, 0, time.FixedZone("CET", 3600)),
+		"2026-06-30": time.Date(2026, 6, 30, 22, 0, 0, 0, time.FixedZone("EST", -5*3600)),
+		"2027-01-15": time.Date(2027, 1, 15, 0, 30, 0, 0, time.FixedZone("IST", 5*3600+1800)),
+	}
+	codes := map[string]string{}
+	for day, at := range days {
+		code := "old_" + strings.ReplaceAll(day, "-", "_")
+		codes[code] = day
+		if err := reg.Register(problem.Definition{Code: problem.Kind(code), Status: 409, Title: "Old", Action: problem.ActionFixRequest,
+			Cause: problem.CauseRequest, Deprecated: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := serve(t, problem.NewWriter(problem.WithRegistry(reg)))
+	_, index := get(t, srv.URL+"/problems/", "text/html")
+	for code, day := range codes {
+		if _, page := get(t, srv.URL+"/problems/"+code, "text/html"); !strings.Contains(page, "since "+day+".") {
+			t.Errorf("%s page does not say %s:\n%s", code, day, page)
+		}
+		if _, js := get(t, srv.URL+"/problems/"+code, "application/json"); !strings.Contains(js, `"since": "`+day+`"`) {
+			t.Errorf("%s json does not say %s:\n%s", code, day, js)
+		}
+		if !strings.Contains(index, "deprecated since "+day) {
+			t.Errorf("index does not say %s", day)
+		}
+	}
+}
