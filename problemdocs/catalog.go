@@ -14,13 +14,16 @@ import (
 // entry is one code as the docs show it, built from the registry on each
 // request so codes registered after start-up appear too.
 type entry struct {
-	Code          string          `json:"code"`
-	Type          string          `json:"type"`
-	Status        int             `json:"status"`
-	Title         string          `json:"title"`
-	Action        problem.Action  `json:"action"`
-	Cause         problem.Cause   `json:"cause"`
-	Retryable     bool            `json:"retryable"`
+	Code      string         `json:"code"`
+	Type      string         `json:"type"`
+	Status    int            `json:"status"`
+	Title     string         `json:"title"`
+	Action    problem.Action `json:"action"`
+	Cause     problem.Cause  `json:"cause"`
+	Retryable bool           `json:"retryable"`
+	// Outcome is the outcome every occurrence starts with, when the code
+	// guarantees one.
+	Outcome       problem.Outcome `json:"outcome,omitempty"`
 	ShowsDetail   bool            `json:"shows_detail"`
 	DefaultDetail string          `json:"default_detail,omitempty"`
 	Meaning       string          `json:"meaning,omitempty"`
@@ -133,6 +136,7 @@ func newEntry(wr *problem.Writer, c problem.Definition) entry {
 		Action:        c.Action,
 		Cause:         c.Cause,
 		Retryable:     c.Retryable,
+		Outcome:       c.Outcome,
 		ShowsDetail:   c.ShowDetail,
 		DefaultDetail: c.DefaultDetail,
 		Meaning:       c.Meaning,

@@ -3,8 +3,9 @@
 //
 // RFC 9457 §3.1.1 says a type URI, when dereferenced, should give
 // human-readable documentation. [Handler] serves it: an HTML page per
-// registered code (title, status, action, cause, retryable, meaning, an
-// example document and how a client should react), the same as JSON by
+// registered code (title, status, action, cause, retryable, the outcome
+// when the code guarantees one, meaning, an example document and how a
+// client should react), the same as JSON by
 // content negotiation, and an index of the catalog. When the Writer has a
 // legacy window (problem.WithLegacy), the pages announce the legacy members
 // error and message and the window's end date, and their examples carry

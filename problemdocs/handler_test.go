@@ -200,3 +200,45 @@ func TestDeprecationDateIsTheDayTheDefinitionNames(t *testing.T) {
 		}
 	}
 }
+
+// TestPagesStateTheOutcomeACodeGuarantees: a code whose every occurrence
+// starts with an outcome (audit_unavailable: not_started, nothing was
+// done) says so on its page and in its JSON, as the README's code table
+// does, so a client knows before the first failure that a write it sent
+// may be sent again; a code without one states none.
+func TestPagesStateTheOutcomeACodeGuarantees(t *testing.T) {
+	reg := problem.NewRegistry()
+	if err := reg.Register(problem.Definition{Code: "ledger_closed", Status: 409, Title: "Ledger closed", Action: problem.ActionNone,
+		Cause: problem.CausePolicy, Outcome: problem.OutcomeNotCommitted}); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, problem.NewWriter(problem.WithRegistry(reg)))
+	withOutcome := 0
+	for _, c := range reg.Definitions() {
+		_, page := get(t, srv.URL+"/problems/"+string(c.Code), "text/html")
+		_, js := get(t, srv.URL+"/problems/"+string(c.Code), "application/json")
+		var doc struct {
+			Outcome *string `json:"outcome"`
+		}
+		if err := json.Unmarshal([]byte(js), &doc); err != nil {
+			t.Fatal(err)
+		}
+		onPage := strings.Contains(page, `<code id="outcome">`)
+		if c.Outcome == "" {
+			if doc.Outcome != nil || onPage {
+				t.Errorf("%s states an outcome it does not have", c.Code)
+			}
+			continue
+		}
+		withOutcome++
+		if doc.Outcome == nil || *doc.Outcome != string(c.Outcome) {
+			t.Errorf("%s json outcome = %v, want %s", c.Code, doc.Outcome, c.Outcome)
+		}
+		if !strings.Contains(page, `<code id="outcome">`+string(c.Outcome)+`</code>`) {
+			t.Errorf("%s page does not state outcome %s", c.Code, c.Outcome)
+		}
+	}
+	if withOutcome < 3 {
+		t.Fatalf("only %d codes with an outcome checked", withOutcome)
+	}
+}

@@ -31,6 +31,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <dt>action</dt><dd><code id="action">{{.Action}}</code></dd>
 <dt>cause</dt><dd><code id="cause">{{.Cause}}</code></dd>
 <dt>retryable</dt><dd><code id="retryable">{{.Retryable}}</code></dd>
+{{with .Outcome}}<dt>outcome</dt><dd><code id="outcome">{{.}}</code>, on every occurrence</dd>{{end}}
 <dt>detail</dt><dd>{{if .ShowsDetail}}Says what went wrong in this occurrence.{{else}}Always the generic text below; the specifics are in the server log under the correlation ID.{{end}}{{if .DefaultDetail}} Default: “{{.DefaultDetail}}”{{end}}</dd>
 </dl>
 <h2>How a client should react</h2>
