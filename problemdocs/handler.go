@@ -33,7 +33,8 @@ func newConfig(opts []Option) config {
 
 // Handler serves the catalog: the last segment of the path names a code
 // (GET /problems/rate_limited), a path ending in a slash is the index
-// (a code's name followed by a slash redirects to the code's page). Each
+// (a code's name, or a retired code's, followed by a slash redirects to
+// the code's page). Each
 // is HTML, or JSON when the Accept header prefers application/json; an
 // Accept header that refuses both is a not_acceptable problem. A
 // retired code is a gone problem, an unknown code a not_found problem,
@@ -58,10 +59,11 @@ func Handler(opts ...Option) http.Handler {
 		if name == "" {
 			// A code's page asked for with a trailing slash would otherwise
 			// be the index, under a base against which every relative link
-			// on it resolves one level too deep.
+			// on it resolves one level too deep; a retired code's type URI
+			// is answered where it is gone.
 			dir := strings.TrimSuffix(r.URL.Path, "/")
 			if code := dir[strings.LastIndexByte(dir, '/')+1:]; code != "" {
-				if _, ok := c.writer.Registry().Lookup(problem.Kind(code)); ok {
+				if _, ok := c.writer.Registry().Lookup(problem.Kind(code)); ok || problemhook.Retired(c.writer.Registry(), code) {
 					w.Header().Set("Location", "../"+code)
 					w.WriteHeader(http.StatusPermanentRedirect)
 					return

@@ -46,4 +46,12 @@ func TestRetiredTypeIsGone(t *testing.T) {
 	if resp, _ := get(t, srv.URL+"/problems/never_existed", ""); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("unknown code: %d", resp.StatusCode)
 	}
+	// With a trailing slash too: it names the retired code, not the index.
+	for _, code := range []string{"upstream_timeout", "legacy_quota"} {
+		reg.Retire(problem.Kind(code))
+		resp, body = get(t, srv.URL+"/problems/"+code+"/", "application/json")
+		if resp.StatusCode != http.StatusGone || resp.Request.URL.Path != "/problems/"+code {
+			t.Errorf("%s/: %d at %s %s", code, resp.StatusCode, resp.Request.URL.Path, body)
+		}
+	}
 }
