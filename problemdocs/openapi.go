@@ -146,8 +146,15 @@ func Components(opts ...Option) map[string]any {
 			examples[e.Code] = map[string]any{"summary": e.Title, "description": e.Reaction, "value": e.Example}
 			textExamples[e.Code] = map[string]any{"summary": e.Title, "value": e.exampleText}
 		}
+		phrase := http.StatusText(status)
+		if phrase == "" {
+			// net/http knows no phrase for nonstandard statuses (499, a
+			// team's own): the first code of the status names it, as it
+			// stands for the status in ForStatus.
+			phrase = es[0].Title
+		}
 		responses[responseName(status)] = map[string]any{
-			"description": http.StatusText(status) + ": " + strings.Join(names, ", "),
+			"description": phrase + ": " + strings.Join(names, ", "),
 			"headers":     responseHeaders(c.writer, es),
 			// Every representation the Writer negotiates from Accept.
 			"content": map[string]any{

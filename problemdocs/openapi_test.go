@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,5 +123,29 @@ func TestJSONSchemaStandsAlone(t *testing.T) {
 	ok := []byte(`{"type":"about:blank","title":"x","status":422,"code":"validation_failed","action":"fix_request","cause":"request","retryable":false,"errors":[{"detail":"d","pointer":"/a"}]}`)
 	if err := visit(t, schema, ok); err != nil {
 		t.Fatalf("valid document refused: %v", err)
+	}
+}
+
+// TestResponseDescriptionsNameTheirStatus: a status net/http has no text
+// for (499, a team's 460) is described by its code's title, not by an
+// empty phrase; OpenAPI makes description the response's one required
+// field, and portals show it as the response's name.
+func TestResponseDescriptionsNameTheirStatus(t *testing.T) {
+	reg := problem.NewRegistry()
+	if err := reg.Register(problem.Definition{Code: "quota_frozen", Status: 460, Title: "Quota frozen", Action: problem.ActionNone,
+		Cause: problem.CausePolicy}); err != nil {
+		t.Fatal(err)
+	}
+	responses := problemdocs.Components(problemdocs.WithWriter(problem.NewWriter(problem.WithRegistry(reg))))["responses"].(map[string]any)
+	for name, want := range map[string]string{"Problem460": "Quota frozen: `quota_frozen`", "Problem499": "Client closed request: `client_closed_request`",
+		"Problem404": "Not Found: `not_found`"} {
+		if got := responses[name].(map[string]any)["description"]; got != want {
+			t.Errorf("%s: description %q, want %q", name, got, want)
+		}
+	}
+	for name, r := range responses {
+		if d := r.(map[string]any)["description"].(string); strings.HasPrefix(d, ":") {
+			t.Errorf("%s: description %q", name, d)
+		}
 	}
 }
