@@ -5,7 +5,6 @@ package problem
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,18 +37,6 @@ func (r *Registry) markdown() string {
 		b.WriteString("\nRetired, never to be reused: `" + strings.Join(retired, "`, `") + "`.\n")
 	}
 	return b.String()
-}
-
-// retiredCodes lists the retired codes, sorted.
-func (r *Registry) retiredCodes() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	var out []string
-	for code := range r.retired {
-		out = append(out, string(code))
-	}
-	slices.Sort(out)
-	return out
 }
 
 func markdownCell(s string) string {

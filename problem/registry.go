@@ -120,6 +120,19 @@ func init() {
 		defer r.mu.RUnlock()
 		return r.retired[Kind(code)]
 	}
+	problemhook.RetiredCodes = func(reg any) []string { return reg.(*Registry).retiredCodes() }
+}
+
+// retiredCodes lists the retired codes, sorted.
+func (r *Registry) retiredCodes() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []string
+	for code := range r.retired {
+		out = append(out, string(code))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Lookup returns the definition registered for code.

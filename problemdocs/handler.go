@@ -97,10 +97,13 @@ func Handler(opts ...Option) http.Handler {
 type index struct {
 	Legacy *legacyNotice `json:"legacy,omitempty"`
 	Codes  []entry       `json:"codes"`
+	// Retired lists the codes that are gone for good, as the registry's
+	// code table does, so a reader tells them from codes never defined.
+	Retired []string `json:"retired,omitempty"`
 }
 
 func serveIndex(w http.ResponseWriter, wr *problem.Writer, asJSON bool) {
-	all := index{Legacy: legacyOf(wr), Codes: entries(wr)}
+	all := index{Legacy: legacyOf(wr), Codes: entries(wr), Retired: problemhook.RetiredCodes(wr.Registry())}
 	if asJSON {
 		writeJSON(w, all)
 		return

@@ -57,5 +57,6 @@ var indexTemplate = template.Must(template.New("index").Parse(`<!doctype html>
 {{range .Codes}}<tr><td><a href="{{.Code}}"><code>{{.Code}}</code></a></td><td>{{.Status}}</td><td><code>{{.Action}}</code></td><td><code>{{.Cause}}</code></td><td>{{.Retryable}}</td><td>{{.Title}}{{with .Deprecated}} <em>(deprecated since {{.Since}}{{if .Successor}}; use <code>{{.Successor}}</code>{{end}})</em>{{end}}</td></tr>
 {{end}}</tbody>
 </table>
+{{with .Retired}}<p id="retired">Retired, never to be reused: {{range $i, $c := .}}{{if $i}}, {{end}}<code>{{$c}}</code>{{end}}.</p>{{end}}
 </body></html>
 `))

@@ -1,7 +1,9 @@
 package problemdocs_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,5 +55,37 @@ func TestRetiredTypeIsGone(t *testing.T) {
 		if resp.StatusCode != http.StatusGone || resp.Request.URL.Path != "/problems/"+code {
 			t.Errorf("%s/: %d at %s %s", code, resp.StatusCode, resp.Request.URL.Path, body)
 		}
+	}
+}
+
+// TestIndexListsRetiredCodes: the catalog says which codes were retired,
+// as the registry's code table does, so a client or agent that reads it
+// ahead of time tells a code that is gone for good from one it never knew;
+// a registry without retired codes lists none.
+func TestIndexListsRetiredCodes(t *testing.T) {
+	reg := problem.NewRegistry()
+	reg.Retire("upstream_timeout", "seat_lost", "a_quota")
+	srv := serve(t, problem.NewWriter(problem.WithRegistry(reg)))
+	_, js := get(t, srv.URL+"/problems/", "application/json")
+	var idx struct {
+		Retired []string `json:"retired"`
+		Codes   []struct{ Code string }
+	}
+	if err := json.Unmarshal([]byte(js), &idx); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a_quota", "seat_lost", "upstream_timeout"}; !slices.Equal(idx.Retired, want) {
+		t.Errorf("json index retired = %q, want %q", idx.Retired, want)
+	}
+	_, page := get(t, srv.URL+"/problems/", "text/html")
+	if !strings.Contains(page, `<p id="retired">`) || !strings.Contains(page, "<code>a_quota</code>, <code>seat_lost</code>, <code>upstream_timeout</code>") {
+		t.Errorf("html index does not list the retired codes:\n%s", page)
+	}
+
+	plain := serve(t, problem.NewWriter())
+	_, js = get(t, plain.URL+"/problems/", "application/json")
+	_, page = get(t, plain.URL+"/problems/", "text/html")
+	if strings.Contains(js, `"retired"`) || strings.Contains(page, `id="retired"`) {
+		t.Errorf("a registry without retired codes lists some")
 	}
 }

@@ -103,6 +103,10 @@ var CLILine func(p any) string
 // the problem package installs it.
 var Retired func(reg any, code string) bool
 
+// RetiredCodes lists the codes retired from reg, a *problem.Registry,
+// sorted, for the documentation's index; the problem package installs it.
+var RetiredCodes func(reg any) []string
+
 // NewContext returns a copy of ctx carrying wr, a *problem.Writer, under
 // ContextKey, as middleware.Stack's WithWriter does for every request: the
 // kit's tests and layers that run without the Stack use it.
