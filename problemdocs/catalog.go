@@ -45,6 +45,11 @@ func (e entry) ExamplePage() string { return e.examplePage }
 type deprecation struct {
 	Since     string `json:"since"`
 	Successor string `json:"successor,omitempty"`
+	// SuccessorPage: the registry documents the successor, so the page
+	// links it. Register accepts a successor not registered (yet, or a
+	// typo) and Retire may retire one later; a link would answer 404 or
+	// 410.
+	SuccessorPage bool `json:"-"`
 }
 
 // legacyNotice announces the Writer's legacy window, as DESIGN.md has the
@@ -124,7 +129,8 @@ func newEntry(wr *problem.Writer, c problem.Definition) entry {
 	if !c.Deprecated.IsZero() {
 		// A date, not an instant: the day the Definition names, in its own
 		// zone, as the registry's code table shows it.
-		dep = &deprecation{Since: c.Deprecated.Format(time.DateOnly), Successor: string(c.Successor)}
+		_, documented := wr.Registry().Lookup(c.Successor)
+		dep = &deprecation{Since: c.Deprecated.Format(time.DateOnly), Successor: string(c.Successor), SuccessorPage: documented}
 	}
 	return entry{
 		Deprecated:    dep,

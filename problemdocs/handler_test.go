@@ -242,3 +242,46 @@ func TestPagesStateTheOutcomeACodeGuarantees(t *testing.T) {
 		t.Fatalf("only %d codes with an outcome checked", withOutcome)
 	}
 }
+
+// TestSuccessorLinksResolve: a deprecated code's page links its successor
+// only when the registry documents it. Register accepts a successor that
+// is not registered (yet, or ever: a typo) and Retire may retire one later,
+// and a link to either answered 404 or 410 from the page that sends
+// clients there.
+func TestSuccessorLinksResolve(t *testing.T) {
+	reg := problem.NewRegistry()
+	for code, successor := range map[string]string{"old_seat": "seat_taken", "old_quota": "quota_exceded", "old_lock": "locked", "old_wait": "upstream_timeout"} {
+		if err := reg.Register(problem.Definition{Code: problem.Kind(code), Status: 409, Title: "Old", Action: problem.ActionFixRequest,
+			Cause: problem.CauseRequest, Deprecated: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Successor: problem.Kind(successor)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := reg.Register(problem.Definition{Code: "seat_taken", Status: 409, Title: "Seat taken", Action: problem.ActionFixRequest,
+		Cause: problem.CauseRequest}); err != nil {
+		t.Fatal(err)
+	}
+	reg.Retire("upstream_timeout")
+	srv := serve(t, problem.NewWriter(problem.WithRegistry(reg)))
+	linked := 0
+	for _, code := range []string{"old_seat", "old_quota", "old_lock", "old_wait"} {
+		_, page := get(t, srv.URL+"/problems/"+code, "text/html")
+		for rest := page; ; {
+			i := strings.Index(rest, `<a href="`)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(`<a href="`):]
+			href := rest[:strings.IndexByte(rest, '"')]
+			if resp, _ := get(t, srv.URL+"/problems/"+href, ""); resp.StatusCode != http.StatusOK {
+				t.Errorf("%s links %q, which answers %d", code, href, resp.StatusCode)
+			}
+			linked++
+		}
+		if !strings.Contains(page, `id="deprecated"`) {
+			t.Errorf("%s page does not announce the deprecation", code)
+		}
+	}
+	if linked != 4+2 {
+		t.Errorf("%d links on the pages, want the index link on each and two successors", linked)
+	}
+}

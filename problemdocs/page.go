@@ -23,7 +23,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <p><a href="./">All problem types</a></p>
 <h1 id="title">{{.Title}}</h1>
 <p><code id="code">{{.Code}}</code> · HTTP <span id="status">{{.Status}}</span></p>
-{{with .Deprecated}}<p id="deprecated"><strong>Deprecated</strong> since {{.Since}}.{{if .Successor}} Use <a href="{{.Successor}}"><code>{{.Successor}}</code></a> instead.{{end}} Clients should accept it until it is retired.</p>{{end}}
+{{with .Deprecated}}<p id="deprecated"><strong>Deprecated</strong> since {{.Since}}.{{if .Successor}} Use {{if .SuccessorPage}}<a href="{{.Successor}}"><code>{{.Successor}}</code></a>{{else}}<code>{{.Successor}}</code>{{end}} instead.{{end}} Clients should accept it until it is retired.</p>{{end}}
 <p>{{.Meaning}}</p>
 ` + legacyParagraph + `
 <dl>
