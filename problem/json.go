@@ -88,7 +88,7 @@ func (p *Problem) appendJSONWith(dst []byte, legacy bool, seg *jsonSegments) []b
 			// codes name what the client sent (its member names), so they
 			// pass the public tier like any other text, whoever built them.
 			dst = append(dst, `,"pointer":`...)
-			dst = appendPublic(dst, fe.Pointer)
+			dst = appendPointer(dst, fe.Pointer)
 			if fe.Code != "" {
 				dst = append(dst, `,"code":`...)
 				dst = appendPublic(dst, fe.Code)

@@ -270,6 +270,25 @@ func publicSegments(s string) string {
 	return strings.Join(segments, "/")
 }
 
+// publicPointer passes a field error's JSON Pointer through the public
+// tier token by token when the tier would change it as a whole: to the
+// tier a pointer reads like a file path ("/home/street", "/root/id",
+// "/opt/zip" address members a client sent), and "[redacted]" in its
+// place addresses nothing. Every token still passes the tier, so a secret
+// or an address sent as a member name stays hidden, and a pointer longer
+// than the tier takes is left to the tier whole.
+func publicPointer(ptr string) string {
+	public := sanitize.Public(ptr)
+	if public == ptr || len(ptr) > sanitize.MaxPublicLen || !strings.HasPrefix(ptr, "/") {
+		return public
+	}
+	tokens := strings.Split(ptr[1:], "/")
+	for i, tok := range tokens {
+		tokens[i] = sanitize.Public(tok)
+	}
+	return "/" + strings.Join(tokens, "/")
+}
+
 // escapeURI percent-encodes every byte of s outside RFC 3986's allowed set;
 // keepEscapes leaves valid percent-encodings as they are.
 func escapeURI(s string, keepEscapes bool) string {

@@ -43,6 +43,18 @@ func appendPublicURI(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// appendPointer writes a JSON Pointer as publicPointer renders it; the
+// common pointer, which the tier leaves as it is, costs what appendPublic
+// costs.
+func appendPointer(dst []byte, ptr string) []byte {
+	start := len(dst)
+	dst = appendPublic(dst, ptr)
+	if len(dst)-start == len(ptr)+2 && string(dst[start+1:len(dst)-1]) == ptr {
+		return dst
+	}
+	return appendString(dst[:start], publicPointer(ptr))
+}
+
 // appendPublic writes s through the public tier as a JSON string, from
 // publicMemo when it is remembered there.
 func appendPublic(dst []byte, s string) []byte {

@@ -46,7 +46,7 @@ func (p *Problem) appendText(dst []byte, brand string) []byte {
 	for _, fe := range p.fieldErrors {
 		value := sanitize.Public(fe.Detail)
 		if fe.Pointer != "" {
-			value = sanitize.Public(fe.Pointer) + " " + value
+			value = publicPointer(fe.Pointer) + " " + value
 		}
 		line("error", value)
 	}

@@ -68,7 +68,7 @@ func (p *Problem) appendXML(dst []byte, legacy bool) []byte {
 		for _, fe := range p.fieldErrors {
 			dst = append(dst, "<i>"...)
 			elem("detail", fe.Detail, true)
-			elem("pointer", sanitize.Public(fe.Pointer), false)
+			elem("pointer", publicPointer(fe.Pointer), false)
 			if fe.Code != "" {
 				elem("code", sanitize.Public(fe.Code), false)
 			}

@@ -1,0 +1,118 @@
+package bind_test
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/faultline-go/faultline/bind"
+	"github.com/faultline-go/faultline/middleware"
+	"github.com/faultline-go/faultline/problem"
+	"github.com/go-chi/chi/v5"
+)
+
+// stackServer serves handle behind middleware.Stack on a chi router, as a
+// service following the README does.
+func stackServer(t *testing.T, handle func(r *http.Request) error) *httptest.Server {
+	t.Helper()
+	r := chi.NewRouter()
+	r.Use(middleware.Stack(middleware.WithBodyLimit(1 << 16)))
+	r.Post("/", func(w http.ResponseWriter, r *http.Request) {
+		if err := handle(r); err != nil {
+			_ = problem.Write(w, r, problem.From(r, err))
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// postJSON sends body as application/json asking for accept and returns
+// the status and the response body.
+func postJSON(t *testing.T, url, accept, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", accept)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	return res.StatusCode, raw
+}
+
+type street struct {
+	Street string `json:"street" validate:"required"`
+	ID     int    `json:"id" validate:"min=1"`
+}
+
+type household struct {
+	Home   street            `json:"home"`
+	Root   *street           `json:"root"`
+	Opt    []street          `json:"opt" validate:"dive"`
+	Var    map[string]street `json:"var" validate:"dive"`
+	Labels map[string]string `json:"labels" validate:"dive,min=2"`
+}
+
+// Pointers address members a client named; to the public tier some read
+// like file paths (/home/..., /root/..., /opt/..., /var/...), and a
+// pointer sent as "[redacted]" addresses nothing. A secret sent as a
+// member name is still hidden.
+func TestPointersThatReadLikePathsReachTheClient(t *testing.T) {
+	srv := stackServer(t, func(r *http.Request) error {
+		_, err := bind.Decode[household](r)
+		return err
+	})
+	token := "ghp_" + strings.Repeat("aB3", 12)
+	body := `{"home":{"id":1},"root":{"street":"x"},"opt":[{"street":"y","id":0}],"var":{"etc":{"id":2}},"labels":{"` + token + `":"y"}}`
+	want := []string{"/home/street", "/root/id", "/opt/0/id", "/var/etc/street", "/labels/[redacted]"}
+	for _, accept := range []string{"application/problem+json", "application/problem+xml", "text/plain"} {
+		status, raw := postJSON(t, srv.URL, accept, body)
+		if status != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: status %d: %s", accept, status, raw)
+		}
+		if strings.Contains(string(raw), token) {
+			t.Errorf("%s: the token sent as a member name reached the client: %s", accept, raw)
+		}
+		var got []string
+		switch accept {
+		case "application/problem+json", "application/problem+xml":
+			var doc struct {
+				Errors []struct {
+					Pointer string `json:"pointer" xml:"pointer"`
+				} `json:"errors" xml:"errors>i"`
+			}
+			if accept == "application/problem+json" {
+				err := json.Unmarshal(raw, &doc)
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else if err := xml.Unmarshal(raw, &doc); err != nil {
+				t.Fatal(err)
+			}
+			for _, fe := range doc.Errors {
+				got = append(got, fe.Pointer)
+			}
+		default:
+			for _, line := range strings.Split(string(raw), "\n") {
+				if v, ok := strings.CutPrefix(line, "error: "); ok {
+					got = append(got, strings.Fields(v)[0])
+				}
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: pointers %q, want %q", accept, got, want)
+		}
+	}
+}
