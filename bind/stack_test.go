@@ -116,3 +116,46 @@ func TestPointersThatReadLikePathsReachTheClient(t *testing.T) {
 		}
 	}
 }
+
+type inventory struct {
+	Name  string                       `json:"name" validate:"required"`
+	Bins  map[string]street            `json:"bins" validate:"dive"`
+	Tags  map[string]map[string]string `json:"tags" validate:"dive,dive,min=2"`
+	Owner string                       `json:"owner" validate:"required"`
+}
+
+// validator visits a map's entries in Go's random map order; the same
+// request must get the same errors array every time, a map's entries in
+// key order, the rest in the struct's order.
+func TestMapEntriesAreListedInKeyOrder(t *testing.T) {
+	srv := stackServer(t, func(r *http.Request) error {
+		_, err := bind.Decode[inventory](r)
+		return err
+	})
+	body := `{"bins":{"b":{"id":1},"10":{"street":"s"},"a/b":{},"9":{"id":2},"a":{"id":3}},
+		"tags":{"y":{"q":"1","p":"2"},"x":{"k":"3"}}}`
+	want := []string{"/name",
+		"/bins/10/id", "/bins/9/street", "/bins/a/street", "/bins/a~1b/street", "/bins/a~1b/id", "/bins/b/street",
+		"/tags/x/k", "/tags/y/p", "/tags/y/q", "/owner"}
+	for range 20 {
+		status, raw := postJSON(t, srv.URL, "application/problem+json", body)
+		if status != http.StatusUnprocessableEntity {
+			t.Fatalf("status %d: %s", status, raw)
+		}
+		var doc struct {
+			Errors []struct {
+				Pointer string `json:"pointer"`
+			} `json:"errors"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, fe := range doc.Errors {
+			got = append(got, fe.Pointer)
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("pointers\n%q\nwant\n%q", got, want)
+		}
+	}
+}

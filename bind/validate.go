@@ -110,6 +110,7 @@ func validateValue(cfg *config, dst any, body []byte) *problem.Problem {
 		}
 		out = append(out, problem.FieldError{Detail: detail, Pointer: ptr, Code: fe.Tag()})
 	}
+	orderByMapKey(root.Type(), out)
 	return problem.New(problem.ValidationFailed).WithErrors(out...).Wrap(err)
 }
 
