@@ -13,7 +13,9 @@
 // or whose members do not belong (unknown, repeated, wrongly cased), is
 // invalid_json with every such member; a document that fits but has values
 // of the wrong type or breaking their rules is validation_failed with every
-// mistyped value and every broken rule together.
+// mistyped value and every broken rule together. A target type the
+// decoder cannot use (json tags it cannot read) is the service's mistake
+// and fails as internal, never as the client's.
 //
 // Decoding uses github.com/go-json-experiment/json (the out-of-tree home
 // of encoding/json/v2): it is twice as fast as encoding/json and enforces
@@ -317,6 +319,9 @@ func decodeProblem(err error, body []byte, t reflect.Type, strict bool) (*mistyp
 	if serr := checkSyntax(body); serr != nil {
 		return nil, syntaxProblem(serr, body)
 	}
+	if unusable(err) {
+		return nil, problem.New(problem.Internal).Wrap(err)
+	}
 	issues := locate(body, t, strict)
 	// The walk follows the decoder's rules; where a custom type's rules
 	// differ, the decoder's own pointer still places the error.
@@ -330,6 +335,25 @@ func decodeProblem(err error, body []byte, t reflect.Type, strict bool) (*mistyp
 			Wrap(err)
 	}
 	return &mistyped{issues: issues, err: err}, nil
+}
+
+// unusable reports whether the decoder refused the target type itself
+// rather than the document: a struct whose json tags it cannot read
+// (`json:"name, omitempty"`, a trailing comma, a repeated option) or
+// that has no field it could fill takes no object at all, so every request
+// would be told to fix a body it cannot fix. Such a struct refuses even
+// {}, which no plain struct does otherwise.
+func unusable(err error) bool {
+	var semantic *jsonv2.SemanticError
+	if !errors.As(err, &semantic) || semantic.GoType == nil || semantic.GoType.Kind() != reflect.Struct {
+		return false
+	}
+	t := semantic.GoType
+	pt := reflect.PointerTo(t)
+	if pt.Implements(unmarshalerType) || pt.Implements(unmarshalerFromType) || pt.Implements(textUnmarshalerType) {
+		return false
+	}
+	return jsonv2.Unmarshal([]byte("{}"), reflect.New(t).Interface()) != nil
 }
 
 // misfitsOnly reports whether every issue is a value inside the document

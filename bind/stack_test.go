@@ -159,3 +159,55 @@ func TestMapEntriesAreListedInKeyOrder(t *testing.T) {
 		}
 	}
 }
+
+type repeatedOption struct {
+	Name string `json:"name,omitempty,omitempty"`
+}
+
+type trailingComma struct {
+	Name string `json:"name,"`
+}
+
+type unknownCase struct {
+	Name string `json:"name,case:loose"`
+}
+
+type onlyUnexported struct {
+	name string
+}
+
+type outerOfBroken struct {
+	ID    int            `json:"id"`
+	Inner repeatedOption `json:"inner"`
+}
+
+// A struct the decoder cannot use (json tags it cannot read, no field it
+// can fill) refuses every body; that is the service's mistake, not the
+// client's, so it must not be answered as invalid_json or
+// validation_failed, which tell the client to fix a body it cannot fix.
+func TestUnusableTargetIsTheServicesFault(t *testing.T) {
+	decoders := map[string]func(*http.Request) error{
+		"repeated":   func(r *http.Request) error { _, err := bind.Decode[repeatedOption](r); return err },
+		"trailing":   func(r *http.Request) error { _, err := bind.Decode[trailingComma](r); return err },
+		"case":       func(r *http.Request) error { _, err := bind.Decode[unknownCase](r); return err },
+		"unexported": func(r *http.Request) error { _, err := bind.Decode[onlyUnexported](r); return err },
+		"nested":     func(r *http.Request) error { _, err := bind.Decode[outerOfBroken](r); return err },
+	}
+	srv := stackServer(t, func(r *http.Request) error { return decoders[r.URL.Query().Get("t")](r) })
+	for _, c := range []struct{ target, body string }{
+		{"repeated", `{}`}, {"repeated", `{"name":"x"}`}, {"trailing", `{"name":"x"}`}, {"case", `{}`},
+		{"unexported", `{}`}, {"unexported", `{"name":"x"}`}, {"nested", `{"id":1,"inner":{}}`},
+	} {
+		status, raw := postJSON(t, srv.URL+"/?t="+c.target, "application/problem+json", c.body)
+		var doc struct{ Code string }
+		_ = json.Unmarshal(raw, &doc)
+		if status != http.StatusInternalServerError || doc.Code != "internal" {
+			t.Errorf("%s %s: %d %s", c.target, c.body, status, raw)
+		}
+	}
+	// A usable struct still blames the body.
+	status, raw := postJSON(t, srv.URL+"/?t=nested", "application/problem+json", `{"id":"1"}`)
+	if status != http.StatusUnprocessableEntity {
+		t.Errorf("mistyped body: %d %s", status, raw)
+	}
+}
