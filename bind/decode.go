@@ -78,6 +78,9 @@ func decode(r *http.Request, dst any, t reflect.Type, cfg *config) *problem.Prob
 	if p != nil {
 		return p
 	}
+	if p := checkEncoding(r.Header.Get("Content-Encoding"), body); p != nil {
+		return p
+	}
 	mistyped, p := unmarshal(body, dst, t, cfg.allowUnknown)
 	if p != nil {
 		return p
@@ -185,6 +188,20 @@ func checkContentType(ct string) *problem.Problem {
 		}
 	}
 	return nil
+}
+
+// checkEncoding refuses a compressed body as RFC 9110 §15.5.16 says, with
+// 415: read as JSON, gzip's first byte made it "not valid JSON (syntax
+// error at byte 1)", sending the client to look for a mistake in JSON it
+// got right. A body that is JSON passes whatever the header says, since a
+// middleware may have decoded it and left the header.
+func checkEncoding(ce string, body []byte) *problem.Problem {
+	ce = strings.TrimSpace(ce)
+	if ce == "" || strings.EqualFold(ce, "identity") || checkSyntax(body) == nil {
+		return nil
+	}
+	return problem.New(problem.UnsupportedMediaType).
+		WithDetail("The request body must be sent without Content-Encoding; compressed bodies are not accepted.")
 }
 
 func isJSONMediaType(mt string) bool {
