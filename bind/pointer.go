@@ -1,11 +1,14 @@
 package bind
 
 import (
+	"bytes"
 	"encoding"
 	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // pointer renders path segments as an RFC 6901 JSON Pointer.
@@ -116,6 +119,9 @@ func walkNamespace(v reflect.Value, ns string, segs []string, field bool) ([]str
 // walkMapKey picks the key whose printed form opens ns and whose remainder
 // still fits the value; the longest such key wins so "a]" beats "a".
 func walkMapKey(v reflect.Value, ns string, segs []string) ([]string, bool) {
+	if plainKey(v.Type().Key()) {
+		return lookupMapKey(v, ns, segs)
+	}
 	var (
 		best    []string
 		bestLen = -1
@@ -137,6 +143,69 @@ func walkMapKey(v reflect.Value, ns string, segs []string) ([]string, bool) {
 		}
 	}
 	return best, bestLen >= 0
+}
+
+var (
+	stringerType  = reflect.TypeFor[fmt.Stringer]()
+	errorType     = reflect.TypeFor[error]()
+	formatterType = reflect.TypeFor[fmt.Formatter]()
+)
+
+// plainKey reports whether validator prints keys of type kt as their text
+// or decimal value, so a printed key can be parsed back and looked up.
+func plainKey(kt reflect.Type) bool {
+	if kt.Implements(stringerType) || kt.Implements(errorType) || kt.Implements(formatterType) {
+		return false
+	}
+	return kt.Kind() == reflect.String || intKind(kt) || uintKind(kt)
+}
+
+// lookupMapKey is walkMapKey for plain keys: each ']' in ns may close the
+// key, and the key it closes is looked up rather than every key printed,
+// which cost a pass over the whole map per field error (seconds for one
+// body of a few thousand failing entries).
+func lookupMapKey(v reflect.Value, ns string, segs []string) ([]string, bool) {
+	kt := v.Type().Key()
+	for end := strings.LastIndexByte(ns, ']'); end > 0; end = strings.LastIndexByte(ns[:end], ']') {
+		k, ok := parseKey(kt, ns[1:end])
+		if !ok {
+			continue
+		}
+		val := v.MapIndex(k)
+		if !val.IsValid() {
+			continue
+		}
+		key, ok := jsonKey(k)
+		if !ok {
+			continue
+		}
+		if out, ok := walkNamespace(val, ns[end+1:], append(segs[:len(segs):len(segs)], key), false); ok {
+			return out, true
+		}
+	}
+	return nil, false
+}
+
+// parseKey reads back a plain key as validator printed it.
+func parseKey(kt reflect.Type, s string) (reflect.Value, bool) {
+	k := reflect.New(kt).Elem()
+	switch {
+	case kt.Kind() == reflect.String:
+		k.SetString(s)
+	case intKind(kt):
+		n, err := strconv.ParseInt(s, 10, kt.Bits())
+		if err != nil || strconv.FormatInt(n, 10) != s {
+			return reflect.Value{}, false
+		}
+		k.SetInt(n)
+	default:
+		n, err := strconv.ParseUint(s, 10, kt.Bits())
+		if err != nil || strconv.FormatUint(n, 10) != s {
+			return reflect.Value{}, false
+		}
+		k.SetUint(n)
+	}
+	return k, true
 }
 
 // printKey prints a key as validator does; a key reached through an
@@ -201,9 +270,9 @@ func (l *locator) enter(tok string) bool {
 			if l.peek() == ',' {
 				l.pos++
 			}
-			key := l.str()
+			named := l.names(tok)
 			l.expect(':')
-			if key == tok {
+			if named {
 				return true
 			}
 			l.skip()
@@ -225,4 +294,20 @@ func (l *locator) enter(tok string) bool {
 		}
 	}
 	return false
+}
+
+// names reports whether the member name at the cursor is name, unquoting
+// it only when it holds an escape: member runs once per field error, over
+// every name before the one it looks for.
+func (l *locator) names(name string) bool {
+	raw := l.rawString()
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner) == name
+	}
+	s, err := jsontext.AppendUnquote(nil, raw)
+	if err != nil {
+		panic(errMalformed)
+	}
+	return string(s) == name
 }
