@@ -86,7 +86,7 @@ func decode(r *http.Request, dst any, t reflect.Type, cfg *config) *problem.Prob
 		return p
 	}
 	if mistyped == nil {
-		if cfg.noValidate || indirect(t).Kind() != reflect.Struct {
+		if cfg.noValidate || !validated(t) {
 			return nil
 		}
 		return validateValue(cfg, dst, body)
@@ -102,7 +102,7 @@ func decode(r *http.Request, dst any, t reflect.Type, cfg *config) *problem.Prob
 func mistypedProblem(m *mistyped, body []byte, dst any, t reflect.Type, cfg *config) *problem.Problem {
 	fes := m.issues
 	err := m.err
-	if !cfg.noValidate && indirect(t).Kind() == reflect.Struct {
+	if !cfg.noValidate && validated(t) {
 		_ = jsonv2.Unmarshal(body, dst, lenient)
 		if vp := validateValue(cfg, dst, body); vp != nil {
 			if vp.Code() != problem.ValidationFailed {

@@ -49,14 +49,17 @@ func namespacePointer(root reflect.Value, ns string) (string, bool) {
 		}
 		root = root.Elem()
 	}
-	if name := root.Type().Name(); name != "" {
+	// A struct's namespace opens with its type's name; a collection's,
+	// validated by Var, opens with the first element's "[i]".
+	isStruct := root.Kind() == reflect.Struct
+	if name := root.Type().Name(); name != "" && isStruct {
 		rest, ok := strings.CutPrefix(ns, name+".")
 		if !ok {
 			return "", false
 		}
 		ns = rest
 	}
-	segs, ok := walkNamespace(root, ns, nil, true)
+	segs, ok := walkNamespace(root, ns, nil, isStruct)
 	if !ok {
 		return "", false
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline-go/faultline/bind"
 	"github.com/faultline-go/faultline/middleware"
@@ -252,6 +253,54 @@ func TestCompressedBodyIsAnUnsupportedEncoding(t *testing.T) {
 		_ = json.Unmarshal(raw, &doc)
 		if status != c.status || doc.Code != c.code {
 			t.Errorf("Content-Encoding %q: %d %s, want %d %s", c.encoding, status, raw, c.status, c.code)
+		}
+	}
+}
+
+type batch []street
+
+// A body that is a collection of structs (a batch of items, a map of
+// them) is validated item by item, as a struct body is; it was accepted
+// with every rule of every item broken.
+func TestCollectionBodiesAreValidated(t *testing.T) {
+	decoders := map[string]func(*http.Request) error{
+		"slice":  func(r *http.Request) error { _, err := bind.Decode[[]street](r); return err },
+		"named":  func(r *http.Request) error { _, err := bind.Decode[batch](r); return err },
+		"nested": func(r *http.Request) error { _, err := bind.Decode[*[][]*street](r); return err },
+		"array":  func(r *http.Request) error { _, err := bind.Decode[[2]street](r); return err },
+		"map":    func(r *http.Request) error { _, err := bind.Decode[map[string]street](r); return err },
+		"times":  func(r *http.Request) error { _, err := bind.Decode[[]time.Time](r); return err },
+		"into":   func(r *http.Request) error { var b batch; return bind.DecodeInto(r, &b) },
+	}
+	srv := stackServer(t, func(r *http.Request) error { return decoders[r.URL.Query().Get("t")](r) })
+	for _, c := range []struct {
+		target, body string
+		pointers     []string
+	}{
+		{"slice", `[{"street":"a","id":1},{"id":0}]`, []string{"/1/street", "/1/id"}},
+		{"slice", `[{"street":"a","id":1}]`, nil},
+		{"named", `[{"street":"a"},{"street":"b","id":"2"}]`, []string{"/1/id", "/0/id"}},
+		{"nested", `[[{"street":"a","id":1}],[null,{"id":3}]]`, []string{"/1/1/street"}},
+		{"array", `[{"street":"a","id":1},{"street":"","id":1}]`, []string{"/1/street"}},
+		{"map", `{"x/y":{"street":"a"},"z":{"id":1}}`, []string{"/x~1y/id", "/z/street"}},
+		{"times", `["2026-01-02T03:04:05Z"]`, nil},
+		{"into", `[{"id":4}]`, []string{"/0/street"}},
+	} {
+		status, raw := postJSON(t, srv.URL+"/?t="+c.target, "application/problem+json", c.body)
+		var doc struct {
+			Errors []struct{ Pointer string } `json:"errors"`
+		}
+		_ = json.Unmarshal(raw, &doc)
+		var got []string
+		for _, fe := range doc.Errors {
+			got = append(got, fe.Pointer)
+		}
+		want := http.StatusUnprocessableEntity
+		if c.pointers == nil {
+			want = http.StatusNoContent
+		}
+		if status != want || strings.Join(got, " ") != strings.Join(c.pointers, " ") {
+			t.Errorf("%s %s: %d %s, want %d with %q", c.target, c.body, status, raw, want, c.pointers)
 		}
 	}
 }

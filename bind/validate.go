@@ -56,8 +56,31 @@ func unescapeToken(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 }
 
-// Validate validates a struct (or pointer to one) that did not come from a
-// body, such as decoded query parameters, and reports every failing field
+// validated reports whether a value of type t has rules to check: a
+// struct, or slices, arrays and maps of structs.
+func validated(t reflect.Type) bool {
+	t = indirect(t)
+	return t.Kind() == reflect.Struct || diveTag(t) != ""
+}
+
+// diveTag is the tag that makes validator check the structs inside a
+// collection, one "dive" per level (a batch of orders, [][]Item, a map of
+// structs): validator's Struct takes no collection, and a body of many
+// items was accepted with every rule of every item broken. It is "" when
+// t holds no structs.
+func diveTag(t reflect.Type) string {
+	depth := 0
+	for t = indirect(t); t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map; t = indirect(t.Elem()) {
+		depth++
+	}
+	if depth == 0 || t.Kind() != reflect.Struct {
+		return ""
+	}
+	return strings.Repeat("dive,", depth-1) + "dive"
+}
+
+// Validate validates a struct (or pointer to one, or a slice, array or map
+// of them) that did not come from a body, such as decoded query parameters, and reports every failing field
 // as validation_failed, a *problem.Problem. Only WithValidator and
 // WithMessage among the options apply.
 func Validate(v any, opts ...Option) error {
@@ -82,7 +105,12 @@ func validateValue(cfg *config, dst any, body []byte) *problem.Problem {
 	// field it visits, and boxing a field of an addressable struct
 	// allocates each time, while one copy of the struct costs one
 	// allocation in all.
-	err := cfg.validator().Struct(root.Interface())
+	var err error
+	if root.Kind() == reflect.Struct {
+		err = cfg.validator().Struct(root.Interface())
+	} else if tag := diveTag(root.Type()); tag != "" {
+		err = cfg.validator().Var(root.Interface(), tag)
+	}
 	if err == nil {
 		return nil
 	}
