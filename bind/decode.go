@@ -315,7 +315,9 @@ func unmarshal(body []byte, dst any, t reflect.Type, allowUnknown bool) (*mistyp
 	if err != nil {
 		return decodeProblem(err, body, t, !allowUnknown)
 	}
-	if first[0] == 'n' && indirect(t).Kind() != reflect.Interface {
+	// A type that keeps null as a value of its own (json.RawMessage,
+	// jsontext.Value) was sent one; anything else was sent nothing.
+	if first[0] == 'n' && indirect(t).Kind() != reflect.Interface && reflect.ValueOf(dst).Elem().IsZero() {
 		return nil, problem.New(problem.InvalidJSON).WithDetail("The request body must be " + article(t) + ", not null.")
 	}
 	return nil, nil
@@ -464,9 +466,21 @@ func indirect(t reflect.Type) reflect.Type {
 	return t
 }
 
-// article names what the body must be, for the whole-body null.
+// article names what the body must be, for the whole-body null, as the
+// decoder reads t: a byte slice and a type with its own text form are
+// strings.
 func article(t reflect.Type) string {
-	switch indirect(t).Kind() {
+	t = indirect(t)
+	switch {
+	case reflect.PointerTo(t).Implements(textUnmarshalerType), t.Kind() == reflect.String,
+		t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		return "a JSON string"
+	case t.Kind() == reflect.Bool:
+		return "a JSON boolean"
+	case intKind(t), uintKind(t), t.Kind() == reflect.Float32, t.Kind() == reflect.Float64:
+		return "a JSON number"
+	}
+	switch t.Kind() {
 	case reflect.Struct, reflect.Map:
 		return "a JSON object"
 	case reflect.Slice, reflect.Array:

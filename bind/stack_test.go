@@ -17,6 +17,7 @@ import (
 	"github.com/faultline-go/faultline/middleware"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/go-chi/chi/v5"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // stackServer serves handle behind middleware.Stack on a chi router, as a
@@ -301,6 +302,38 @@ func TestCollectionBodiesAreValidated(t *testing.T) {
 		}
 		if status != want || strings.Join(got, " ") != strings.Join(c.pointers, " ") {
 			t.Errorf("%s %s: %d %s, want %d with %q", c.target, c.body, status, raw, want, c.pointers)
+		}
+	}
+}
+
+// A whole-body null is refused by naming what the target takes as the
+// decoder reads it, and a target that holds null as a value of its own
+// (json.RawMessage, jsontext.Value) takes it: a raw body was refused as
+// "must be a JSON array", a time or a byte slice as an object or array.
+func TestWholeBodyNullNamesWhatTheTargetTakes(t *testing.T) {
+	decoders := map[string]func(*http.Request) error{
+		"raw":    func(r *http.Request) error { _, err := bind.Decode[json.RawMessage](r); return err },
+		"value":  func(r *http.Request) error { _, err := bind.Decode[jsontext.Value](r); return err },
+		"time":   func(r *http.Request) error { _, err := bind.Decode[time.Time](r); return err },
+		"bytes":  func(r *http.Request) error { _, err := bind.Decode[[]byte](r); return err },
+		"number": func(r *http.Request) error { _, err := bind.Decode[*uint16](r); return err },
+		"flag":   func(r *http.Request) error { _, err := bind.Decode[bool](r); return err },
+		"struct": func(r *http.Request) error { _, err := bind.Decode[*street](r); return err },
+		"list":   func(r *http.Request) error { _, err := bind.Decode[[]int](r); return err },
+	}
+	srv := stackServer(t, func(r *http.Request) error { return decoders[r.URL.Query().Get("t")](r) })
+	for target, want := range map[string]string{
+		"raw": "", "value": "", "time": "a JSON string", "bytes": "a JSON string", "number": "a JSON number",
+		"flag": "a JSON boolean", "struct": "a JSON object", "list": "a JSON array",
+	} {
+		status, raw := postJSON(t, srv.URL+"/?t="+target, "application/problem+json", " null ")
+		var doc struct{ Code, Detail string }
+		_ = json.Unmarshal(raw, &doc)
+		switch {
+		case want == "" && status != http.StatusNoContent:
+			t.Errorf("%s: %d %s, want the null taken", target, status, raw)
+		case want != "" && (doc.Code != "invalid_json" || doc.Detail != "The request body must be "+want+", not null."):
+			t.Errorf("%s: %d %s, want %s", target, status, raw, want)
 		}
 	}
 }
