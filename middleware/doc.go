@@ -68,8 +68,9 @@
 // while it is blocked reading a body the client uploads slowly: the timeout
 // ends that read with an expired read deadline (http.ResponseController),
 // because net/http would otherwise hold the response until it could discard
-// the rest of the body. The handler's read fails, and the connection is
-// closed after the response.
+// the rest of the body. The handler's read fails, and over HTTP/1 the
+// connection is closed after the response (over HTTP/2 only the stream
+// ends: the connection the client's other streams share stays open).
 //
 // # Why Guard decides at WriteHeader
 //

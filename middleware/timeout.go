@@ -299,10 +299,15 @@ func (st *state) expire() {
 		// left unread). Full duplex would not do: the handler would stay
 		// blocked for as long as the client trickles.
 		_ = http.NewResponseController(st.w).SetReadDeadline(time.Now())
-		// The deadline stays on the connection: when the handler had read
-		// the whole body, net/http would keep it alive and the next request
-		// on it would start with its context cancelled. It must close.
-		st.w.Header().Set("Connection", "close")
+		// Over HTTP/1 the deadline stays on the connection: when the
+		// handler had read the whole body, net/http would keep it alive and
+		// the next request on it would start with its context cancelled. It
+		// must close. Over HTTP/2 the deadline ends this stream's body only,
+		// and Connection: close would send GOAWAY, tearing down the
+		// connection every other stream of the client shares.
+		if st.req.ProtoMajor == 1 {
+			st.w.Header().Set("Connection", "close")
+		}
 	}
 	if name := st.cfg.corrHeader; name != "" && st.corr.Accepted {
 		// Stack set it on the handler's map (see prepare).
