@@ -436,18 +436,18 @@ func (st *state) safeWrite(w http.ResponseWriter, p *problem.Problem) (ok bool) 
 		if v := recover(); v != nil {
 			ok = false
 			st.flags.Or(fAbort)
-			st.logWriterPanic(p, v)
+			st.logWriterPanic("faultline: panic while writing a problem; connection aborted", p, v)
 		}
 	}()
 	err := st.writer().Write(w, st.req, p)
 	return err == nil
 }
 
-// logWriterPanic reports a panic inside the problem writer to the writer's
-// logger, and, when that is what panicked (a broken log handler), to
-// slog.Default(); a panic there too is given up on rather than allowed to
+// logWriterPanic reports, as msg, a panic inside the problem writer to the
+// writer's logger, and, when that is what panicked (a broken log handler),
+// to slog.Default(); a panic there too is given up on rather than allowed to
 // crash the server.
-func (st *state) logWriterPanic(p *problem.Problem, v any) {
+func (st *state) logWriterPanic(msg string, p *problem.Problem, v any) {
 	attrs := []slog.Attr{
 		slog.String("code", string(p.Code())),
 		slog.String(correlation.AttrKey, correlation.ID(st)),
@@ -455,18 +455,18 @@ func (st *state) logWriterPanic(p *problem.Problem, v any) {
 		stackFrames(),
 	}
 	for _, l := range [...]func() *slog.Logger{st.Logger, slog.Default} {
-		if logged(l, st, attrs) {
+		if logged(l, st, msg, attrs) {
 			return
 		}
 	}
 }
 
-func logged(l func() *slog.Logger, st *state, attrs []slog.Attr) (ok bool) {
+func logged(l func() *slog.Logger, st *state, msg string, attrs []slog.Attr) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
 		}
 	}()
-	l().LogAttrs(st, slog.LevelError, "faultline: panic while writing a problem; connection aborted", attrs...)
+	l().LogAttrs(st, slog.LevelError, msg, attrs...)
 	return true
 }

@@ -334,14 +334,24 @@ func (st *state) expire() {
 // its response: the client may get a response cut short, which must not go
 // unrecorded. It is logged once, never written: the handler still owns the
 // response and its header map, so the record is built apart from both.
+//
+// It usually runs on the timer's goroutine, where nothing recovers a panic:
+// a broken log handler must not crash the server, so its panic is reported
+// as one inside the writer is (see safeWrite).
 func (st *state) logLateDeadline() {
 	st.flags.Or(fLateDeadline)
-	st.writer().Report(st, correlation.ID(st), problem.New(problem.Timeout).WithLogAttrs(
+	p := problem.New(problem.Timeout).WithLogAttrs(
 		slog.Bool("response_started", true),
 		slog.String("method", st.req.Method),
 		slog.String("path", sanitize.Log(st.req.URL.Path)),
 		timeoutAttr(st.timeout),
-		slog.String("written_by", "faultline.timeout")))
+		slog.String("written_by", "faultline.timeout"))
+	defer func() {
+		if v := recover(); v != nil {
+			st.logWriterPanic("faultline: panic while logging a deadline passed after the response started", p, v)
+		}
+	}()
+	st.writer().Report(st, correlation.ID(st), p)
 }
 
 // timeoutAttr logs the deadline as text ("2s"), as the kit logs every

@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/problem"
 )
 
 const testTimeout = 50 * time.Millisecond
@@ -299,4 +302,35 @@ func TestTimeoutRetryAfterMatchesRetryable(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLateDeadlineWithBrokenLoggerKeepsTheServer: the record of a deadline
+// that passed after the response started is written on the timer's
+// goroutine, where no recover of net/http's or the handler's can catch a
+// panic: a broken log handler there crashed the whole process. It is
+// reported to slog's default, as a panic inside the writer is elsewhere.
+func TestLateDeadlineWithBrokenLoggerKeepsTheServer(t *testing.T) {
+	fallback := &syncBuffer{}
+	prev := slog.Default()
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	slog.SetDefault(slog.New(slog.NewJSONHandler(fallback, nil)))
+	wr := problem.NewWriter(problem.WithLogger(slog.New(panickingHandler{slog.NewJSONHandler(io.Discard, nil)})))
+	k := newKit()
+	for i, stuck := range []time.Duration{4 * testTimeout, 6 * testTimeout} {
+		srv := k.serve(t, Stack(WithWriter(wr), WithRequestTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte("streaming;"))
+			http.NewResponseController(w).Flush()
+			// A stream that ignores its context for a while.
+			time.Sleep(stuck)
+			w.Write([]byte("done"))
+		})))
+		r := get(t, srv.URL)
+		if r.StatusCode != 200 || string(r.body) != "streaming;done" {
+			t.Fatalf("%d %q", r.StatusCode, r.body)
+		}
+		recs := waitRecords(t, fallback, i+1)
+		if rec := recs[i]; rec["panic"] != "log handler broke" || rec["code"] != "timeout" || rec["correlation_id"] != r.Header.Get("X-Request-Id") {
+			t.Fatalf("fallback record %v", rec)
+		}
+	}
 }
