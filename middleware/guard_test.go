@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -274,4 +275,65 @@ func TestGuardLogsReplacedBody(t *testing.T) {
 			t.Errorf("a body-less response quoted a body: %v", recs[2])
 		}
 	})
+}
+
+// TestSwitchingProtocolsStartsTheResponse: net/http sends 101 as the final
+// status of the HTTP/1 exchange (a WebSocket library calls WriteHeader(101)
+// and then hijacks), not as an informational response. Taken for one, it
+// left the response "not started": a deadline passing before the hijack
+// wrote its problem into the 101 response and refused the hijack, and a
+// panic in between logged a problem as written that never was.
+func TestSwitchingProtocolsStartsTheResponse(t *testing.T) {
+	for name, step := range map[string]func(){
+		"slow handshake past the deadline": func() { time.Sleep(4 * testTimeout) },
+		"quick handshake":                  func() {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			k := newKit()
+			srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Upgrade", "websocket")
+				w.Header().Set("Connection", "Upgrade")
+				w.WriteHeader(http.StatusSwitchingProtocols)
+				step()
+				conn, rw, err := http.NewResponseController(w).Hijack()
+				if err != nil {
+					t.Errorf("hijack after 101: %v", err)
+					return
+				}
+				defer conn.Close()
+				line, _ := rw.ReadString('\n')
+				rw.WriteString("echo " + line)
+				rw.Flush()
+			})))
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetDeadline(time.Now().Add(5 * time.Second))
+			io.WriteString(conn, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("X-Request-Id") == "" {
+				t.Fatalf("status %d, headers %v", resp.StatusCode, resp.Header)
+			}
+			io.WriteString(conn, "ping\n")
+			if got, _ := br.ReadString('\n'); got != "echo ping\n" {
+				t.Fatalf("after the upgrade read %q", got)
+			}
+		})
+	}
+	k := newKit()
+	srv := k.serve(t, Stack(WithWriter(k.writer))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusSwitchingProtocols)
+		panic("handshake failed after the status")
+	})))
+	_, _ = http.Get(srv.URL)
+	recs := waitRecords(t, k.logs, 1)
+	if recs[0]["msg"] != "problem not written: response already started" || recs[0]["panic"] != "handshake failed after the status" {
+		t.Fatalf("the log claims a problem the client never got: %v", recs[0])
+	}
 }

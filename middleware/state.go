@@ -301,8 +301,10 @@ func (st *state) WriteHeader(code int) {
 			return
 		}
 	}
-	if code < 200 {
-		// Informational responses do not start the response.
+	if code < 200 && code != http.StatusSwitchingProtocols {
+		// Informational responses do not start the response. 101 is not
+		// one for net/http: it is the exchange's final status, which a
+		// WebSocket handshake sends before it hijacks.
 		st.commitHeaders()
 		st.w.WriteHeader(code)
 		return
