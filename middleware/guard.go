@@ -84,18 +84,31 @@ func (st *state) textPlane(h http.Header) bool {
 func (st *state) replace(code int) {
 	st.flags.Or(fStarted | fReplaced)
 	st.commitHeaders()
-	st.pending = int32(code)
+	st.pending.Store(int32(code))
 }
 
 // replacedBodyMax bounds how much of a replaced body reaches the log:
 // enough to read the handler's message, too little to flood the log.
 const replacedBodyMax = 512
 
-// writeReplacement writes the problem for the pending bare status, quoting
-// body, the start of what the handler meant to send, in its log record.
+// writeReplacement writes the problem for the pending bare status, if
+// there still is one, quoting body, the start of what the handler meant to
+// send, in its log record.
 func (st *state) writeReplacement(body []byte) {
-	code := int(st.pending)
-	st.pending = 0
+	if w, p, ok := st.takeReplacement(body); ok {
+		st.safeWrite(w, p)
+	}
+}
+
+// takeReplacement claims the pending bare status, and returns the problem
+// that replaces it and the writer to write it with. The handler's
+// goroutine and the deadline's can both try; the swap lets exactly one
+// write.
+func (st *state) takeReplacement(body []byte) (http.ResponseWriter, *problem.Problem, bool) {
+	code := int(st.pending.Swap(0))
+	if code == 0 {
+		return nil, nil, false
+	}
 	p := st.guardProblem(code)
 	p = p.WithLogAttrs(slog.Int("handler_status", code), slog.String("written_by", "faultline.guard"))
 	if len(body) > 0 {
@@ -107,7 +120,7 @@ func (st *state) writeReplacement(body []byte) {
 		// Content-Range, which the writer drops as a representation header.
 		w = &keepHeader{ResponseWriter: st.w, name: "Content-Range", value: cr}
 	}
-	st.safeWrite(w, p)
+	return w, p, true
 }
 
 // guardProblem is the problem that replaces a bare error status.

@@ -92,7 +92,7 @@ func (l *layer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (l *layer) finish(st *state, own bool, v any) {
 	if v == nil && own {
 		switch {
-		case st.pending != 0:
+		case st.pending.Load() != 0:
 			// The handler returned after a bare error status without a body.
 			st.writeReplacement(nil)
 		case st.flags.Load()&(fTripped|fStarted|fHijacked) == fTripped:

@@ -55,10 +55,9 @@ func (l *layer) recovered(st *state, v any) {
 		panic(v)
 	}
 	stack := stackFrames()
-	if st.pending != 0 {
+	if st.pending.Swap(0) != 0 {
 		// The handler sent a bare error status, then panicked before the
 		// guard wrote its problem: the panic is the better account.
-		st.pending = 0
 		st.flags.And(^(fStarted | fReplaced))
 	}
 	var p *problem.Problem

@@ -76,9 +76,10 @@ type state struct {
 	headAsGet bool
 	// pending is the bare error status the guard has decided to replace
 	// but not written yet: the problem goes out with the handler's first
-	// body write (which its log record quotes) or when the handler returns.
-	// Only the handler's goroutine touches it.
-	pending int32
+	// body write (which its log record quotes) or when the handler returns,
+	// or at the deadline if the handler stalls before either. Whoever
+	// swaps it to zero writes the problem (see takeReplacement).
+	pending atomic.Int32
 	// committed is the shadow's size when it was last committed: once the
 	// response has started, only new keys (trailers) need committing again.
 	committed int32
@@ -326,9 +327,7 @@ func (st *state) Write(b []byte) (int, error) {
 	case err != nil:
 		return 0, err
 	case swallow:
-		if st.pending != 0 {
-			st.writeReplacement(b)
-		}
+		st.writeReplacement(b)
 		return len(b), nil
 	}
 	return st.w.Write(b)
@@ -362,7 +361,7 @@ func (st *state) ReadFrom(src io.Reader) (int64, error) {
 	case err != nil:
 		return 0, err
 	case swallow:
-		if st.pending == 0 {
+		if st.pending.Load() == 0 {
 			return io.Copy(io.Discard, src)
 		}
 		var head [replacedBodyMax]byte
@@ -388,9 +387,7 @@ func (st *state) FlushError() error {
 		st.WriteHeader(http.StatusOK)
 		f = st.flags.Load()
 	}
-	if st.pending != 0 {
-		st.writeReplacement(nil)
-	}
+	st.writeReplacement(nil)
 	if f&(fTimedOut|fReplaced|fHijacked) != 0 {
 		// The response is the timer's or the guard's, or no longer ours.
 		return nil

@@ -21,8 +21,11 @@ import (
 // see the package documentation) at that moment, and everything the handler
 // writes afterwards is refused with http.ErrHandlerTimeout. A response that
 // has already started is left alone: the handler sees ctx.Done() and ends it
-// as it can, and the timeout is logged (once, with response_started). The handler runs on the request's own goroutine and its success
-// is not buffered.
+// as it can, and the timeout is logged (once, with response_started). A
+// bare error status that Guard is replacing has sent nothing yet: if the
+// handler stalls before its body, Guard's problem goes out at the deadline.
+// The handler runs on the request's own goroutine and its success is not
+// buffered.
 //
 // Headers the handler sets are kept apart until it starts its response, so
 // a timeout problem carries only the headers set before Timeout ran: put
@@ -284,6 +287,18 @@ func (st *state) expire() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if f := st.flags.Load(); f&(fStarted|fFinished|fHijacked|fTimedOut) != 0 {
+		if f&(fFinished|fReplaced) == fReplaced {
+			// The handler sent a bare error status and stalled before
+			// its body: nothing is on the wire yet, and the guard's
+			// problem is the answer, due now.
+			if w, p, ok := st.takeReplacement(nil); ok {
+				// The problem is the request's record: the deadline is
+				// not logged again when the handler returns.
+				st.flags.Or(fLateDeadline)
+				st.writeNow(w, p.WithLogAttrs(slog.Bool("deadline_passed", true)))
+				return
+			}
+		}
 		if f&(fStarted|fFinished|fHijacked|fTimedOut|fLateDeadline) == fStarted {
 			st.logLateDeadline()
 		}
@@ -313,20 +328,23 @@ func (st *state) expire() {
 		// Stack set it on the handler's map (see prepare).
 		st.w.Header()[name] = []string{st.corr.ID}
 	}
-	p := timeoutProblem(st.req).
-		WithLogAttrs(timeoutAttr(st.timeout), slog.String("written_by", "faultline.timeout"))
-	// The client must have the whole problem now, not when the stuck
-	// handler finally returns: so it goes out with a Content-Length and is
-	// flushed.
-	bw := &bufferedWriter{ResponseWriter: st.w}
+	st.writeNow(st.w, timeoutProblem(st.req).
+		WithLogAttrs(timeoutAttr(st.timeout), slog.String("written_by", "faultline.timeout")))
+}
+
+// writeNow writes p through w at the deadline. The client must have the
+// whole problem now, not when the stuck handler finally returns: so it
+// goes out with a Content-Length and is flushed.
+func (st *state) writeNow(w http.ResponseWriter, p *problem.Problem) {
+	bw := &bufferedWriter{ResponseWriter: w}
 	if !st.safeWrite(bw, p) {
 		return
 	}
 	if st.req.Method != http.MethodHead {
-		st.w.Header().Set("Content-Length", strconv.Itoa(bw.buf.Len()))
+		w.Header().Set("Content-Length", strconv.Itoa(bw.buf.Len()))
 	}
-	st.w.WriteHeader(bw.status)
-	_, _ = st.w.Write(bw.buf.Bytes())
+	w.WriteHeader(bw.status)
+	_, _ = w.Write(bw.buf.Bytes())
 	_ = http.NewResponseController(st.w).Flush()
 }
 

@@ -334,3 +334,75 @@ func TestLateDeadlineWithBrokenLoggerKeepsTheServer(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutAnswersAPendingReplacementAtTheDeadline: a handler that sent
+// a bare error status and then stalled before its body (a proxy relaying
+// an upstream's error whose body is slow to come) had nothing on the wire:
+// the guard writes its problem with the first body byte. The client waited
+// for the handler however long past the deadline, and the deadline was
+// logged as if the response had started. The guard's problem goes out at
+// the deadline instead, whole, and it is the request's one record.
+func TestTimeoutAnswersAPendingReplacementAtTheDeadline(t *testing.T) {
+	for _, c := range []struct {
+		method string
+		status int
+		code   string
+	}{
+		{http.MethodGet, http.StatusBadGateway, "upstream_error"},
+		{http.MethodPost, http.StatusConflict, "conflict"},
+		{http.MethodHead, http.StatusNotFound, "not_found"},
+	} {
+		t.Run(c.method, func(t *testing.T) {
+			k := newKit()
+			release := make(chan struct{})
+			returned := make(chan struct{})
+			srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				defer close(returned)
+				w.WriteHeader(c.status)
+				<-release
+				w.Write([]byte("the upstream's late error body"))
+			})))
+			released := false
+			defer func() {
+				if !released {
+					close(release)
+				}
+			}()
+			req, _ := http.NewRequest(c.method, srv.URL, nil)
+			start := time.Now()
+			client := srv.Client()
+			client.Timeout = testTimeout + 2*time.Second
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatalf("no answer at the deadline: %v", err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatalf("reading the problem: %v", err)
+			}
+			if waited := time.Since(start); waited > testTimeout+time.Second {
+				t.Fatalf("answered after %v, with a deadline of %v", waited, testTimeout)
+			}
+			if resp.StatusCode != c.status || resp.Header.Get(problem.DefaultCodeHeader) != c.code {
+				t.Fatalf("status %d, code %q", resp.StatusCode, resp.Header.Get(problem.DefaultCodeHeader))
+			}
+			if c.method == http.MethodHead {
+				if len(body) != 0 {
+					t.Fatalf("HEAD got a body %q", body)
+				}
+			} else {
+				wantProblem(t, response{resp, body}, c.status, c.code, nil)
+			}
+			// The handler, back, must not have the deadline logged again.
+			released = true
+			close(release)
+			<-returned
+			time.Sleep(10 * time.Millisecond)
+			recs := waitRecords(t, k.logs, 1)
+			if recs[0]["code"] != c.code || recs[0]["response_started"] != nil || recs[0]["correlation_id"] != resp.Header.Get("X-Request-Id") {
+				t.Fatalf("record %v", recs[0])
+			}
+		})
+	}
+}
