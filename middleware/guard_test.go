@@ -3,9 +3,13 @@ package middleware
 import (
 	"bufio"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -335,5 +339,45 @@ func TestSwitchingProtocolsStartsTheResponse(t *testing.T) {
 	recs := waitRecords(t, k.logs, 1)
 	if recs[0]["msg"] != "problem not written: response already started" || recs[0]["panic"] != "handshake failed after the status" {
 		t.Fatalf("the log claims a problem the client never got: %v", recs[0])
+	}
+}
+
+// TestFlushSendsTheReplacementWhole: a flush after a bare error status
+// wrote the guard's problem into net/http's buffer and flushed nothing, so
+// when the handler then aborted (httputil.ReverseProxy panics with
+// http.ErrAbortHandler when an upstream's error body fails midway, as at
+// the deadline) the client got a dropped connection and no problem at
+// all. A flush means the client should have it now: the problem goes out
+// whole, with its length, so an abort afterwards cannot truncate it.
+func TestFlushSendsTheReplacementWhole(t *testing.T) {
+	for _, status := range []int{http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusNotFound} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			release := make(chan struct{})
+			defer close(release)
+			upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(status)
+				w.(http.Flusher).Flush()
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+			}))
+			defer upstream.Close()
+			target, _ := url.Parse(upstream.URL)
+			proxy := httputil.NewSingleHostReverseProxy(target)
+			proxy.ErrorLog = log.New(io.Discard, "", 0)
+			k := newKit()
+			srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(4*testTimeout))(proxy))
+			resp, err := srv.Client().Get(srv.URL + "/relay")
+			if err != nil {
+				t.Fatalf("no response: %v", err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatalf("truncated problem %q: %v", body, err)
+			}
+			wantProblem(t, response{resp, body}, status, resp.Header.Get(problem.DefaultCodeHeader), nil)
+		})
 	}
 }

@@ -387,7 +387,14 @@ func (st *state) FlushError() error {
 		st.WriteHeader(http.StatusOK)
 		f = st.flags.Load()
 	}
-	st.writeReplacement(nil)
+	if w, p, ok := st.takeReplacement(nil); ok {
+		// A flush asks for the response to reach the client now, and
+		// the handler may yet stall or abort (httputil.ReverseProxy
+		// panics with http.ErrAbortHandler when an upstream's body
+		// fails): the problem goes out whole, with its length.
+		st.writeNow(w, p)
+		return nil
+	}
 	if f&(fTimedOut|fReplaced|fHijacked) != 0 {
 		// The response is the timer's or the guard's, or no longer ours.
 		return nil

@@ -332,9 +332,10 @@ func (st *state) expire() {
 		WithLogAttrs(timeoutAttr(st.timeout), slog.String("written_by", "faultline.timeout")))
 }
 
-// writeNow writes p through w at the deadline. The client must have the
-// whole problem now, not when the stuck handler finally returns: so it
-// goes out with a Content-Length and is flushed.
+// writeNow writes p through w while the handler runs on (at the deadline,
+// or when it flushes a replaced response). The client must have the whole
+// problem now, not when the handler finally returns or aborts: so it goes
+// out with a Content-Length and is flushed.
 func (st *state) writeNow(w http.ResponseWriter, p *problem.Problem) {
 	bw := &bufferedWriter{ResponseWriter: w}
 	if !st.safeWrite(bw, p) {
