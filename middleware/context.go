@@ -33,10 +33,20 @@ func (st *state) deadlineCtx() context.Context {
 // deadline is when the timeout passes.
 func (st *state) deadline() time.Time { return st.now.Add(st.timeout) }
 
+// timed reports whether the timeout's deadline applies to the context:
+// there is one, and the connection was not hijacked. The deadline is for
+// answering the request; a hijacked connection (a WebSocket) has nothing
+// left to answer, and ending its context would close it after the request
+// timeout. (A context derived from the request before the hijack keeps the
+// deadline it saw.)
+func (st *state) timed() bool {
+	return st.timeout != 0 && st.flags.Load()&fHijacked == 0
+}
+
 // Deadline reports the earlier of the parent's deadline and the timeout's.
 func (st *state) Deadline() (time.Time, bool) {
 	d, ok := st.Context.Deadline()
-	if st.timeout == 0 || ok && d.Before(st.deadline()) {
+	if !st.timed() || ok && d.Before(st.deadline()) {
 		return d, ok
 	}
 	return st.deadline(), true
@@ -44,7 +54,7 @@ func (st *state) Deadline() (time.Time, bool) {
 
 // Done is the parent's channel unless a timeout applies.
 func (st *state) Done() <-chan struct{} {
-	if st.timeout == 0 {
+	if !st.timed() {
 		return st.Context.Done()
 	}
 	return st.deadlineCtx().Done()
@@ -53,7 +63,7 @@ func (st *state) Done() <-chan struct{} {
 // Err agrees with Done, and reports the passed deadline even when no one has
 // asked for the channel, from the moment the timer fires.
 func (st *state) Err() error {
-	if st.timeout == 0 {
+	if !st.timed() {
 		return st.Context.Err()
 	}
 	if c := st.dctx.Load(); c != nil {

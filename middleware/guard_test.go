@@ -381,3 +381,56 @@ func TestFlushSendsTheReplacementWhole(t *testing.T) {
 		})
 	}
 }
+
+// TestHijackedConnectionOutlivesTheDeadline: the request's deadline is for
+// answering it; once a handler hijacks the connection (a WebSocket) there
+// is nothing left to answer, yet its context still ended at the deadline,
+// silently closing every WebSocket after the request timeout. Once
+// hijacked, the request's context is its parent's again.
+func TestHijackedConnectionOutlivesTheDeadline(t *testing.T) {
+	k := newKit()
+	srv := k.serve(t, Stack(WithWriter(k.writer), WithRequestTimeout(testTimeout))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Errorf("hijack: %v", err)
+			return
+		}
+		defer conn.Close()
+		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+		rw.Flush()
+		ctx := r.Context()
+		for range 3 {
+			line, err := rw.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if ctx.Err() != nil {
+				rw.WriteString("context ended: " + ctx.Err().Error() + "\n")
+			} else if _, ok := ctx.Deadline(); ok {
+				rw.WriteString("context has the request's deadline\n")
+			} else {
+				rw.WriteString("echo " + line)
+			}
+			rw.Flush()
+		}
+	})))
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	io.WriteString(conn, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+	br := bufio.NewReader(conn)
+	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v", err)
+	}
+	for i, wait := range []time.Duration{0, 2 * testTimeout, 4 * testTimeout} {
+		time.Sleep(wait)
+		msg := "message " + strconv.Itoa(i) + "\n"
+		io.WriteString(conn, msg)
+		if got, _ := br.ReadString('\n'); got != "echo "+msg {
+			t.Fatalf("after %v read %q", wait, got)
+		}
+	}
+}

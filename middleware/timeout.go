@@ -24,6 +24,11 @@ import (
 // as it can, and the timeout is logged (once, with response_started). A
 // bare error status that Guard is replacing has sent nothing yet: if the
 // handler stalls before its body, Guard's problem goes out at the deadline.
+// A stream that outlives the deadline (server-sent events) sees its context
+// end: mount Timeout on the route groups that answer rather than in Stack
+// when some routes stream. A hijacked connection (a WebSocket) leaves the
+// deadline behind: from the hijack on, the request's context is its
+// parent's (one derived before the hijack keeps the deadline it saw).
 // The handler runs on the request's own goroutine and its success is not
 // buffered.
 //
