@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/faultline-go/faultline/correlation"
+	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/sanitize"
 )
@@ -367,7 +368,7 @@ func (st *state) logLateDeadline() {
 	p := problem.New(problem.Timeout).WithLogAttrs(
 		slog.Bool("response_started", true),
 		slog.String("method", st.req.Method),
-		slog.String("path", sanitize.Log(st.req.URL.Path)),
+		slog.String("path", sanitize.Log(problemhook.LoggedPath(st.req.URL.Path))),
 		timeoutAttr(st.timeout),
 		slog.String("written_by", "faultline.timeout"))
 	defer func() {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/internal/logmark"
+	"github.com/faultline-go/faultline/internal/problemhook"
 )
 
 // log writes the one record a problem produces. The wrapped error chain and
@@ -65,7 +66,7 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	if ph := e.prefixed(h, res); ph != nil {
 		codeInHandler = true
 		if r != nil {
-			if rh := e.routePrefixed(h, ph, r.Method, r.URL.Path); rh != nil {
+			if rh := e.routePrefixed(h, ph, r.Method, problemhook.LoggedPath(r.URL.Path)); rh != nil {
 				ph, routeInHandler = rh, true
 			}
 		}
@@ -83,7 +84,7 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 		n = 4
 	}
 	if r != nil && !routeInHandler {
-		attrs[n], attrs[n+1] = methodAttrs.attr(r.Method), textAttrs.attr("path", r.URL.Path)
+		attrs[n], attrs[n+1] = methodAttrs.attr(r.Method), textAttrs.attr("path", problemhook.LoggedPath(r.URL.Path))
 		n += 2
 	}
 	if res.correlationFresh {

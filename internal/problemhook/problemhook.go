@@ -113,3 +113,25 @@ var RetiredCodes func(reg any) []string
 func NewContext(ctx context.Context, wr any) context.Context {
 	return context.WithValue(ctx, ContextKey{}, wr)
 }
+
+// MaxLoggedPath bounds the request path a failure's record quotes: net/http
+// takes request lines up to its header limit (1 MiB by default), and a
+// client must not make each of its failures a record of that size. An
+// operator finds the route by the path's start.
+const MaxLoggedPath = 2 << 10
+
+// LoggedPath returns p cut to MaxLoggedPath bytes at a rune's start, with
+// the marker a cut text ends with when it was longer.
+func LoggedPath(p string) string {
+	if len(p) <= MaxLoggedPath {
+		return p
+	}
+	cut := MaxLoggedPath
+	for cut > 0 && p[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return p[:cut] + truncated
+}
+
+// truncated is sanitize.Truncated, which this package cannot import.
+const truncated = "…[truncated]"
