@@ -110,7 +110,8 @@ func attrText(key, value string) string {
 // JSON handler marshals it (a MarshalJSON of its own included), so both
 // renderings are read. A value the tier leaves alone is handed on as it
 // is; one it changes becomes its redacted rendering: raw JSON where the
-// redaction kept it valid, text otherwise.
+// redaction kept it valid, text otherwise. A member under a credential's
+// name is replaced whole first (see fieldSecrets).
 func cleanComposite(v slog.Value) (out slog.Value, changed bool) {
 	x := v.Any()
 	if x == nil {
@@ -128,8 +129,9 @@ func cleanComposite(v slog.Value) (out slog.Value, changed bool) {
 		}
 		return v, false
 	}
+	secrets := fieldSecrets(x)
 	text := fmt.Sprintf("%+v", x)
-	if c := Log(text); c != text {
+	if c := Log(redactText(text, secrets)); c != text {
 		return slog.StringValue(c), true
 	}
 	data, err := json.Marshal(x)
@@ -137,7 +139,7 @@ func cleanComposite(v slog.Value) (out slog.Value, changed bool) {
 		return v, false
 	}
 	js := string(data)
-	c := Log(js)
+	c := Log(redactJSON(js, secrets))
 	if c == js {
 		return v, false
 	}

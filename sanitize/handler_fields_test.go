@@ -1,0 +1,70 @@
+package sanitize
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+type vaultConfig struct {
+	Addr     string
+	Password string
+	Secret   string `json:"client_secret"`
+	Backup   *vaultConfig
+	Keys     []string `json:"api_keys"`
+	Raw      []byte   `json:"token"`
+	private  string
+}
+
+type chain struct {
+	Name     string
+	Password string
+	Next     *chain
+}
+
+// A field or map key names its value as an attribute's key does: a
+// passphrase under Password is redacted whole in a struct or a map, at any
+// depth, not only its first word, in both of slog's handlers.
+func TestLogHandlerRedactsCompositeFieldsWhole(t *testing.T) {
+	loop := &chain{Name: "loop", Password: "violet kestrel upon glacier"}
+	loop.Next = loop
+	values := []struct {
+		v    any
+		keep string
+	}{
+		{vaultConfig{Addr: "vault:8200", Password: "correct horse battery staple"}, "vault:8200"},
+		{&vaultConfig{Addr: "vault:8200", Secret: "amber falcon river"}, "vault:8200"},
+		{vaultConfig{Addr: "vault:8200", Backup: &vaultConfig{Password: "seven lazy otters"}}, "vault:8200"},
+		{vaultConfig{Addr: "vault:8200", Keys: []string{"quiet", "marble", "lantern"}}, "vault:8200"},
+		{vaultConfig{Addr: "vault:8200", Raw: []byte("crisp autumn meadow")}, "vault:8200"},
+		{vaultConfig{Addr: "vault:8200", private: "x", Password: `with "quotes" and \ slash`}, "vault:8200"},
+		{map[string]string{"password": "purple monkey dishwasher", "user": "bob"}, "bob"},
+		{map[string]any{"db": map[string]any{"Passphrase": "two words", "host": "db"}}, "host"},
+		{[]map[string]string{{"api_key": "ab cd ef gh"}}, "api_key"},
+		{loop, "loop"},
+	}
+	words := []string{"horse", "battery", "staple", "falcon", "river", "lazy", "otters", "marble", "lantern",
+		"autumn", "meadow", "quotes", "slash", "monkey", "dishwasher", "words", "cd ef", "kestrel", "glacier"}
+	for _, mk := range []struct {
+		name string
+		new  func(*bytes.Buffer) slog.Handler
+	}{
+		{"json", func(b *bytes.Buffer) slog.Handler { return slog.NewJSONHandler(b, nil) }},
+		{"text", func(b *bytes.Buffer) slog.Handler { return slog.NewTextHandler(b, nil) }},
+	} {
+		for _, v := range values {
+			var buf bytes.Buffer
+			slog.New(NewLogHandler(mk.new(&buf))).Info("config", "v", v.v)
+			out := buf.String()
+			for _, w := range words {
+				if strings.Contains(out, w) {
+					t.Errorf("%s: %#v logged %q:\n%s", mk.name, v.v, w, out)
+				}
+			}
+			if !strings.Contains(out, v.keep) {
+				t.Errorf("%s: %#v lost %q:\n%s", mk.name, v.v, v.keep, out)
+			}
+		}
+	}
+}
