@@ -131,7 +131,10 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 	nr := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
 	nr.AddAttrs(extra[:n]...)
 	nr.AddAttrs(h.nest(r))
-	return h.root.Handle(ctx, nr)
+	// nr holds the attributes of every WithAttrs since the first WithGroup
+	// as they were given, and can have as many attributes as r: a mark the
+	// problem writer put on ctx for r would vouch for them unread.
+	return h.root.Handle(logmark.Without(ctx), nr)
 }
 
 // nest rebuilds what next's WithGroup chain would have produced for r as one

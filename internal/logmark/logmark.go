@@ -80,6 +80,18 @@ func Clean(ctx context.Context, r *slog.Record) (int, bool) {
 	return m.clean, true
 }
 
+// Without returns ctx without the mark With put on it, if it carries one,
+// for a handler that hands on a record of its own making in place of the
+// one the mark names: a mark recognises its record by time, source,
+// message and number of attributes, which a rebuilt record can share
+// while its attributes are others.
+func Without(ctx context.Context) context.Context {
+	if m, ok := ctx.(*marked); ok {
+		return m.Context
+	}
+	return ctx
+}
+
 // Key makes Wrapper an interface only the kit can implement: no package
 // outside the module can name it.
 type Key struct{}
