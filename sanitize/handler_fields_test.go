@@ -68,3 +68,40 @@ func TestLogHandlerRedactsCompositeFieldsWhole(t *testing.T) {
 		}
 	}
 }
+
+type wrappedValue struct{ Value string }
+
+// A map, struct or slice under a key that names a credential is read with
+// that key, as a string would be: slog.Any("password", []string{pw}) went
+// out as it was, since the tier read "[pw]" without its key.
+func TestLogHandlerReadsCompositesWithTheirKey(t *testing.T) {
+	for _, mk := range []struct {
+		name string
+		new  func(*bytes.Buffer) slog.Handler
+	}{
+		{"json", func(b *bytes.Buffer) slog.Handler { return slog.NewJSONHandler(b, nil) }},
+		{"text", func(b *bytes.Buffer) slog.Handler { return slog.NewTextHandler(b, nil) }},
+	} {
+		var buf bytes.Buffer
+		slog.New(NewLogHandler(mk.new(&buf))).Info("login",
+			slog.Any("password", wrappedValue{"abc def"}),
+			slog.Any("token", []string{"qx rv"}),
+			slog.Any("api_key", map[string]string{"primary": "k1k2k3k4"}),
+			slog.Any("db_password", &wrappedValue{"Pw9z8y7"}),
+			slog.Any("client_secret", [2]string{"s1s2s3s4", "t5t6t7t8"}),
+			slog.Any("key", []string{"orders", "users"}),
+			slog.Any("limits", map[string]int{"retries": 3}),
+		)
+		out := buf.String()
+		for _, s := range []string{"abc def", "qx rv", "k1k2k3k4", "Pw9z8y7", "s1s2s3s4", "t5t6t7t8"} {
+			if strings.Contains(out, s) {
+				t.Errorf("%s: output keeps %q:\n%s", mk.name, s, out)
+			}
+		}
+		for _, kept := range []string{"orders", "users", "retries"} {
+			if !strings.Contains(out, kept) {
+				t.Errorf("%s: output lost %q:\n%s", mk.name, kept, out)
+			}
+		}
+	}
+}

@@ -71,10 +71,9 @@ func redactsValueAfter(key, text string) bool {
 }
 
 // credentialValue reports whether the attribute key=v holds a credential
-// by its key: text, a number, a bool or bytes the tier redacts after that
-// key, or LogAttr's text moved under such a key. Groups are read member by
-// member, and maps and structs by their rendering (cleanComposite),
-// instead.
+// by its key: text, a number, a bool, bytes, or a map, struct or slice as
+// %+v writes it, that the tier redacts after that key, or LogAttr's text
+// moved under such a key. Groups are read member by member instead.
 func credentialValue(key string, v slog.Value) bool {
 	switch v.Kind() {
 	case slog.KindGroup, slog.KindTime, slog.KindDuration:
@@ -83,8 +82,16 @@ func credentialValue(key string, v slog.Value) bool {
 		m, ok := v.Any().(*logged)
 		return ok && credentialText(key, m.text)
 	case slog.KindAny:
-		b, ok := v.Any().([]byte)
-		return ok && credentialText(key, string(b))
+		switch x := v.Any().(type) {
+		case []byte:
+			return credentialText(key, string(x))
+		case slog.Level, nil:
+			return false
+		}
+		// The key first: the rendering is made only under a credential's
+		// key. A pointer's '&' would hide the value from the tier's rules.
+		return keyMayNameCredential(key) &&
+			redactsValueAfter(key, strings.TrimPrefix(fmt.Sprintf("%+v", v.Any()), "&"))
 	}
 	// The key first: a number's text is made only under a credential's key.
 	return keyMayNameCredential(key) && redactsValueAfter(key, v.String())
