@@ -97,7 +97,16 @@ func (w *fieldWalk) member(name, jsName string, v reflect.Value, depth int) {
 	for v.Kind() == reflect.Interface && !v.IsNil() {
 		v = v.Elem()
 	}
+	if !keyMayNameCredential(name) && (jsName == "" || !keyMayNameCredential(jsName)) {
+		w.value(v, depth+1)
+		return
+	}
 	text, ok := leafText(v)
+	if !ok && v.IsValid() && v.CanInterface() {
+		// Anything else under a credential's name is read with the name
+		// as %+v writes it, as an attribute's value is (credentialValue).
+		text, ok = strings.TrimPrefix(fmt.Sprintf("%+v", v.Interface()), "&"), true
+	}
 	if !ok || text == "" || !(credentialText(name, text) || jsName != "" && credentialText(jsName, text)) {
 		w.value(v, depth+1)
 		return

@@ -43,9 +43,11 @@ func TestLogHandlerRedactsCompositeFieldsWhole(t *testing.T) {
 		{map[string]any{"db": map[string]any{"Passphrase": "two words", "host": "db"}}, "host"},
 		{[]map[string]string{{"api_key": "ab cd ef gh"}}, "api_key"},
 		{loop, "loop"},
+		{struct{ Host, Password any }{"db", wrappedValue{"lime cactus"}}, "db"},
+		{map[string]any{"host": "db", "token": map[string]string{"v": "nine pebbles"}}, "db"},
 	}
 	words := []string{"horse", "battery", "staple", "falcon", "river", "lazy", "otters", "marble", "lantern",
-		"autumn", "meadow", "quotes", "slash", "monkey", "dishwasher", "words", "cd ef", "kestrel", "glacier"}
+		"autumn", "meadow", "quotes", "slash", "monkey", "dishwasher", "words", "cd ef", "kestrel", "glacier", "cactus", "pebbles"}
 	for _, mk := range []struct {
 		name string
 		new  func(*bytes.Buffer) slog.Handler
