@@ -1,9 +1,11 @@
 package middleware
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"runtime"
 	"strconv"
 
@@ -112,12 +114,31 @@ func stackFrames() slog.Attr {
 	return slog.Any("stack", out)
 }
 
-// safeString formats a panic value whose own methods may panic.
+// safeString formats a panic value whose own methods may panic. A map,
+// struct or slice without a text of its own is written as sanitize's log
+// handler writes it: with its field names, which %v drops (leaving a
+// password bare among the values, where the log tier cannot tell it from
+// a host), and each value under a credential's name redacted whole.
 func safeString(v any) (s string) {
 	defer func() {
 		if recover() != nil {
 			s = fmt.Sprintf("%T (formatting it panicked)", v)
 		}
 	}()
+	switch v.(type) {
+	case error, fmt.Stringer, fmt.Formatter:
+		return fmt.Sprint(v)
+	}
+	switch reflect.Indirect(reflect.ValueOf(v)).Kind() {
+	case reflect.Struct, reflect.Map, reflect.Slice, reflect.Array:
+		a := sanitize.ReplaceAttr(nil, slog.Any("panic", v))
+		switch x := a.Value.Any().(type) {
+		case string:
+			return x
+		case json.RawMessage:
+			return string(x)
+		}
+		return fmt.Sprintf("%+v", v)
+	}
 	return fmt.Sprint(v)
 }
