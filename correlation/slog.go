@@ -64,8 +64,7 @@ func (h *handler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	if len(h.groups) == 0 {
 		h2.root = h2.next
 		for _, a := range attrs {
-			h2.rootHasID = h2.rootHasID || a.Key == AttrKey
-			h2.rootHasTrace = h2.rootHasTrace || a.Key == TraceAttrKey
+			topLevelKeys(a, &h2.rootHasID, &h2.rootHasTrace)
 		}
 		return &h2
 	}
@@ -95,15 +94,12 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 	addID := c.ID != "" && !h.rootHasID
 	addTrace := c.TraceID != "" && !h.rootHasTrace
 	if len(h.groups) == 0 && (addID || addTrace) {
+		hasID, hasTrace := !addID, !addTrace
 		r.Attrs(func(a slog.Attr) bool {
-			switch a.Key {
-			case AttrKey:
-				addID = false
-			case TraceAttrKey:
-				addTrace = false
-			}
-			return addID || addTrace
+			topLevelKeys(a, &hasID, &hasTrace)
+			return !hasID || !hasTrace
 		})
+		addID, addTrace = !hasID, !hasTrace
 	}
 	if !addID && !addTrace {
 		return h.next.Handle(ctx, r)
@@ -135,6 +131,22 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 	// as they were given, and can have as many attributes as r: a mark the
 	// problem writer put on ctx for r would vouch for them unread.
 	return h.root.Handle(logmark.Without(ctx), nr)
+}
+
+// topLevelKeys notes whether a puts AttrKey or TraceAttrKey at the top
+// level: as itself, or as a member of a group without a key, which slog
+// inlines.
+func topLevelKeys(a slog.Attr, id, trace *bool) {
+	switch {
+	case a.Key == AttrKey:
+		*id = true
+	case a.Key == TraceAttrKey:
+		*trace = true
+	case a.Key == "" && a.Value.Kind() == slog.KindGroup:
+		for _, m := range a.Value.Group() {
+			topLevelKeys(m, id, trace)
+		}
+	}
 }
 
 // nest rebuilds what next's WithGroup chain would have produced for r as one

@@ -120,6 +120,13 @@ func TestHandlerNoDuplicateKey(t *testing.T) {
 			l.InfoContext(ctx, "explicit", "a", 1, "b", 2, "c", 3, "d", 4, "e", 5, "f", 6, AttrKey, "req-12345", TraceAttrKey, testTrace)
 		},
 		"logger.With": func(l *slog.Logger) { l.With(AttrKey, "req-12345").InfoContext(ctx, "explicit") },
+		// slog inlines a group without a key: its members are top-level.
+		"inline group": func(l *slog.Logger) {
+			l.InfoContext(ctx, "explicit", "a", 1, slog.Group("", AttrKey, "req-12345", slog.Group("", TraceAttrKey, testTrace)))
+		},
+		"logger.With inline group": func(l *slog.Logger) {
+			l.With(slog.Group("", "a", 1, AttrKey, "req-12345"), slog.Group("", TraceAttrKey, testTrace)).InfoContext(ctx, "explicit")
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var j jsonLog
