@@ -14,9 +14,10 @@ import (
 // value held under a name that names a credential, so that its whole
 // rendering is replaced, whatever it holds.
 
-// fieldWalkMax bounds the values fieldSecrets visits: a composite large
-// enough to reach it is read by the tier alone past that point, as before.
-const fieldWalkMax = 4096
+// fieldWalkMax bounds the values fieldSecrets visits. Each value takes at
+// least a byte of the rendering (a separator, a name), and the tier keeps
+// MaxLogLen bytes of it, so no value it shows is left unvisited.
+const fieldWalkMax = MaxLogLen
 
 // fieldSecret is one credential as the two renderings show it: "name:value"
 // in %+v (text) and `"name":value` in encoding/json (js, empty when the

@@ -107,3 +107,28 @@ func TestLogHandlerReadsCompositesWithTheirKey(t *testing.T) {
 		}
 	}
 }
+
+type bulkReport struct {
+	Items []string
+	Auth  struct{ Password string }
+}
+
+// A credential deep in a large composite is found wherever the log tier
+// still reads the rendering: the walk stopped after 4096 values while the
+// tier keeps 64 KiB, so a password after 5000 short items kept all but its
+// first word.
+func TestLogHandlerFindsFieldsThroughoutWhatTheTierKeeps(t *testing.T) {
+	for _, n := range []int{5000, 12000} {
+		var r bulkReport
+		r.Items = make([]string, n)
+		for i := range r.Items {
+			r.Items[i] = "ok"
+		}
+		r.Auth.Password = "quiet orange lamp"
+		var buf bytes.Buffer
+		slog.New(NewLogHandler(slog.NewTextHandler(&buf, nil))).Info("report", "r", r)
+		if out := buf.String(); strings.Contains(out, "orange") {
+			t.Errorf("%d items: the password reached the log:\n%s", n, out[len(out)-200:])
+		}
+	}
+}
