@@ -160,16 +160,30 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 }
 
 // replacedBodyAttrs quotes the start of a replaced body through the log
-// tier, cut at a character boundary.
+// tier, cut at a character boundary. The tier reads the body before the
+// cut, which could hide a credential's shape from it: a token cut after
+// its first bytes no longer reads as one, and its head would reach the
+// log.
 func replacedBodyAttrs(body []byte) []slog.Attr {
 	if len(body) <= replacedBodyMax {
 		return []slog.Attr{sanitize.LogAttr("handler_body", string(body))}
 	}
-	cut := replacedBodyMax
-	for cut > replacedBodyMax-utf8.UTFMax && !utf8.RuneStart(body[cut]) {
+	text := sanitize.Log(string(body[:min(len(body), sanitize.MaxLogLen)]))
+	cut := min(replacedBodyMax, len(text))
+	for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
 		cut--
 	}
-	return []slog.Attr{sanitize.LogAttr("handler_body", string(body[:cut])), slog.Bool("handler_body_truncated", true)}
+	if cut == len(text) {
+		// The tier's redactions made it short enough.
+		return []slog.Attr{sanitize.LogAttr("handler_body", text)}
+	}
+	text = text[:cut]
+	// Never end inside an escape the tier wrote: "\u00e9" cut after
+	// "\u0" reads as another character.
+	if i := strings.LastIndexByte(text, '\\'); i >= 0 && i > len(text)-len(`\U0010ffff`) {
+		text = text[:i]
+	}
+	return []slog.Attr{sanitize.LogAttr("handler_body", text), slog.Bool("handler_body_truncated", true)}
 }
 
 // keepHeader sets a header the problem writer would drop just before the

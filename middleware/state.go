@@ -364,7 +364,8 @@ func (st *state) ReadFrom(src io.Reader) (int64, error) {
 		if st.pending.Load() == 0 {
 			return io.Copy(io.Discard, src)
 		}
-		var head [replacedBodyMax]byte
+		// More than the log keeps, so that the tier reads past the cut.
+		var head [4 * replacedBodyMax]byte
 		n, _ := io.ReadFull(src, head[:])
 		st.writeReplacement(head[:n])
 		rest, err := io.Copy(io.Discard, src)
