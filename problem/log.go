@@ -2,6 +2,7 @@ package problem
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -96,7 +97,7 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 	}
 	n++
 	if res.err != nil {
-		attrs[n] = textAttrs.attr("error", res.err.Error())
+		attrs[n] = textAttrs.attr("error", errorText(res.err))
 		n++
 	}
 	if d := res.hiddenDetail(); d != "" {
@@ -104,7 +105,7 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 		n++
 	}
 	if res.buildErr != nil {
-		attrs[n] = textAttrs.attr("build_error", res.buildErr.Error())
+		attrs[n] = textAttrs.attr("build_error", errorText(res.buildErr))
 		n++
 	}
 	if started {
@@ -117,6 +118,19 @@ func (wr *Writer) logRecord(ctx context.Context, r *http.Request, res *Problem, 
 		rec.AddAttrs(res.logAttrs...)
 	}
 	_ = h.Handle(logmark.With(ctx, &rec, n), rec)
+}
+
+// errorText is err.Error(), or what its Error method panicked with: the
+// writer asks for it after the status line went out, so a handler's error
+// type with a bug (a field never set) cut the response it failed with and
+// lost its record.
+func errorText(err error) (s string) {
+	defer func() {
+		if v := recover(); v != nil {
+			s = fmt.Sprintf("%T (Error panicked: %v)", err, v)
+		}
+	}()
+	return err.Error()
 }
 
 func (wr *Writer) level(p *Problem) slog.Level {

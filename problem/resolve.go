@@ -257,7 +257,7 @@ func developmentMembers(p *Problem) []extension {
 	}
 	var chain []any
 	for err := p.err; err != nil; err = errors.Unwrap(err) {
-		chain = append(chain, logText(sanitize.Log(err.Error())))
+		chain = append(chain, logText(sanitize.Log(errorText(err))))
 	}
 	if chain != nil {
 		out = append(out, extension{"debug_errors", chain})
