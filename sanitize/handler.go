@@ -16,7 +16,9 @@ import (
 // value, as "key=value" in a message would be: slog.String("password", pw)
 // goes out as "[redacted]" whatever pw looks like. Maps, structs and slices
 // are read as slog's text and JSON handlers would write them, and go out
-// as written, or as their redacted rendering when they hold a secret.
+// as written, or as their redacted rendering when they hold a secret; a
+// field or map key names its value as an attribute's key does, and a
+// composite under a credential's key is read with that key.
 func NewLogHandler(next slog.Handler) slog.Handler {
 	return &logHandler{next: next}
 }
