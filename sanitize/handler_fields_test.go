@@ -2,7 +2,10 @@ package sanitize
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -130,5 +133,47 @@ func TestLogHandlerFindsFieldsThroughoutWhatTheTierKeeps(t *testing.T) {
 		if out := buf.String(); strings.Contains(out, "orange") {
 			t.Errorf("%d items: the password reached the log:\n%s", n, out[len(out)-200:])
 		}
+	}
+}
+
+type noteBytes []byte
+
+// A byte slice of a named type (json.RawMessage, a []byte of the program's
+// own) is text to slog's handlers as a []byte is: the text handler writes
+// its bytes and the JSON handler their base64, so the tier reads it as
+// text. It read "[112 97 ...]", the %+v of the slice, and passed the
+// bytes on untouched.
+func TestLogHandlerReadsNamedByteSlicesAsText(t *testing.T) {
+	values := []struct {
+		key   string
+		value any
+		leak  string
+	}{
+		{"note", noteBytes("password=hunter2 xyz"), "hunter2"},
+		{"body", json.RawMessage(`dial postgres://app:Sup3rSecret@db/x`), "Sup3rSecret"},
+		{"api_key", noteBytes("Zq8wLm3nXp"), "Zq8wLm3nXp"},
+		{"body", json.RawMessage(`{"token":"ghp_16C7e42F292c6912E7710c838347Ae178B4a"}`), "16C7e42F292c6912E7710c838347Ae178B4a"},
+	}
+	for _, mk := range []struct {
+		name string
+		new  func(*bytes.Buffer) slog.Handler
+	}{
+		{"json", func(b *bytes.Buffer) slog.Handler { return slog.NewJSONHandler(b, nil) }},
+		{"text", func(b *bytes.Buffer) slog.Handler { return slog.NewTextHandler(b, nil) }},
+	} {
+		for _, v := range values {
+			var buf bytes.Buffer
+			slog.New(NewLogHandler(mk.new(&buf))).Info("call", v.key, v.value)
+			raw := reflect.ValueOf(v.value).Bytes()
+			out := buf.String()
+			if strings.Contains(out, v.leak) || strings.Contains(out, base64.StdEncoding.EncodeToString(raw)) {
+				t.Errorf("%s: %s=%s reached the log:\n%s", mk.name, v.key, raw, out)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	slog.New(NewLogHandler(slog.NewJSONHandler(&buf, nil))).Info("call", "body", values[3].value)
+	if !strings.Contains(buf.String(), `"body":{"token":`) {
+		t.Errorf("JSON that stays JSON after the tier lost its structure: %s", buf.String())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync/atomic"
 )
@@ -82,9 +83,10 @@ func credentialValue(key string, v slog.Value) bool {
 		m, ok := v.Any().(*logged)
 		return ok && credentialText(key, m.text)
 	case slog.KindAny:
-		switch x := v.Any().(type) {
-		case []byte:
-			return credentialText(key, string(x))
+		if text, ok := byteText(v.Any()); ok {
+			return credentialText(key, text)
+		}
+		switch v.Any().(type) {
 		case slog.Level, nil:
 			return false
 		}
@@ -101,6 +103,19 @@ func credentialValue(key string, v slog.Value) bool {
 // a credential by its key.
 func credentialText(key, text string) bool {
 	return keyMayNameCredential(key) && redactsValueAfter(key, text)
+}
+
+// byteText is the text of a byte slice of any type, []byte or one of its
+// own (json.RawMessage): slog's text handler writes its bytes as text and
+// its JSON handler their base64, neither of which %+v shows.
+func byteText(x any) (string, bool) {
+	if b, ok := x.([]byte); ok {
+		return string(b), true
+	}
+	if v := reflect.ValueOf(x); v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+		return string(v.Bytes()), true
+	}
+	return "", false
 }
 
 // attrText is the log tier's text of an attribute's string value.
@@ -129,12 +144,15 @@ func cleanComposite(v slog.Value) (out slog.Value, changed bool) {
 			out, changed = slog.StringValue(Log(fmt.Sprintf("!PANIC: %v", r))), true
 		}
 	}()
-	if b, ok := x.([]byte); ok {
-		s := string(b)
-		if c := Log(s); c != s {
-			return slog.StringValue(c), true
+	if s, ok := byteText(x); ok {
+		c := Log(s)
+		switch {
+		case c == s:
+			return v, false
+		case json.Valid([]byte(c)) && reflect.TypeOf(x) == reflect.TypeFor[json.RawMessage]():
+			return slog.AnyValue(json.RawMessage(c)), true
 		}
-		return v, false
+		return slog.StringValue(c), true
 	}
 	secrets := fieldSecrets(x)
 	text := fmt.Sprintf("%+v", x)
