@@ -168,19 +168,25 @@ func TestMapEntriesAreListedInKeyOrder(t *testing.T) {
 	}
 }
 
+// The targets a service gets wrong, on purpose: tags the decoder refuses,
+// and a struct with no field it can set.
 type repeatedOption struct {
+	//lint:ignore SA5008 the tag is broken on purpose: the decoder must refuse it
 	Name string `json:"name,omitempty,omitempty"`
 }
 
 type trailingComma struct {
+	//lint:ignore SA5008 the tag is broken on purpose: the decoder must refuse it
 	Name string `json:"name,"`
 }
 
 type unknownCase struct {
+	//lint:ignore SA5008 the tag is broken on purpose: the decoder must refuse it
 	Name string `json:"name,case:loose"`
 }
 
 type onlyUnexported struct {
+	//lint:ignore U1000 the field is unexported on purpose: the decoder must find none
 	name string
 }
 
