@@ -26,13 +26,27 @@ func NewLogHandler(next slog.Handler) slog.Handler {
 // ReplaceAttr applies the log tier to one attribute, for use as
 // slog.HandlerOptions.ReplaceAttr. slog does not call ReplaceAttr for group
 // attributes themselves, but their members reach it one by one.
-func ReplaceAttr(_ []string, a slog.Attr) slog.Attr {
+func ReplaceAttr(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) > 0 && heldSecret(groups[len(groups)-1], a) {
+		return slog.String(Log(a.Key), Redacted)
+	}
 	a, _ = cleanAttr(a)
 	return a
 }
 
 type logHandler struct {
 	next slog.Handler
+	// group is the innermost WithGroup's name: a member that only holds
+	// ("value", "data") holds what the group's name names.
+	group string
+}
+
+// clean is cleanAttr for an attribute of the handler's innermost group.
+func (h *logHandler) clean(a slog.Attr) (slog.Attr, bool) {
+	if h.group != "" && heldSecret(h.group, a) {
+		return slog.String(Log(a.Key), Redacted), true
+	}
+	return cleanAttr(a)
 }
 
 // WrappedHandler tells the kit which handler this one hands records to.
@@ -84,7 +98,7 @@ func (h *logHandler) handle(ctx context.Context, r slog.Record, clean int, clean
 				same++
 				return true
 			}
-			first, changed = cleanAttr(a)
+			first, changed = h.clean(a)
 			if !changed {
 				same++
 			}
@@ -105,7 +119,7 @@ func (h *logHandler) handle(ctx context.Context, r slog.Record, clean int, clean
 		case i == same && msg == r.Message:
 			a = first
 		default:
-			a, _ = cleanAttr(a)
+			a, _ = h.clean(a)
 		}
 		attrs = append(attrs, a)
 		i++
@@ -118,13 +132,16 @@ func (h *logHandler) handle(ctx context.Context, r slog.Record, clean int, clean
 func (h *logHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	clean := make([]slog.Attr, len(attrs))
 	for i, a := range attrs {
-		clean[i], _ = cleanAttr(a)
+		clean[i], _ = h.clean(a)
 	}
-	return &logHandler{next: h.next.WithAttrs(clean)}
+	return &logHandler{next: h.next.WithAttrs(clean), group: h.group}
 }
 
 func (h *logHandler) WithGroup(name string) slog.Handler {
-	return &logHandler{next: h.next.WithGroup(Log(name))}
+	if name == "" {
+		return h
+	}
+	return &logHandler{next: h.next.WithGroup(Log(name)), group: name}
 }
 
 // isLogged reports an attribute whose key and value passed the log tier
@@ -149,8 +166,12 @@ func cleanAttr(a slog.Attr) (slog.Attr, bool) {
 	if credentialValue(a.Key, v) {
 		return slog.Attr{Key: key, Value: slog.StringValue(Redacted)}, true
 	}
+	held := false
+	if v.Kind() == slog.KindGroup {
+		v, held = redactHolders(a.Key, v)
+	}
 	v, changed := cleanValue(v)
-	if !changed && !textual && key == a.Key {
+	if !changed && !held && !textual && key == a.Key {
 		return a, false
 	}
 	return slog.Attr{Key: key, Value: v}, true

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 )
@@ -172,4 +173,38 @@ func cleanComposite(v slog.Value) (out slog.Value, changed bool) {
 		return slog.AnyValue(json.RawMessage(c)), true
 	}
 	return slog.StringValue(c), true
+}
+
+// holderKeys name nothing of their own: a member so named holds what its
+// group's name names (slog.Group("password", "value", pw), or a logger's
+// WithGroup("api_key") and then "value").
+var holderKeys = []string{"value", "val", "v", "data", "raw", "text", "plain", "content", "str", "string"}
+
+// heldSecret reports whether a, a member of the group named group, holds
+// the credential the group's name names.
+func heldSecret(group string, a slog.Attr) bool {
+	if a.Value.Kind() == slog.KindGroup || !slices.ContainsFunc(holderKeys, func(k string) bool { return strings.EqualFold(k, a.Key) }) {
+		return false
+	}
+	return keyMayNameCredential(group)
+}
+
+// redactHolders redacts the members of the group v, named key, that hold
+// what key names, and reports whether it redacted any.
+func redactHolders(key string, v slog.Value) (slog.Value, bool) {
+	attrs := v.Group()
+	var out []slog.Attr
+	for i, m := range attrs {
+		if !heldSecret(key, m) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(attrs)
+		}
+		out[i] = slog.String(m.Key, Redacted)
+	}
+	if out == nil {
+		return v, false
+	}
+	return slog.GroupValue(out...), true
 }
