@@ -1,5 +1,10 @@
 package sanitize
 
+import (
+	"strings"
+	"unicode/utf8"
+)
+
 // The names the key-value rule knows: a key matches by its ending, so
 // "db_password" and "X-Api-Key" need no entry of their own.
 
@@ -87,4 +92,30 @@ func gluedWord(k string, start int) bool {
 		return false
 	}
 	return !('A' <= k[start] && k[start] <= 'Z' && 'a' <= k[start-1] && k[start-1] <= 'z')
+}
+
+// scriptKeys are the names of secretKeys written in a script of their own
+// (пароль, 密码): the context rule reads them too, after a separator the
+// key-value rule does not know (the full-width colon of CJK text).
+var scriptKeys = func() (keys []string) {
+	for _, k := range secretKeys {
+		if strings.IndexFunc(k, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0 {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}()
+
+// scriptKeyBefore reports the credential row when one of scriptKeys ends
+// at s[ke], read no further back than lo.
+func scriptKeyBefore(s string, ke, lo int) *contextRule {
+	if ke == lo || s[ke-1] < utf8.RuneSelf {
+		return nil
+	}
+	for _, k := range scriptKeys {
+		if ke-len(k) >= lo && strings.HasSuffix(s[:ke], k) {
+			return &contextRules[0]
+		}
+	}
+	return nil
 }

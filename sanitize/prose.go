@@ -201,7 +201,7 @@ func credentialOrKeyBefore(s string, v int) (r *contextRule, keyed bool) {
 	}
 	ke := p
 	if ke == lo || !mayEndContextWord[s[ke-1]] {
-		return nil, false
+		return scriptKeyBefore(s, ke, lo), false
 	}
 	kb := keyWordStart(s, ke, lo)
 	spend(v - kb)

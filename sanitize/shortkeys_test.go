@@ -176,3 +176,20 @@ func TestShortPasswordAfterLinkingWordRedacted(t *testing.T) {
 	checkBenign(t, []string{"password is required", "the password is too short", "password was reset",
 		"token is v1.2.3", "the key is db-01", "the password is 12345", "password is at 10:30", "secret is ab"})
 }
+
+// CJK text writes a full-width colon after the name; the context rule
+// reads the names of secretKeys in their own scripts there, the value's
+// shape deciding as after any other separator.
+func TestScriptKeysBeforeFullWidthColonRedacted(t *testing.T) {
+	for _, f := range []string{"用户密码：%s", "密码：%s。", "パスワード：%s", "비밀번호：%s", "登录失败，密码：%s，请重试"} {
+		for _, v := range []string{"Zq8Kw2Lm9Rt4", "a3f9c2e1b7d54a60"} {
+			in := strings.ReplaceAll(f, "%s", v)
+			for name, tier := range map[string]func(string) string{"Public": Public, "Log": Log} {
+				if out := tier(in); strings.Contains(out, v) {
+					t.Errorf("%s(%q) = %q keeps the value", name, in, out)
+				}
+			}
+		}
+	}
+	checkBenign(t, []string{"订单号：Zq8Kw2Lm9Rt4", "密码错误", "用户：bob"})
+}
