@@ -1,7 +1,6 @@
 package problem_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,12 +10,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/faultline-go/faultline/client"
+	"github.com/faultline-go/faultline/internal/testlog"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -88,7 +87,7 @@ func TestCancellationWhileTheClientWaitsIsTheServers(t *testing.T) {
 // TestClientThatWentAwayIsStillClientClosedRequest: when the client did
 // close the request, the record says so.
 func TestClientThatWentAwayIsStillClientClosedRequest(t *testing.T) {
-	var logs syncBuffer
+	var logs testlog.Buffer
 	wr := problem.NewWriter(problem.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	done := make(chan struct{})
 	srv := httptest.NewServer(wr.Handler(func(w http.ResponseWriter, r *http.Request) error {
@@ -109,7 +108,7 @@ func TestClientThatWentAwayIsStillClientClosedRequest(t *testing.T) {
 	<-done
 	var rec map[string]any
 	for range 100 {
-		if json.Unmarshal(logs.Bytes(), &rec) == nil {
+		if json.Unmarshal([]byte(logs.String()), &rec) == nil {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -117,23 +116,4 @@ func TestClientThatWentAwayIsStillClientClosedRequest(t *testing.T) {
 	if rec["code"] != "client_closed_request" || rec["status"] != float64(499) {
 		t.Errorf("log record %v; want client_closed_request 499", rec)
 	}
-}
-
-// syncBuffer is a log sink written by the server's goroutine and read by
-// the test's.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) Bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.b.Bytes())
 }
