@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -193,8 +194,15 @@ func ByRoutePattern(r *http.Request) (string, error) {
 
 // ByHeader keys by a request header, such as an API key. A request without
 // it is the client's to fix: it is answered 400 bad_request naming the
-// header. Redis keys hold a hash of the value, never the value itself.
+// header. Redis keys hold a hash of the value, never the value itself. It
+// panics at startup if name is not a header field name no client could
+// send.
 func ByHeader(name string) httprate.KeyFunc {
+	if !validFieldName(name) {
+		// No client can send a header by this name, so every request
+		// would be refused as the client's fault.
+		panic("ratelimit: ByHeader: " + strconv.Quote(name) + " is not a header field name (RFC 9110 token)")
+	}
 	name = http.CanonicalHeaderKey(name)
 	missing := problem.New(problem.BadRequest).
 		WithDetail("The request must carry the " + name + " header.")
@@ -209,8 +217,14 @@ func ByHeader(name string) httprate.KeyFunc {
 // Join combines key functions, for example ByIP and ByRoutePattern for a
 // per-client, per-route limit. Unlike httprate.JoinKeys it rejects an empty
 // part, which would otherwise vanish into a non-empty joined key. Parts are
-// separated by a byte no part of those built here contains.
+// separated by a byte no part of those built here contains. It panics at
+// startup if fns is empty or holds nil.
 func Join(fns ...httprate.KeyFunc) httprate.KeyFunc {
+	// Without parts every key would be empty, and a nil part would panic
+	// in the request, a 500 that tells clients to retry a wiring mistake.
+	if len(fns) == 0 || slices.ContainsFunc(fns, func(fn httprate.KeyFunc) bool { return fn == nil }) {
+		panic("ratelimit: Join needs at least one key function and no nil one")
+	}
 	return func(r *http.Request) (string, error) {
 		var b strings.Builder
 		for i, fn := range fns {
@@ -228,4 +242,22 @@ func Join(fns ...httprate.KeyFunc) httprate.KeyFunc {
 		}
 		return b.String(), nil
 	}
+}
+
+// validFieldName reports whether name is an RFC 9110 §5.1 field name: a
+// non-empty token of tchar.
+func validFieldName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }

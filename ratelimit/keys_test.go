@@ -337,3 +337,37 @@ func TestRoutePatternOnServeMux(t *testing.T) {
 		t.Errorf("another id of the same route got a fresh bucket: %d", s)
 	}
 }
+
+// A key function that can never yield a key is the developer's mistake: it
+// must stop the service at startup, not answer every client with a 400 that
+// blames the client or a 500 at the first request.
+func TestKeyMisconfigurationsPanicAtStartup(t *testing.T) {
+	for name, build := range map[string]func() httprate.KeyFunc{
+		`ByHeader("")`:          func() httprate.KeyFunc { return ratelimit.ByHeader("") },
+		`ByHeader(" ")`:         func() httprate.KeyFunc { return ratelimit.ByHeader(" ") },
+		`ByHeader("X Api Key")`: func() httprate.KeyFunc { return ratelimit.ByHeader("X Api Key") },
+		`ByHeader("X-Key:")`:    func() httprate.KeyFunc { return ratelimit.ByHeader("X-Key:") },
+		`ByHeader("X-Kéy")`:     func() httprate.KeyFunc { return ratelimit.ByHeader("X-Kéy") },
+		`ByHeader("X-Key\r\n")`: func() httprate.KeyFunc { return ratelimit.ByHeader("X-Key\r\n") },
+		`Join()`:                func() httprate.KeyFunc { return ratelimit.Join() },
+		`Join(ByIP, nil)`:       func() httprate.KeyFunc { return ratelimit.Join(ratelimit.ByIP, nil) },
+		`Join(nil)`:             func() httprate.KeyFunc { return ratelimit.Join(nil) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			build()
+		}()
+	}
+	for _, name := range []string{"X-Api-Key", "x-api-key", "Authorization", "X_Tenant.Id~1", "!#$%&'*+-.^_`|~"} {
+		if ratelimit.ByHeader(name) == nil {
+			t.Errorf("ByHeader(%q) is nil", name)
+		}
+	}
+	if ratelimit.Join(ratelimit.ByIP) == nil {
+		t.Error("Join(ByIP) is nil")
+	}
+}
