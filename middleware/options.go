@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/faultline-go/faultline/correlation"
@@ -39,13 +40,23 @@ type config struct {
 func WithWriter(w *problem.Writer) Option { return func(c *config) { c.writer = w } }
 
 // WithBodyLimit sets Stack's request body limit in bytes (see BodyLimit);
-// zero, the default, sets none.
-func WithBodyLimit(n int64) Option { return func(c *config) { c.limit = max(n, 0) } }
+// zero, the default, sets none. It panics if n is negative: read as none,
+// a sign slip or an overflowed setting would remove the limit unseen.
+func WithBodyLimit(n int64) Option {
+	if n < 0 {
+		panic("middleware: WithBodyLimit(" + strconv.FormatInt(n, 10) + "): a body limit cannot be negative; zero sets none")
+	}
+	return func(c *config) { c.limit = n }
+}
 
 // WithRequestTimeout sets Stack's deadline for each request (see Timeout);
-// zero, the default, sets none.
+// zero, the default, sets none. It panics if d is negative, as WithBodyLimit
+// does.
 func WithRequestTimeout(d time.Duration) Option {
-	return func(c *config) { c.timeout = max(d, 0) }
+	if d < 0 {
+		panic("middleware: WithRequestTimeout(" + d.String() + "): a deadline cannot be negative; zero sets none")
+	}
+	return func(c *config) { c.timeout = d }
 }
 
 // WithCorrelation passes options to the correlation Stack includes (see

@@ -2,9 +2,11 @@ package middleware
 
 import (
 	"log/slog"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -72,4 +74,28 @@ func TestLayersWriteWithTheRequestsWriter(t *testing.T) {
 	if recs := fallback.logs.records(t); len(recs) != 0 {
 		t.Errorf("problem.Default() logged %d records although every request carried a writer: %v", len(recs), recs)
 	}
+}
+
+// A negative limit or deadline (a config value that overflowed, a sign
+// slip) is a mistake: it must not quietly mount a Stack with no limit or no
+// deadline at all, since BodyLimit and Timeout refuse the same values.
+func TestNegativeStackLimitsPanicAtStartup(t *testing.T) {
+	for name, build := range map[string]func(){
+		"WithBodyLimit(-1)":             func() { WithBodyLimit(-1) },
+		"WithBodyLimit(MinInt64)":       func() { WithBodyLimit(math.MinInt64) },
+		"WithBodyLimit(1<<63 overflow)": func() { n := int64(1 << 62); WithBodyLimit(n * 2) },
+		"WithRequestTimeout(-1ns)":      func() { WithRequestTimeout(-1) },
+		"WithRequestTimeout(-5s)":       func() { WithRequestTimeout(-5 * time.Second) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			build()
+		}()
+	}
+	// Zero stays the documented "none".
+	Stack(WithBodyLimit(0), WithRequestTimeout(0))
 }
