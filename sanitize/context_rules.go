@@ -1,5 +1,7 @@
 package sanitize
 
+import "slices"
+
 // A contextRule is one row of the context rule: the words that name a
 // credential and the shape of the value they announce. Adding a word is
 // one entry of words; a word matches as a whole word, as the last part of a
@@ -30,17 +32,15 @@ type valueShape struct {
 var contextRules = []contextRule{
 	{
 		name: "credential",
-		words: []string{"key", "token", "secret", "password", "passwd", "pwd", "passphrase", "credential", "creds", "cred",
+		words: slices.Concat([]string{"key", "token", "secret", "password", "passwd", "pwd", "passphrase", "credential", "creds", "cred",
 			"auth", "signature", "apikey", "accesskey", "secretkey", "privatekey", "authtoken", "accesstoken",
 			"refreshtoken", "clientsecret", "oauth", "pw", "otp", "passcode", "hmac", "jwt", "bearer",
 			"authentication",
 			// Redis' settings of a server's and a replica's password,
 			// written "requirepass <value>" in redis.conf and CONFIG SET.
-			"requirepass", "masterauth",
-			// The word for a password in other languages, as ASCII
-			// spells it (see secretKeys).
-			"passwort", "kennwort", "wachtwoord", "senha", "contrasena", "haslo", "heslo", "losenord",
-			"passord", "salasana", "sifre", "jelszo", "lozinka", "geslo", "adgangskode", "katasandi", "matkhau"},
+			"requirepass", "masterauth"},
+			// The word for a password in other languages.
+			passwordWords),
 		spaced: true,
 		ignoreAfter: []string{"idempotency", "primary", "foreign", "sort", "partition", "cache", "object", "unique",
 			"composite", "routing", "lookup", "shard", "hash", "map", "row", "dedup", "dedupe", "bucket", "index",

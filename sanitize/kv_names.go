@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -9,17 +10,21 @@ import (
 // "db_password" and "X-Api-Key" need no entry of their own.
 
 var (
-	secretKeys = []string{"password", "passwd", "passphrase", "passcode", "pass", "pwd", "secret", "token",
+	// passwordWords are the word for a password in the languages whose
+	// services log their own keys ("Passwort=", "senha:", "wachtwoord ="),
+	// as ASCII spells it: keys of the key-value rule and words of the
+	// context rule alike.
+	passwordWords = []string{"passwort", "kennwort", "wachtwoord", "senha", "contrasena", "haslo", "heslo", "losenord",
+		"passord", "salasana", "sifre", "jelszo", "lozinka", "geslo", "adgangskode", "katasandi", "matkhau"}
+
+	secretKeys = slices.Concat([]string{"password", "passwd", "passphrase", "passcode", "pass", "pwd", "secret", "token",
 		"apikey", "credential", "credentials", "session_id", "session-id", "sessionid", "signature", "sig",
 		"secret_key_base", "session", "sessid",
-		// The word for a password in the languages whose services log
-		// their own keys ("Passwort=", "senha:", "wachtwoord ="), as
-		// ASCII spells it.
-		"passwort", "kennwort", "wachtwoord", "senha", "contrasena", "haslo", "heslo", "losenord",
-		"passord", "salasana", "sifre", "jelszo", "lozinka", "geslo", "adgangskode", "katasandi", "kata_sandi",
-		"matkhau", "motdepasse", "mot_de_passe",
-		// and as the language writes it, in the cases a key is written
-		// (the comparison folds ASCII letters only).
+		// Compound spellings the context rule, which reads one word,
+		// would not find.
+		"kata_sandi", "motdepasse", "mot_de_passe",
+		// The word for a password as the language writes it, in the cases
+		// a key is written (the comparison folds ASCII letters only).
 		"contraseña", "hasło", "lösenord", "şifre", "jelszó", "mật_khẩu", "пароль", "Пароль", "ПАРОЛЬ",
 		"密码", "密碼", "パスワード", "비밀번호", "كلمة_المرور", "סיסמה", "पासवर्ड",
 		// Short secrets that PCI DSS forbids keeping after use (a card's
@@ -31,7 +36,7 @@ var (
 		// by its other name.
 		"pw", "rootpw", "bindpw", "keyphrase",
 		// OAuth 1's verifier and PKCE's, which complete a grant.
-		"oauth_verifier", "code_verifier"}
+		"oauth_verifier", "code_verifier"}, passwordWords)
 	// A key named "<qualifier>_key" ("DD_APP_KEY", "Ocp-Apim-Subscription-Key")
 	// holds a credential; "key" alone names too many other things.
 	keyQualifiers = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account",
