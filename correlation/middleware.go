@@ -210,16 +210,7 @@ func (cfg *config) report(ctx context.Context, rej rejection, l *slog.Logger) {
 	// The whole value passes the log tier (when sanitize is linked in) before
 	// the cut, which could hide a credential's shape from it: a client that
 	// put its token where the ID belongs does not find it in the log.
-	v := asciiEscaped(logmark.Text(rej.value))
-	truncated := len(v) > logValueMax
-	if truncated {
-		v = v[:logValueMax]
-		// Never end inside an escape: "\u00e9" cut after "\u0" reads as
-		// another character.
-		if i := strings.LastIndexByte(v, '\\'); i >= 0 && i > len(v)-len(`\U0010ffff`) {
-			v = v[:i]
-		}
-	}
+	v, truncated := logmark.Cut(asciiEscaped(logmark.Text(rej.value)), logValueMax)
 	l.LogAttrs(ctx, slog.LevelWarn, "correlation: inbound request ID rejected, generated a new one",
 		slog.String(AttrKey, ID(ctx)),
 		slog.String("header", rej.header),

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/faultline-go/faultline/internal/logmark"
 	"github.com/faultline-go/faultline/internal/problemhook"
 	"github.com/faultline-go/faultline/problem"
 	"github.com/faultline-go/faultline/sanitize"
@@ -168,20 +168,10 @@ func replacedBodyAttrs(body []byte) []slog.Attr {
 	if len(body) <= replacedBodyMax {
 		return []slog.Attr{sanitize.LogAttr("handler_body", string(body))}
 	}
-	text := sanitize.Log(string(body[:min(len(body), sanitize.MaxLogLen)]))
-	cut := min(replacedBodyMax, len(text))
-	for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
-		cut--
-	}
-	if cut == len(text) {
+	text, cut := logmark.Cut(sanitize.Log(string(body[:min(len(body), sanitize.MaxLogLen)])), replacedBodyMax)
+	if !cut {
 		// The tier's redactions made it short enough.
 		return []slog.Attr{sanitize.LogAttr("handler_body", text)}
-	}
-	text = text[:cut]
-	// Never end inside an escape the tier wrote: "\u00e9" cut after
-	// "\u0" reads as another character.
-	if i := strings.LastIndexByte(text, '\\'); i >= 0 && i > len(text)-len(`\U0010ffff`) {
-		text = text[:i]
 	}
 	return []slog.Attr{sanitize.LogAttr("handler_body", text), slog.Bool("handler_body_truncated", true)}
 }

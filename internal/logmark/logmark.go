@@ -18,8 +18,10 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 type marked struct {
@@ -136,3 +138,21 @@ var Text = func(s string) string {
 // when it is linked in, so that correlation can refuse an inbound ID the
 // log would redact. Without sanitize nothing is redacted.
 var Altered = func(string) bool { return false }
+
+// Cut returns escaped, text a log tier has escaped, cut to at most n bytes
+// at a rune's start and never inside an escape ("\u00e9" cut after "\u0"
+// would read as another character), and whether it cut anything.
+func Cut(escaped string, n int) (string, bool) {
+	if len(escaped) <= n {
+		return escaped, false
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(escaped[cut]) {
+		cut--
+	}
+	text := escaped[:cut]
+	if i := strings.LastIndexByte(text, '\\'); i >= 0 && i > len(text)-len(`\U0010ffff`) {
+		text = text[:i]
+	}
+	return text, true
+}
