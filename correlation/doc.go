@@ -16,8 +16,8 @@
 //
 // The package depends on the standard library only (and on the kit's
 // internal corrstate, the per-request correlation middleware.Stack keeps
-// inside its own state, and logmark, through which sanitize's log tier
-// reads inbound IDs without an import of it) and knows nothing of problem details or other
+// inside its own state; logmark, through which sanitize's log tier reads
+// inbound IDs without an import of it; and textclass's field-name check) and knows nothing of problem details or other
 // middlewares. Rejected inbound IDs are logged to slog.Default(); inside
 // middleware.Stack, to the problem writer's logger.
 package correlation

@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline-go/faultline/internal/corrstate"
 	"github.com/faultline-go/faultline/internal/logmark"
+	"github.com/faultline-go/faultline/internal/textclass"
 )
 
 // DefaultHeader is the header the middleware echoes the correlation ID in,
@@ -112,22 +113,10 @@ func newAcceptor(opts ...Option) *acceptor {
 	for _, o := range opts {
 		o(&a.cfg)
 	}
-	if !fieldName(a.cfg.response) {
+	if !textclass.IsFieldName(a.cfg.response) {
 		panic("correlation: WithResponseHeader(" + strconv.Quote(a.cfg.response) + ") is not a header field name")
 	}
 	return a
-}
-
-// fieldName reports whether s is an RFC 9110 token, the only header field
-// name net/http writes.
-func fieldName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // Accept fills in v for r exactly as Middleware would, sets the response

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/go-chi/httprate"
 
+	"github.com/faultline-go/faultline/internal/textclass"
 	"github.com/faultline-go/faultline/problem"
 )
 
@@ -198,7 +199,7 @@ func ByRoutePattern(r *http.Request) (string, error) {
 // panics at startup if name is not a header field name no client could
 // send.
 func ByHeader(name string) httprate.KeyFunc {
-	if !validFieldName(name) {
+	if !textclass.IsFieldName(name) {
 		// No client can send a header by this name, so every request
 		// would be refused as the client's fault.
 		panic("ratelimit: ByHeader: " + strconv.Quote(name) + " is not a header field name (RFC 9110 token)")
@@ -242,22 +243,4 @@ func Join(fns ...httprate.KeyFunc) httprate.KeyFunc {
 		}
 		return b.String(), nil
 	}
-}
-
-// validFieldName reports whether name is an RFC 9110 §5.1 field name: a
-// non-empty token of tchar.
-func validFieldName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }

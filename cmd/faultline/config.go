@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/textclass"
 )
 
 // config is everything a probe run was told on its command line.
@@ -163,9 +165,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 // headerName reports whether s is an HTTP field name (RFC 9110's token)
 // other than one the probe writes itself.
 func headerName(s string) bool {
-	if s == "" || strings.ContainsFunc(s, func(r rune) bool {
-		return r > '~' || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
-	}) {
+	if !textclass.IsFieldName(s) {
 		return false
 	}
 	switch http.CanonicalHeaderKey(s) {

@@ -1,8 +1,10 @@
 // Package textclass holds the kit's definitions of the runes a text must
 // not carry as they are: the ones sanitize's log tier writes as escapes
-// and the problem renderer replaces. They are plumbing shared by those
-// packages and the CLI, not API.
+// and the problem renderer replaces, and the bytes an HTTP field name may
+// hold. They are plumbing shared by those packages and the CLI, not API.
 package textclass
+
+import "strings"
 
 // IsInvisible reports whether r is a format character that renders as
 // nothing yet changes what a reader sees or what a program compares: the
@@ -45,4 +47,17 @@ func IsEscaped(r rune) bool {
 		return true
 	}
 	return IsInvisible(r)
+}
+
+// IsFieldName reports whether s is an HTTP field name: an RFC 9110 token
+// (§5.1, §5.6.2), visible ASCII but the delimiters. net/http drops a
+// header whose name is none, so the kit refuses such a name where it is
+// configured rather than send nothing under it.
+func IsFieldName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return s != ""
 }
